@@ -1,0 +1,134 @@
+// API keys: authentication of every request, and the /api-keys routes.
+import crypto from 'node:crypto';
+import { ApiError, notFound } from '../api/errors.js';
+import { restTimestamp, isUuid } from '../api/format.js';
+import { envelope, listPage, parsePage } from '../api/pagination.js';
+import type { Principal, Route } from '../api/route.js';
+import { objectBody, optionalEnum, optionalString, rejectUnknown, requiredString } from '../api/validate.js';
+import type { Db } from '../db/database.js';
+import { hashToken, newToken } from './tokens.js';
+
+const CACHE_MS = 2_000; // a key deleted on another node stops working within this time
+const TOUCH_MS = 60_000; // last_used_at is written at most this often per key
+
+export class ApiKeys {
+  private cache = new Map<string, { principal: Principal | null; at: number }>();
+  private touched = new Map<string, number>();
+
+  constructor(private db: Db) {}
+
+  /** The principal for a bearer token, or null when no such key exists. */
+  async authenticate(token: string): Promise<Principal | null> {
+    const hit = this.cache.get(token);
+    const now = Date.now();
+    if (hit && now - hit.at < CACHE_MS) return hit.principal;
+    const row = await this.db.one(
+      'SELECT id, account_id, permission, domain_id FROM api_keys WHERE token_hash = $1',
+      [hashToken(token)],
+    );
+    const principal: Principal | null = row
+      ? { accountId: row.account_id, apiKeyId: row.id, permission: row.permission, domainId: row.domain_id }
+      : null;
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(token, { principal, at: now });
+    if (principal) this.touch(principal.apiKeyId!, now);
+    return principal;
+  }
+
+  private touch(id: string, now: number): void {
+    if (now - (this.touched.get(id) ?? 0) < TOUCH_MS) return;
+    this.touched.set(id, now);
+    this.db.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [id]).catch(() => {});
+  }
+
+  forgetCache(): void {
+    this.cache.clear();
+  }
+
+  routes(): Route[] {
+    const db = this.db;
+    return [
+      {
+        method: 'POST',
+        url: '/api-keys',
+        async handler({ principal, body: raw }) {
+          const body = objectBody(raw);
+          rejectUnknown(body, ['name', 'permission', 'domain_id']);
+          const name = requiredString(body, 'name', { max: 50, allowEmpty: true });
+          const permission =
+            optionalEnum(
+              body,
+              'permission',
+              ['full_access', 'sending_access'] as const,
+              new ApiError('invalid_access', 'Access must be "full_access" | "sending_access"'),
+            ) ?? 'full_access';
+          const domainId = optionalString(body, 'domain_id');
+          if (domainId !== undefined) {
+            if (permission !== 'sending_access') {
+              throw new ApiError('validation_error', 'The `domain_id` field can only be used with `sending_access`.');
+            }
+            if (!isUuid(domainId) || !(await db.one('SELECT 1 FROM domains WHERE id = $1 AND account_id = $2', [domainId, principal.accountId]))) {
+              throw notFound('Domain');
+            }
+          }
+          const id = crypto.randomUUID();
+          const token = newToken();
+          await db.query(
+            'INSERT INTO api_keys (id, account_id, name, token_hash, permission, domain_id) VALUES ($1, $2, $3, $4, $5, $6)',
+            [id, principal.accountId, name, hashToken(token), permission, domainId ?? null],
+          );
+          return { status: 201, body: { id, token } };
+        },
+      },
+      {
+        method: 'GET',
+        url: '/api-keys',
+        async handler({ principal, query }) {
+          const page = parsePage(query, { defaultLimit: 100 });
+          const { rows, hasMore } = await listPage(db, {
+            table: 'api_keys',
+            columns: 'id, name, created_at, last_used_at',
+            where: 'account_id = $1',
+            params: [principal.accountId],
+            page,
+          });
+          return {
+            body: envelope(
+              rows.map((r) => ({ id: r.id, name: r.name, created_at: restTimestamp(r.created_at), last_used_at: restTimestamp(r.last_used_at) })),
+              hasMore,
+            ),
+          };
+        },
+      },
+      {
+        method: 'PATCH',
+        url: '/api-keys/:id',
+        async handler({ principal, params, body: raw }) {
+          const body = objectBody(raw);
+          rejectUnknown(body, ['name']);
+          const name = optionalString(body, 'name', { max: 50, allowEmpty: true });
+          const row = isUuid(params.id)
+            ? await db.one(
+                'UPDATE api_keys SET name = COALESCE($3, name) WHERE id = $1 AND account_id = $2 RETURNING id',
+                [params.id, principal.accountId, name ?? null],
+              )
+            : undefined;
+          if (!row) throw notFound('API key');
+          return { body: { object: 'api_key', id: row.id } };
+        },
+      },
+      {
+        method: 'DELETE',
+        url: '/api-keys/:id',
+        handler: async ({ principal, params }) => {
+          const row = isUuid(params.id)
+            ? await db.one('DELETE FROM api_keys WHERE id = $1 AND account_id = $2 RETURNING id', [params.id, principal.accountId])
+            : undefined;
+          if (!row) throw notFound('API key');
+          this.forgetCache();
+          return { body: { object: 'api_key', id: row.id, deleted: true } };
+        },
+      },
+    ];
+  }
+}

@@ -1,0 +1,76 @@
+// Resend's list envelope and cursor pagination: `limit` 1..100, `after`/`before` exclusive
+// id cursors, newest first. One keyset query serves every list (created_at, id).
+import type { Queryable, Row } from '../db/database.js';
+import { ApiError, validation } from './errors.js';
+import { isUuid } from './format.js';
+
+export interface Page {
+  limit: number;
+  after?: string;
+  before?: string;
+}
+
+export function parsePage(query: Record<string, string | undefined>, options: { defaultLimit?: number } = {}): Page {
+  const rawLimit = query.limit;
+  let limit = options.defaultLimit ?? 20;
+  if (rawLimit !== undefined) {
+    limit = Number(rawLimit);
+    if (rawLimit === '' || !Number.isInteger(limit) || limit < 1 || limit > 100) {
+      throw validation(
+        'The pagination limit must be a number between 1 and 100. See https://resend.com/docs/pagination for more information.',
+      );
+    }
+  }
+  const { after, before } = query;
+  if (after !== undefined && before !== undefined) {
+    throw validation('You can only use either `after` or `before`, not both.');
+  }
+  for (const [name, value] of [['after', after], ['before', before]] as const) {
+    if (value !== undefined && !isUuid(value)) {
+      throw new ApiError('invalid_parameter', `The \`${name}\` parameter must be a valid id.`);
+    }
+  }
+  return { limit, after, before };
+}
+
+export interface ListEnvelope<T> {
+  object: 'list';
+  has_more: boolean;
+  data: T[];
+}
+
+/**
+ * Lists rows of `table` where `where` holds (with `params`), newest first, by keyset on
+ * (created_at, id). `columns` is the select list. The cursor row must satisfy `where` too, so
+ * another account's id as a cursor finds nothing.
+ */
+export async function listPage(
+  q: Queryable,
+  options: { table: string; columns: string; where: string; params: unknown[]; page: Page },
+): Promise<{ rows: Row[]; hasMore: boolean }> {
+  const { table, columns, where, params, page } = options;
+  const args = [...params];
+  let cursorClause = '';
+  const backwards = page.before !== undefined;
+  const cursor = page.after ?? page.before;
+  if (cursor) {
+    args.push(cursor);
+    const op = backwards ? '>' : '<';
+    cursorClause = `AND (created_at, id) ${op} (SELECT created_at, id FROM ${table} WHERE id = $${args.length} AND ${where})`;
+  }
+  args.push(page.limit + 1);
+  const order = backwards ? 'ASC' : 'DESC';
+  const rows = await q.query(
+    `SELECT ${columns} FROM ${table} WHERE ${where} ${cursorClause}
+     ORDER BY created_at ${order}, id ${order} LIMIT $${args.length}`,
+    args,
+  );
+  const hasMore = rows.length > page.limit;
+  const pageRows = rows.slice(0, page.limit);
+  if (backwards) pageRows.reverse();
+  return { rows: pageRows, hasMore };
+}
+
+export function envelope<T>(data: T[], hasMore: boolean): ListEnvelope<T> {
+  return { object: 'list', has_more: hasMore, data };
+}

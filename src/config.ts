@@ -1,0 +1,112 @@
+// Environment → one typed, validated config object. Every variable of the operator
+// contract (README, docs/ARCHITECTURE.md) is read here and nowhere else.
+import os from 'node:os';
+import path from 'node:path';
+
+export type Role = 'api' | 'smtp' | 'worker';
+export const ALL_ROLES: Role[] = ['api', 'smtp', 'worker'];
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  publicUrl: string;
+  smtpPorts: number[];
+  smtpsPorts: number[];
+  smtpHostname: string;
+  tlsCertFile: string | undefined;
+  tlsKeyFile: string | undefined;
+  dnsServers: string[];
+  outboundPort: number;
+  relayUrl: string | undefined;
+  bootstrapApiKey: string | undefined;
+  rateLimitPerSecond: number;
+  redisUrl: string | undefined;
+  logLevel: string;
+  /** How long a message may keep being retried before it fails (ms). */
+  maxQueueAgeMs: number;
+  /** Request logs older than this are deleted (days). */
+  logRetentionDays: number;
+  /** Largest accepted request body, bytes (40 MB of email after encoding, plus JSON overhead). */
+  bodyLimitBytes: number;
+  /** Delivery worker: parallel SMTP sessions in total and per destination host. */
+  deliveryConcurrency: number;
+  deliveryConcurrencyPerHost: number;
+}
+
+export class ConfigError extends Error {}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be an integer ≥ ${min}, got "${raw}"`);
+  return n;
+}
+
+function portList(env: NodeJS.ProcessEnv, name: string, fallback: number[]): number[] {
+  const raw = env[name];
+  if (raw === undefined) return fallback;
+  if (raw.trim() === '') return [];
+  return raw.split(',').map((part) => {
+    const n = Number(part.trim());
+    if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`${name}: "${part}" is not a port`);
+    return n;
+  });
+}
+
+function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (!raw) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must start with ${protocols.map((p) => p + '//').join(' or ')}`);
+  }
+  return raw;
+}
+
+/** Durations such as "3d", "12h", "30m", "45s" or a number of seconds. */
+export function parseDuration(raw: string, name: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/.exec(raw.trim());
+  if (!match) throw new ConfigError(`${name}: "${raw}" is not a duration like 3d, 12h, 30m or 45s`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] ?? 's']!;
+  return Number(match[1]) * unit;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = int(env, 'PORT', 3000);
+  const dnsServers = (env.POSTLINE_DNS_SERVERS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return {
+    port,
+    host: env.HOST || '0.0.0.0',
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    dataDir: path.resolve(env.POSTLINE_DATA_DIR || './data'),
+    publicUrl: (env.POSTLINE_PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    smtpPorts: portList(env, 'POSTLINE_SMTP_PORTS', [2587]),
+    smtpsPorts: portList(env, 'POSTLINE_SMTPS_PORTS', [2465]),
+    smtpHostname: env.POSTLINE_SMTP_HOSTNAME || os.hostname(),
+    tlsCertFile: env.POSTLINE_TLS_CERT || undefined,
+    tlsKeyFile: env.POSTLINE_TLS_KEY || undefined,
+    dnsServers,
+    outboundPort: int(env, 'POSTLINE_OUTBOUND_PORT', 25, 1),
+    relayUrl: url(env, 'POSTLINE_RELAY_URL', ['smtp:', 'smtps:']),
+    bootstrapApiKey: env.POSTLINE_BOOTSTRAP_API_KEY || undefined,
+    rateLimitPerSecond: int(env, 'POSTLINE_RATE_LIMIT', 10, 1),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    logLevel: env.LOG_LEVEL || 'info',
+    maxQueueAgeMs: parseDuration(env.POSTLINE_MAX_QUEUE_AGE || '3d', 'POSTLINE_MAX_QUEUE_AGE'),
+    logRetentionDays: int(env, 'POSTLINE_LOG_RETENTION_DAYS', 30, 1),
+    bodyLimitBytes: int(env, 'POSTLINE_BODY_LIMIT', 60 * 1024 * 1024, 1024),
+    deliveryConcurrency: int(env, 'POSTLINE_DELIVERY_CONCURRENCY', 100, 1),
+    deliveryConcurrencyPerHost: int(env, 'POSTLINE_DELIVERY_CONCURRENCY_PER_HOST', 20, 1),
+  };
+}

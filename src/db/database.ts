@@ -1,0 +1,66 @@
+// The one place that talks to the PostgreSQL driver. Concepts get a `Db` and use
+// `db.query` or `db.tx`; nothing else imports `pg`.
+import pg from 'pg';
+
+// Keep bigint ids and counts as JS numbers (our sequences stay far below 2^53) and
+// timestamps as Date.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+export type Row = Record<string, any>;
+
+export interface Queryable {
+  query<R extends Row = Row>(sql: string, params?: unknown[]): Promise<R[]>;
+  one<R extends Row = Row>(sql: string, params?: unknown[]): Promise<R | undefined>;
+}
+
+export interface Db extends Queryable {
+  /** Runs fn in one transaction; commits when it resolves, rolls back when it throws. */
+  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+  readonly pool: pg.Pool;
+}
+
+function wrap(client: pg.Pool | pg.PoolClient): Queryable {
+  return {
+    async query(sql, params) {
+      const res = await client.query(sql, params as any[]);
+      return res.rows;
+    },
+    async one(sql, params) {
+      const res = await client.query(sql, params as any[]);
+      return res.rows[0];
+    },
+  };
+}
+
+export function openDb(url: string, options: { max?: number; applicationName?: string } = {}): Db {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 20,
+    application_name: options.applicationName ?? 'postline',
+  });
+  // An idle client losing its connection (server restart) must not crash the process.
+  pool.on('error', () => {});
+  const base = wrap(pool);
+  return {
+    ...base,
+    pool,
+    async tx(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn(wrap(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}

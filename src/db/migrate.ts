@@ -1,0 +1,46 @@
+// Applies src/db/migrations/*.sql in name order, each once, each in its own transaction,
+// under an advisory lock so that many nodes starting together migrate once.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Db } from './database.js';
+
+const MIGRATION_LOCK = 7_452_301; // arbitrary, fixed: pg_advisory_lock key for migrations
+
+function migrationsDir(): string {
+  // Works from src/ (tsx) and from dist/src/ (compiled): the .sql files are read from src/.
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  return here.includes(`${path.sep}dist${path.sep}`)
+    ? path.join(here.replace(`${path.sep}dist${path.sep}`, path.sep), 'migrations')
+    : path.join(here, 'migrations');
+}
+
+export async function migrate(db: Db): Promise<string[]> {
+  const files = (await fs.readdir(migrationsDir())).filter((f) => f.endsWith('.sql')).sort();
+  const client = await db.pool.connect();
+  const applied: string[] = [];
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+    const done = new Set((await client.query('SELECT name FROM schema_migrations')).rows.map((r) => r.name));
+    for (const file of files) {
+      if (done.has(file)) continue;
+      const sql = await fs.readFile(path.join(migrationsDir(), file), 'utf8');
+      await client.query('BEGIN');
+      try {
+        await client.query(sql);
+        await client.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file]);
+        await client.query('COMMIT');
+        applied.push(file);
+      } catch (err) {
+        await client.query('ROLLBACK');
+        throw new Error(`migration ${file} failed: ${(err as Error).message}`);
+      }
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+    client.release();
+  }
+  return applied;
+}

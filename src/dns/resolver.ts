@@ -1,0 +1,154 @@
+// DNS lookups for delivery (MX, A/AAAA) and domain verification (TXT, MX), sent to
+// POSTLINE_DNS_SERVERS (`ip[:port],…`) or the system's resolvers, answers cached by their
+// TTL. dns-packet does the wire format; this file only sends queries and reads answers,
+// because node's resolver neither reports MX/TXT TTLs nor exposes the response code.
+import dgram from 'node:dgram';
+import dns from 'node:dns';
+import net from 'node:net';
+import crypto from 'node:crypto';
+import packet from 'dns-packet';
+
+export type RecordType = 'A' | 'AAAA' | 'MX' | 'TXT' | 'CNAME';
+
+export interface MxRecord {
+  exchange: string;
+  priority: number;
+}
+
+/** A server failure or time-out: the answer is unknown, try again later. */
+export class DnsTemporaryError extends Error {}
+
+interface Server {
+  host: string;
+  port: number;
+}
+
+interface Lookup {
+  /** NXDOMAIN: the name does not exist. */
+  nxdomain: boolean;
+  answers: packet.Answer[];
+}
+
+const TIMEOUT_MS = 2_000;
+const NEGATIVE_TTL_S = 30;
+const MAX_TTL_S = 3_600;
+
+function parseServer(spec: string): Server {
+  const bracketed = /^\[(.+)\](?::(\d+))?$/.exec(spec);
+  if (bracketed) return { host: bracketed[1]!, port: Number(bracketed[2] ?? 53) };
+  if (net.isIPv6(spec)) return { host: spec, port: 53 };
+  const [host, port] = spec.split(':');
+  return { host: host!, port: Number(port ?? 53) };
+}
+
+export class DnsResolver {
+  private servers: Server[];
+  private cache = new Map<string, { expires: number; value: Lookup }>();
+
+  constructor(servers: string[]) {
+    const specs = servers.length ? servers : dns.getServers();
+    this.servers = specs.map(parseServer);
+  }
+
+  /** MX records sorted by preference; [] when the domain has none; null when it does not exist. */
+  async mx(domain: string): Promise<MxRecord[] | null> {
+    const result = await this.lookup(domain, 'MX');
+    if (result.nxdomain) return null;
+    return result.answers
+      .filter((a): a is packet.MxAnswer => a.type === 'MX')
+      .map((a) => ({ exchange: a.data.exchange.replace(/\.$/, '').toLowerCase(), priority: a.data.preference ?? 0 }))
+      .sort((a, b) => a.priority - b.priority);
+  }
+
+  /** TXT records, each joined from its strings. */
+  async txt(name: string): Promise<string[]> {
+    const result = await this.lookup(name, 'TXT');
+    return result.answers
+      .filter((a): a is packet.TxtAnswer => a.type === 'TXT')
+      .map((a) => (Array.isArray(a.data) ? a.data : [a.data]).map((part) => part.toString()).join(''));
+  }
+
+  /** IPv4 then IPv6 addresses of a host. */
+  async addresses(host: string): Promise<string[]> {
+    if (net.isIP(host)) return [host];
+    const [v4, v6] = await Promise.all([this.lookup(host, 'A'), this.lookup(host, 'AAAA').catch(() => ({ nxdomain: true, answers: [] }))]);
+    return [...v4.answers, ...v6.answers]
+      .filter((a): a is packet.StringAnswer => a.type === 'A' || a.type === 'AAAA')
+      .map((a) => a.data);
+  }
+
+  clearCache(): void {
+    this.cache.clear();
+  }
+
+  private async lookup(name: string, type: RecordType): Promise<Lookup> {
+    const key = `${type} ${name.toLowerCase()}`;
+    const hit = this.cache.get(key);
+    if (hit && hit.expires > Date.now()) return hit.value;
+    const value = await this.query(name, type);
+    const ttls = value.answers.filter((a) => a.type === type).map((a) => (a as packet.StringAnswer).ttl ?? 0);
+    const ttl = ttls.length ? Math.min(MAX_TTL_S, ...ttls) : NEGATIVE_TTL_S;
+    if (this.cache.size > 50_000) this.cache.clear();
+    this.cache.set(key, { expires: Date.now() + ttl * 1000, value });
+    return value;
+  }
+
+  private async query(name: string, type: RecordType): Promise<Lookup> {
+    let lastError: Error = new DnsTemporaryError(`no DNS servers for ${name}`);
+    for (const server of this.servers) {
+      try {
+        let response = await this.udp(server, name, type);
+        if ((response.flags ?? 0) & packet.TRUNCATED_RESPONSE) response = await this.tcp(server, name, type);
+        if (response.rcode === 'NXDOMAIN') return { nxdomain: true, answers: [] };
+        if (response.rcode !== 'NOERROR') throw new DnsTemporaryError(`${type} ${name}: ${response.rcode}`);
+        return { nxdomain: false, answers: response.answers ?? [] };
+      } catch (err) {
+        lastError = err instanceof DnsTemporaryError ? err : new DnsTemporaryError(`${type} ${name}: ${(err as Error).message}`);
+      }
+    }
+    throw lastError;
+  }
+
+  private encode(name: string, type: RecordType): { id: number; message: packet.Packet } {
+    const id = crypto.randomInt(0, 65536);
+    return { id, message: { type: 'query', id, flags: packet.RECURSION_DESIRED, questions: [{ type, name, class: 'IN' }] } };
+  }
+
+  private udp(server: Server, name: string, type: RecordType): Promise<packet.DecodedPacket> {
+    const { id, message } = this.encode(name, type);
+    const socket = dgram.createSocket(net.isIPv6(server.host) ? 'udp6' : 'udp4');
+    return new Promise<packet.DecodedPacket>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new DnsTemporaryError(`${type} ${name}: timed out`)), TIMEOUT_MS);
+      socket.on('error', reject);
+      socket.on('message', (buf) => {
+        try {
+          const response = packet.decode(buf);
+          if (response.id !== id) return; // not ours: keep waiting
+          clearTimeout(timer);
+          resolve(response);
+        } catch {
+          /* malformed datagram: keep waiting */
+        }
+      });
+      socket.send(packet.encode(message), server.port, server.host);
+    }).finally(() => socket.close());
+  }
+
+  private tcp(server: Server, name: string, type: RecordType): Promise<packet.DecodedPacket> {
+    const { message } = this.encode(name, type);
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(server.port, server.host);
+      let buf = Buffer.alloc(0);
+      socket.setTimeout(TIMEOUT_MS, () => socket.destroy(new DnsTemporaryError(`${type} ${name}: timed out`)));
+      socket.on('error', reject);
+      socket.on('connect', () => socket.write(packet.streamEncode(message)));
+      socket.on('data', (chunk) => {
+        buf = Buffer.concat([buf, chunk]);
+        if (buf.length >= 2 && buf.length >= buf.readUInt16BE(0) + 2) {
+          socket.end();
+          resolve(packet.streamDecode(buf) as packet.DecodedPacket);
+        }
+      });
+    });
+  }
+}

@@ -1,0 +1,29 @@
+// The one catalogue of lifecycle events: every kind Postline records, what it means, and
+// what an email's `last_event` becomes. Webhooks, logs and the dashboard read this list.
+
+export const EMAIL_EVENTS = {
+  'email.scheduled': { lastEvent: 'scheduled', description: 'Accepted with a future scheduled_at' },
+  'email.sent': { lastEvent: 'sent', description: 'Accepted, committed and queued for delivery' },
+  'email.delivered': { lastEvent: 'delivered', description: "The recipient's mail server accepted it (2xx)" },
+  'email.delivery_delayed': { lastEvent: 'delivery_delayed', description: 'A temporary failure (4xx or no connection); it will be retried' },
+  'email.bounced': { lastEvent: 'bounced', description: "The recipient's mail server refused it permanently (5xx)" },
+  'email.complained': { lastEvent: 'complained', description: 'The recipient marked it as spam' },
+  'email.failed': { lastEvent: 'failed', description: 'Postline gave up: retried past the maximum queue age, or no route' },
+  'email.suppressed': { lastEvent: 'suppressed', description: 'Not attempted: the recipient is on the suppression list' },
+  'email.canceled': { lastEvent: 'canceled', description: 'A scheduled email was canceled before it was sent' },
+  'email.opened': { lastEvent: 'opened', description: 'The open-tracking pixel was loaded' },
+  'email.clicked': { lastEvent: 'clicked', description: 'A tracked link was followed' },
+  'email.received': { lastEvent: null, description: 'Inbound mail arrived for a receiving domain' },
+} as const;
+
+export const OTHER_EVENTS = {
+  'domain.created': 'A domain was added',
+  'domain.updated': 'A domain changed, verification status included',
+  'domain.deleted': 'A domain was removed',
+  'contact.created': 'A contact was added',
+  'contact.updated': 'A contact changed, an unsubscribe included',
+  'contact.deleted': 'A contact was removed',
+} as const;
+
+export type EmailEventType = keyof typeof EMAIL_EVENTS;
+export type EventType = EmailEventType | keyof typeof OTHER_EVENTS;

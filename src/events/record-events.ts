@@ -1,0 +1,58 @@
+// The single writer of lifecycle events (the transactional outbox). Every caller passes the
+// transaction that changes the state the event describes, so an event is committed exactly
+// when its state change is: never lost, never invented. Webhook dispatch reads `events`.
+import type { Queryable } from '../db/database.js';
+import { EMAIL_EVENTS, type EmailEventType, type EventType } from './catalogue.js';
+
+export interface NewEvent {
+  accountId: string;
+  type: EventType;
+  emailId?: string | null;
+  data: Record<string, unknown>;
+}
+
+/** Inserts events in one statement. Call inside the state change's transaction. */
+export async function recordEvents(q: Queryable, events: NewEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await q.query(
+    `INSERT INTO events (account_id, type, email_id, data)
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::jsonb[])`,
+    [
+      events.map((e) => e.accountId),
+      events.map((e) => e.type),
+      events.map((e) => e.emailId ?? null),
+      events.map((e) => JSON.stringify(e.data)),
+    ],
+  );
+}
+
+/** The `last_event` an email takes when this event is recorded for it. */
+export function lastEventOf(type: EmailEventType): string | null {
+  return EMAIL_EVENTS[type].lastEvent;
+}
+
+/** Webhook `data` of an outbound email event (resend-compat-notes §7.2): tags as an object. */
+export function emailEventData(
+  email: {
+    id: string;
+    created_at: Date | string;
+    from_address: string;
+    subject: string;
+    message_id: string;
+    tags: { name: string; value: string }[] | null;
+  },
+  to: string[],
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const data: Record<string, unknown> = {
+    email_id: email.id,
+    created_at: new Date(email.created_at).toISOString(),
+    from: email.from_address,
+    to,
+    subject: email.subject,
+    message_id: email.message_id,
+    ...extra,
+  };
+  if (email.tags?.length) data.tags = Object.fromEntries(email.tags.map((t) => [t.name, t.value]));
+  return data;
+}

@@ -1,0 +1,210 @@
+// The HTTP API: a Fastify app that speaks Resend's wire contract. Cross-cutting behaviour is
+// set up here, in order (body parsing, errors, auth, rate limit, idempotency, request log);
+// then every concept's routes are mounted from one visible list. Concepts declare routes
+// framework-free (api/route.ts); only this folder imports Fastify.
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { ApiError, validation } from '../api/errors.js';
+import type { Principal, Route, RouteContext } from '../api/route.js';
+import type { Db } from '../db/database.js';
+import type { ApiKeys } from '../accounts/api-keys.js';
+import type { RequestLogs } from '../logs/request-logs.js';
+import { claimIdempotencyKey } from './idempotency.js';
+import type { RateLimiter } from './rate-limit.js';
+
+export interface AppDeps {
+  db: Db;
+  logger: Logger;
+  bodyLimitBytes: number;
+  apiKeys: ApiKeys;
+  rateLimiter: RateLimiter;
+  requestLogs: RequestLogs;
+  /** Every concept's routes, in the order written in server.ts. */
+  routes: Route[];
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}
+
+const METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'] as const;
+
+function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
+  return reply.code(err.statusCode).type('application/json; charset=utf-8').send(err.toBody());
+}
+
+function bearerToken(req: FastifyRequest): string | undefined {
+  const header = req.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+  return match ? match[1]!.trim() : '';
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { db, apiKeys, rateLimiter, requestLogs } = deps;
+  const app = Fastify({
+    loggerInstance: deps.logger as unknown as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: deps.bodyLimitBytes,
+    // Contacts are addressed by email in the path (`/contacts/a+b@x.com`), unencoded.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+  });
+
+  // The SDK sends `Content-Type: application/json` on every request, bodiless ones included:
+  // an empty body is "no body", never an error (resend-compat-notes §1.1).
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, raw, done) => {
+    const text = (raw as string).trim();
+    if (text === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(validation('The request body is not valid JSON.', 400), undefined);
+    }
+  });
+
+  app.setErrorHandler((err: any, req, reply) => {
+    if (err instanceof ApiError) return sendError(reply, err);
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return sendError(reply, validation(`The request body is larger than ${deps.bodyLimitBytes} bytes.`, 413));
+    }
+    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return sendError(reply, validation('Requests must have `Content-Type: application/json`.', 415));
+    }
+    if (typeof err.statusCode === 'number' && err.statusCode < 500) {
+      return sendError(reply, validation(err.message, err.statusCode));
+    }
+    req.log.error({ err, url: req.url }, 'request failed');
+    return sendError(reply, new ApiError('application_error', 'An unexpected error occurred.'));
+  });
+
+  app.setNotFoundHandler((_req, reply) => sendError(reply, new ApiError('not_found', 'The requested endpoint does not exist.')));
+
+  // Every response carries the rate-limit headers, errors included. Requests without a valid
+  // key are counted per client address.
+  app.addHook('onRequest', async (req, reply) => {
+    const route = req.routeOptions.config as { route?: Route } | undefined;
+    if (!route?.route) {
+      const decision = await rateLimiter.hit(`ip:${req.ip}`);
+      setRateHeaders(reply, decision);
+      return;
+    }
+    const token = bearerToken(req);
+    if (token === undefined) {
+      setRateHeaders(reply, await rateLimiter.hit(`ip:${req.ip}`));
+      throw new ApiError('missing_api_key', 'Missing API key in the authorization header.');
+    }
+    const principal = token ? await apiKeys.authenticate(token) : null;
+    if (!principal) {
+      setRateHeaders(reply, await rateLimiter.hit(`ip:${req.ip}`));
+      throw new ApiError('invalid_api_key', 'API key is invalid.');
+    }
+    req.principal = principal;
+    const decision = await rateLimiter.hit(`account:${principal.accountId}`);
+    setRateHeaders(reply, decision);
+    if (!decision.allowed) {
+      reply.header('retry-after', String(decision.resetSeconds));
+      throw new ApiError('rate_limit_exceeded', 'Too many requests. Please limit the number of requests per second.');
+    }
+    if (principal.permission === 'sending_access' && route.route.access !== 'sending') {
+      throw new ApiError('restricted_api_key', 'This API key is restricted to only send emails.');
+    }
+  });
+
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (req.principal) (reply as any).postlinePayload = payload;
+    return payload;
+  });
+
+  app.addHook('onResponse', async (req, reply) => {
+    if (!req.principal) return;
+    const payload = (reply as any).postlinePayload;
+    let responseBody: unknown = null;
+    if (typeof payload === 'string') {
+      try {
+        responseBody = JSON.parse(payload);
+      } catch {
+        responseBody = null;
+      }
+    }
+    requestLogs.record({
+      accountId: req.principal.accountId,
+      apiKeyId: req.principal.apiKeyId,
+      method: req.method,
+      endpoint: req.url.split('?')[0]!,
+      status: reply.statusCode,
+      userAgent: req.headers['user-agent'],
+      requestBody: req.body,
+      responseBody,
+    });
+  });
+
+  const byUrl = new Map<string, Set<string>>();
+  for (const route of deps.routes) {
+    const methods = byUrl.get(route.url) ?? new Set();
+    methods.add(route.method);
+    byUrl.set(route.url, methods);
+    app.route({
+      method: route.method,
+      url: route.url,
+      config: { route },
+      handler: async (req, reply) => {
+        const body = req.body;
+        if (route.bodyShape === 'array' ? !Array.isArray(body) : body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
+          throw validation(route.bodyShape === 'array' ? 'The request body must be a JSON array.' : 'The request body must be a JSON object.');
+        }
+        const ctx: RouteContext = {
+          principal: req.principal!,
+          params: req.params as Record<string, string>,
+          query: req.query as Record<string, string | undefined>,
+          body,
+          headers: req.headers,
+          ip: req.ip,
+        };
+        const key = req.headers['idempotency-key'];
+        if (!route.idempotent || key === undefined) {
+          const result = await route.handler(ctx);
+          return reply.code(result.status ?? 200).send(result.body);
+        }
+        const claim = await claimIdempotencyKey(db, ctx.principal.accountId, `${route.method} ${route.url}`, String(key), body);
+        if (claim.kind === 'replay') return reply.code(claim.status).send(claim.body);
+        let saved = false;
+        ctx.saveIdempotentResponse = async (q, status, responseBody) => {
+          await claim.save(q, status, responseBody);
+          saved = true;
+        };
+        try {
+          const result = await route.handler(ctx);
+          if (!saved) await claim.save(db, result.status ?? 200, result.body);
+          return reply.code(result.status ?? 200).send(result.body);
+        } catch (err) {
+          await claim.release().catch(() => {});
+          throw err;
+        }
+      },
+    });
+  }
+  // A known path with another method is 405, not 404.
+  for (const [url, methods] of byUrl) {
+    const others = METHODS.filter((m) => !methods.has(m));
+    if (others.length === 0) continue;
+    app.route({
+      method: others,
+      url,
+      handler: async () => {
+        throw new ApiError('method_not_allowed', 'Method is not allowed for the requested path.');
+      },
+    });
+  }
+
+  return app;
+}
+
+function setRateHeaders(reply: FastifyReply, d: { limit: number; remaining: number; resetSeconds: number }): void {
+  reply.header('ratelimit-limit', String(d.limit));
+  reply.header('ratelimit-remaining', String(d.remaining));
+  reply.header('ratelimit-reset', String(d.resetSeconds));
+  reply.header('ratelimit-policy', `${d.limit};w=1`);
+}

@@ -1,0 +1,91 @@
+// Idempotency-Key on POST /emails and /emails/batch (resend-compat-notes §4): 1..256
+// characters, kept 24 hours, scoped per account and endpoint. A replay returns the stored
+// response; another body under the same key is 409 invalid_idempotent_request; a key whose
+// first request has not finished is 409 concurrent_idempotent_requests. The response is
+// stored in the same transaction that commits the work (RouteContext.saveIdempotentResponse),
+// so a crash can never leave the work done but the key unanswered.
+import crypto from 'node:crypto';
+import { ApiError } from '../api/errors.js';
+import type { Db, Queryable } from '../db/database.js';
+
+const LIFETIME_SQL = `interval '24 hours'`;
+/** An in-flight claim older than this belongs to a request that died; it may be taken over. */
+const ABANDONED_SQL = `interval '2 minutes'`;
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export type IdempotencyOutcome =
+  | { kind: 'replay'; status: number; body: unknown }
+  | { kind: 'claimed'; save: (q: Queryable, status: number, body: unknown) => Promise<void>; release: () => Promise<void> };
+
+export async function claimIdempotencyKey(
+  db: Db,
+  accountId: string,
+  endpoint: string,
+  key: string,
+  body: unknown,
+): Promise<IdempotencyOutcome> {
+  if (key.length < 1 || key.length > 256) {
+    throw new ApiError('invalid_idempotency_key', 'Idempotency keys, if present, must have between 1 and 256 characters.', 400);
+  }
+  const hash = crypto.createHash('sha256').update(canonical(body ?? null)).digest('hex');
+  const args = [accountId, endpoint, key];
+  const claimed = await db.one(
+    `INSERT INTO idempotency_keys AS k (account_id, endpoint, key, request_hash) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (account_id, endpoint, key) DO UPDATE
+       SET request_hash = EXCLUDED.request_hash, created_at = now(), response_status = NULL, response_body = NULL
+       WHERE k.created_at < now() - ${LIFETIME_SQL}
+          OR (k.response_status IS NULL AND k.request_hash = EXCLUDED.request_hash AND k.created_at < now() - ${ABANDONED_SQL})
+     RETURNING 1`,
+    [...args, hash],
+  );
+  if (!claimed) {
+    const row = await db.one(
+      'SELECT request_hash, response_status, response_body FROM idempotency_keys WHERE account_id = $1 AND endpoint = $2 AND key = $3',
+      args,
+    );
+    if (!row) return claimIdempotencyKey(db, accountId, endpoint, key, body); // expired and purged meanwhile
+    if (row.request_hash !== hash) {
+      throw new ApiError(
+        'invalid_idempotent_request',
+        'Same idempotency key used with a different request payload. Change your idempotency key or payload.',
+      );
+    }
+    if (row.response_status === null) {
+      throw new ApiError(
+        'concurrent_idempotent_requests',
+        'Same idempotency key used while original request is still in progress. Try the request again later.',
+      );
+    }
+    return { kind: 'replay', status: row.response_status, body: row.response_body };
+  }
+  return {
+    kind: 'claimed',
+    async save(q, status, responseBody) {
+      await q.query(
+        'UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE account_id = $1 AND endpoint = $2 AND key = $3',
+        [...args, status, JSON.stringify(responseBody)],
+      );
+    },
+    /** After a failed request: forget the claim unless a response was committed. */
+    async release() {
+      await db.query(
+        'DELETE FROM idempotency_keys WHERE account_id = $1 AND endpoint = $2 AND key = $3 AND response_status IS NULL',
+        args,
+      );
+    },
+  };
+}
+
+export async function purgeExpiredIdempotencyKeys(db: Db): Promise<void> {
+  await db.query(`DELETE FROM idempotency_keys WHERE created_at < now() - ${LIFETIME_SQL}`);
+}

@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+// The `postline` command: start [--roles api,smtp,worker] | migrate | accounts create NAME.
+import { createAccount } from './accounts/accounts.js';
+import { ALL_ROLES, ConfigError, loadConfig, type Role } from './config.js';
+import { connectDatabase } from './db/connect.js';
+import { createLogger } from './logger.js';
+import { startPostline } from './server.js';
+
+const USAGE = `usage:
+  postline start [--roles api,smtp,worker]   run the service (all roles by default)
+  postline migrate                           apply database migrations and exit
+  postline accounts create NAME              create an account; prints its full-access API key`;
+
+function parseRoles(args: string[]): Role[] {
+  const i = args.indexOf('--roles');
+  const raw = i >= 0 ? args[i + 1] : args.find((a) => a.startsWith('--roles='))?.slice('--roles='.length);
+  if (raw === undefined) return ALL_ROLES;
+  const roles = raw.split(',').map((r) => r.trim()).filter(Boolean);
+  for (const role of roles) {
+    if (!ALL_ROLES.includes(role as Role)) throw new ConfigError(`unknown role "${role}" (roles: ${ALL_ROLES.join(', ')})`);
+  }
+  return roles as Role[];
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command = 'start', ...args] = argv;
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  switch (command) {
+    case 'start': {
+      const postline = await startPostline(config, { roles: parseRoles(args), logger });
+      let stopping = false;
+      const shutdown = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        logger.info(`${signal}: shutting down`);
+        postline.stop().then(
+          () => process.exit(0),
+          (err) => {
+            logger.error({ err }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
+      };
+      process.on('SIGINT', () => shutdown('SIGINT'));
+      process.on('SIGTERM', () => shutdown('SIGTERM'));
+      return;
+    }
+    case 'migrate': {
+      const database = await connectDatabase(config, (msg) => logger.info(msg));
+      await database.close();
+      logger.info('migrations are up to date');
+      return;
+    }
+    case 'accounts': {
+      if (args[0] !== 'create' || !args[1]) throw new ConfigError(USAGE);
+      const database = await connectDatabase(config, (msg) => logger.debug(msg));
+      try {
+        const created = await createAccount(database.db, args.slice(1).join(' '));
+        process.stdout.write(`account ${created.accountId}\napi key ${created.token}\n`);
+      } finally {
+        await database.close();
+      }
+      return;
+    }
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE + '\n');
+      return;
+    default:
+      throw new ConfigError(`unknown command "${command}"\n${USAGE}`);
+  }
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  process.stderr.write(`postline: ${err instanceof ConfigError ? err.message : err?.stack ?? err}\n`);
+  process.exit(1);
+});

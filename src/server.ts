@@ -1,0 +1,100 @@
+// Composition root: builds each concept with its dependencies and starts the roles asked
+// for. `api` serves HTTP, `smtp` accepts SMTP submission and inbound mail, `worker` delivers
+// the queue and does housekeeping. Any number of nodes may run any roles on one database.
+// Stop order: stop taking new work (HTTP, SMTP), let workers finish their in-flight
+// attempts, flush request logs, then close the database.
+import type { AddressInfo } from 'node:net';
+import { ApiKeys } from './accounts/api-keys.js';
+import { ensureBootstrapKey } from './accounts/accounts.js';
+import type { Route } from './api/route.js';
+import { ALL_ROLES, type Config, type Role } from './config.js';
+import { connectDatabase } from './db/connect.js';
+import type { Db } from './db/database.js';
+import { buildApp } from './http/app.js';
+import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
+import { memoryRateLimiter, redisRateLimiter } from './http/rate-limit.js';
+import { createLogger, type Logger } from './logger.js';
+import { RequestLogs } from './logs/request-logs.js';
+
+export interface Postline {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  /** Base URL of the HTTP API when the api role runs. */
+  url: string | undefined;
+  stop(): Promise<void>;
+}
+
+const HOUSEKEEPING_MS = 10 * 60_000;
+
+export async function startPostline(config: Config, options: { roles?: Role[]; logger?: Logger } = {}): Promise<Postline> {
+  const roles = new Set(options.roles ?? ALL_ROLES);
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const database = await connectDatabase(config, (msg) => logger.info({ role: 'db' }, msg));
+  const { db } = database;
+  const stops: (() => Promise<void>)[] = [];
+
+  try {
+    if (config.bootstrapApiKey) await ensureBootstrapKey(db, config.bootstrapApiKey);
+
+    const apiKeys = new ApiKeys(db);
+    const requestLogs = new RequestLogs(db, (err) => logger.error({ err }, 'request log write failed'));
+
+    let url: string | undefined;
+    if (roles.has('api')) {
+      const rateLimiter = config.redisUrl
+        ? redisRateLimiter(config.rateLimitPerSecond, config.redisUrl, (err) => logger.warn({ err }, 'redis'))
+        : memoryRateLimiter(config.rateLimitPerSecond);
+      const routes: Route[] = [
+        ...apiKeys.routes(),
+        ...requestLogs.routes(),
+      ];
+      const app = await buildApp({
+        db,
+        logger: logger.child({ role: 'api' }),
+        bodyLimitBytes: config.bodyLimitBytes,
+        apiKeys,
+        rateLimiter,
+        requestLogs,
+        routes,
+      });
+      await app.listen({ port: config.port, host: config.host });
+      const address = app.server.address() as AddressInfo;
+      const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+      logger.info({ role: 'api' }, `HTTP API listening on ${url}`);
+      stops.push(async () => {
+        await app.close();
+        await rateLimiter.close();
+        await requestLogs.flush();
+      });
+    }
+
+    if (roles.has('worker')) {
+      const housekeeping = setInterval(() => {
+        void requestLogs.purgeOlderThan(config.logRetentionDays).catch((err) => logger.warn({ err }, 'log purge failed'));
+        void purgeExpiredIdempotencyKeys(db).catch((err) => logger.warn({ err }, 'idempotency purge failed'));
+      }, HOUSEKEEPING_MS);
+      housekeeping.unref();
+      stops.push(async () => clearInterval(housekeeping));
+    }
+
+    let stopped = false;
+    return {
+      config,
+      db,
+      logger,
+      url,
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        for (const stop of stops) await stop().catch((err) => logger.error({ err }, 'stop failed'));
+        await database.close();
+      },
+    };
+  } catch (err) {
+    for (const stop of stops) await stop().catch(() => {});
+    await database.close();
+    throw err;
+  }
+}

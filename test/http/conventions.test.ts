@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { rawRequest, startTestPostline, type TestPostline } from '../support/postline.js';
+
+describe('HTTP conventions', () => {
+  let t: TestPostline;
+  before(async () => {
+    t = await startTestPostline({ env: { POSTLINE_RATE_LIMIT: '5' } });
+  });
+  after(() => t.stop());
+
+  it('answers unknown routes 404 and known routes with another method 405, as JSON errors', async () => {
+    const unknown = await rawRequest(t, 'GET', '/nope');
+    assert.equal(unknown.status, 404);
+    assert.deepEqual(unknown.body, { statusCode: 404, message: 'The requested endpoint does not exist.', name: 'not_found' });
+    const wrongMethod = await rawRequest(t, 'PUT', '/api-keys');
+    assert.equal(wrongMethod.status, 405);
+    assert.equal(wrongMethod.body.name, 'method_not_allowed');
+  });
+
+  it('accepts an empty body with Content-Type: application/json and rejects invalid JSON', async () => {
+    const empty = await rawRequest(t, 'GET', '/api-keys');
+    assert.equal(empty.status, 200);
+    const invalid = await rawRequest(t, 'POST', '/api-keys', { body: '{"name": ' });
+    assert.equal(invalid.status, 400);
+    assert.equal(invalid.body.name, 'validation_error');
+    const array = await rawRequest(t, 'POST', '/api-keys', { body: '[1,2]' });
+    assert.equal(array.status, 422);
+  });
+
+  it('rejects a body over the size limit with 413', async () => {
+    const huge = await rawRequest(t, 'POST', '/api-keys', { body: JSON.stringify({ name: 'x'.repeat(61 * 1024 * 1024) }) });
+    assert.equal(huge.status, 413);
+    assert.equal(huge.body.name, 'validation_error');
+  });
+
+  it('sends rate-limit headers on every response and 429 past the limit', async () => {
+    await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20)); // start of a window
+    const statuses: number[] = [];
+    let last;
+    for (let i = 0; i < 7; i++) {
+      last = await rawRequest(t, 'GET', '/api-keys');
+      statuses.push(last.status);
+      assert.equal(last.headers.get('ratelimit-limit'), '5');
+      assert.equal(last.headers.get('ratelimit-policy'), '5;w=1');
+      assert.ok(last.headers.get('ratelimit-remaining') !== null);
+      assert.ok(Number(last.headers.get('ratelimit-reset')) >= 1);
+    }
+    assert.deepEqual(statuses.slice(0, 5), [200, 200, 200, 200, 200]);
+    assert.equal(last!.status, 429);
+    assert.equal(last!.body.name, 'rate_limit_exceeded');
+    assert.equal(last!.headers.get('retry-after'), '1');
+    const error = await rawRequest(t, 'GET', '/nope');
+    assert.ok(error.headers.get('ratelimit-limit'));
+  });
+});

@@ -1,0 +1,89 @@
+// A real SMTP server (smtp-server) standing in for recipients' MX hosts. Each test decides
+// how it answers: accept, defer (4xx) a number of times, or reject (5xx), per recipient.
+import type { AddressInfo } from 'node:net';
+import { SMTPServer, type SMTPServerSession } from 'smtp-server';
+
+export interface ReceivedMessage {
+  from: string;
+  to: string[];
+  raw: Buffer;
+  remoteAddress: string;
+  secure: boolean;
+}
+
+export type Verdict = { code: number; message: string } | undefined;
+
+export class MxSink {
+  messages: ReceivedMessage[] = [];
+  connections = 0;
+  /** Decide per recipient: undefined accepts; a code ≥ 400 refuses at RCPT TO. */
+  onRecipient: (address: string) => Verdict = () => undefined;
+  /** Decide after DATA: undefined accepts. */
+  onData: (message: ReceivedMessage) => Verdict = () => undefined;
+  private server: SMTPServer;
+  private waiters: { count: number; resolve: () => void }[] = [];
+  port = 0;
+
+  constructor(private host = '127.0.0.1') {
+    this.server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['AUTH'],
+      hideSTARTTLS: true,
+      logger: false,
+      size: 60 * 1024 * 1024,
+      onConnect: (_session, callback) => {
+        this.connections++;
+        callback();
+      },
+      onRcptTo: (address, _session, callback) => {
+        const verdict = this.onRecipient(address.address);
+        if (verdict) return callback(Object.assign(new Error(verdict.message), { responseCode: verdict.code }));
+        callback();
+      },
+      onData: (stream, session: SMTPServerSession, callback) => {
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => {
+          const message: ReceivedMessage = {
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((r) => r.address),
+            raw: Buffer.concat(chunks),
+            remoteAddress: session.remoteAddress,
+            secure: session.secure,
+          };
+          const verdict = this.onData(message);
+          if (verdict) return callback(Object.assign(new Error(verdict.message), { responseCode: verdict.code }));
+          this.messages.push(message);
+          this.notify();
+          callback();
+        });
+      },
+    });
+  }
+
+  async start(port = 0): Promise<this> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, this.host, () => resolve());
+    });
+    this.port = (this.server.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  /** Resolves once at least `count` messages have arrived (rejects after `timeoutMs`). */
+  waitFor(count: number, timeoutMs = 15_000): Promise<void> {
+    if (this.messages.length >= count) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`sink got ${this.messages.length} of ${count} messages`)), timeoutMs);
+      this.waiters.push({ count, resolve: () => (clearTimeout(timer), resolve()) });
+    });
+  }
+
+  private notify(): void {
+    this.waiters = this.waiters.filter((w) => (this.messages.length >= w.count ? (w.resolve(), false) : true));
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}

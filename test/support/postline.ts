@@ -1,0 +1,124 @@
+// Starts a whole Postline for a test file: its database (the embedded server in a fresh data
+// directory, or a fresh database on TEST_DATABASE_URL when POSTLINE_TEST_DB=external), a
+// loopback DNS server it resolves through, and an MX sink on the outbound port. Tests then
+// talk to it only through public interfaces: the resend SDK, SMTP, webhooks.
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { Resend } from 'resend';
+import { loadConfig } from '../../src/config.js';
+import { startPostline, type Postline } from '../../src/server.js';
+import { TestDnsServer } from './dns-server.js';
+import { MxSink } from './mx-sink.js';
+
+export interface TestPostline {
+  postline: Postline;
+  url: string;
+  apiKey: string;
+  resend: Resend;
+  dns: TestDnsServer;
+  /** The MX host every test domain points at by default (127.0.0.1 on the outbound port). */
+  sink: MxSink;
+  /** Run SQL against Postline's database: for assertions about what was stored, never to set up state. */
+  sql(query: string, params?: unknown[]): Promise<any[]>;
+  /** Stop and start Postline again on the same database (restart / crash-recovery tests). */
+  restart(env?: Record<string, string>): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export const testDbMode = () => (process.env.POSTLINE_TEST_DB === 'external' ? 'external' : 'embedded');
+
+async function createExternalDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const base = process.env.TEST_DATABASE_URL;
+  if (!base) throw new Error('POSTLINE_TEST_DB=external needs TEST_DATABASE_URL');
+  const name = `postline_test_${crypto.randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+export async function startTestPostline(options: { env?: Record<string, string> } = {}): Promise<TestPostline> {
+  const dns = await new TestDnsServer().start();
+  const sink = await new MxSink('127.0.0.1').start();
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'postline-test-'));
+  const external = testDbMode() === 'external' ? await createExternalDatabase() : undefined;
+  const apiKey = `re_${crypto.randomBytes(4).toString('hex')}_${crypto.randomBytes(12).toString('hex')}`;
+  const baseEnv: Record<string, string> = {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    POSTLINE_DATA_DIR: dataDir,
+    POSTLINE_DNS_SERVERS: dns.address,
+    POSTLINE_OUTBOUND_PORT: String(sink.port),
+    POSTLINE_BOOTSTRAP_API_KEY: apiKey,
+    POSTLINE_RATE_LIMIT: '1000',
+    POSTLINE_SMTP_PORTS: '0',
+    POSTLINE_SMTPS_PORTS: '0',
+    POSTLINE_SMTP_HOSTNAME: 'mta.postline.test',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    ...(external ? { DATABASE_URL: external.url } : {}),
+  };
+  let env = { ...baseEnv, ...options.env };
+  let postline = await startPostline(loadConfig(env));
+  const handle: TestPostline = {
+    postline,
+    url: postline.url!,
+    apiKey,
+    resend: new Resend(apiKey, { baseUrl: postline.url! }),
+    dns,
+    sink,
+    async sql(query, params) {
+      return handle.postline.db.query(query, params);
+    },
+    async restart(extraEnv = {}) {
+      await handle.postline.stop();
+      env = { ...env, ...extraEnv, PORT: new URL(handle.url).port };
+      postline = await startPostline(loadConfig(env));
+      handle.postline = postline;
+    },
+    async stop() {
+      await handle.postline.stop();
+      await Promise.all([dns.stop(), sink.stop()]);
+      await external?.drop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+  return handle;
+}
+
+/** A raw fetch against the API, for what the SDK cannot send (bad JSON, wrong types, headers). */
+export async function rawRequest(
+  t: Pick<TestPostline, 'url' | 'apiKey'>,
+  method: string,
+  pathname: string,
+  options: { body?: string | object; headers?: Record<string, string>; auth?: string | null } = {},
+): Promise<{ status: number; headers: Headers; body: any }> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...options.headers };
+  if (options.auth !== null) headers.authorization = `Bearer ${options.auth ?? t.apiKey}`;
+  const res = await fetch(t.url + pathname, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+  });
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* not JSON: keep the text */
+  }
+  return { status: res.status, headers: res.headers, body };
+}
