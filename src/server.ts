@@ -10,6 +10,8 @@ import type { Route } from './api/route.js';
 import { ALL_ROLES, type Config, type Role } from './config.js';
 import { connectDatabase } from './db/connect.js';
 import type { Db } from './db/database.js';
+import { DnsResolver } from './dns/resolver.js';
+import { Domains } from './domains/domains.js';
 import { buildApp } from './http/app.js';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
 import { memoryRateLimiter, redisRateLimiter } from './http/rate-limit.js';
@@ -39,6 +41,8 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
 
     const apiKeys = new ApiKeys(db);
     const requestLogs = new RequestLogs(db, (err) => logger.error({ err }, 'request log write failed'));
+    const dns = new DnsResolver(config.dnsServers);
+    const domains = new Domains({ db, dns, mtaHost: config.smtpHostname });
 
     let url: string | undefined;
     if (roles.has('api')) {
@@ -47,6 +51,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
         : memoryRateLimiter(config.rateLimitPerSecond);
       const routes: Route[] = [
         ...apiKeys.routes(),
+        ...domains.routes(),
         ...requestLogs.routes(),
       ];
       const app = await buildApp({

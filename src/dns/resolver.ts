@@ -18,6 +18,11 @@ export interface MxRecord {
 /** A server failure or time-out: the answer is unknown, try again later. */
 export class DnsTemporaryError extends Error {}
 
+export interface LookupOptions {
+  /** Ask the server even when a cached answer is still fresh (domain verification). */
+  fresh?: boolean;
+}
+
 interface Server {
   host: string;
   port: number;
@@ -51,8 +56,8 @@ export class DnsResolver {
   }
 
   /** MX records sorted by preference; [] when the domain has none; null when it does not exist. */
-  async mx(domain: string): Promise<MxRecord[] | null> {
-    const result = await this.lookup(domain, 'MX');
+  async mx(domain: string, options: LookupOptions = {}): Promise<MxRecord[] | null> {
+    const result = await this.lookup(domain, 'MX', options);
     if (result.nxdomain) return null;
     return result.answers
       .filter((a): a is packet.MxAnswer => a.type === 'MX')
@@ -61,8 +66,8 @@ export class DnsResolver {
   }
 
   /** TXT records, each joined from its strings. */
-  async txt(name: string): Promise<string[]> {
-    const result = await this.lookup(name, 'TXT');
+  async txt(name: string, options: LookupOptions = {}): Promise<string[]> {
+    const result = await this.lookup(name, 'TXT', options);
     return result.answers
       .filter((a): a is packet.TxtAnswer => a.type === 'TXT')
       .map((a) => (Array.isArray(a.data) ? a.data : [a.data]).map((part) => part.toString()).join(''));
@@ -81,10 +86,10 @@ export class DnsResolver {
     this.cache.clear();
   }
 
-  private async lookup(name: string, type: RecordType): Promise<Lookup> {
+  private async lookup(name: string, type: RecordType, options: LookupOptions = {}): Promise<Lookup> {
     const key = `${type} ${name.toLowerCase()}`;
     const hit = this.cache.get(key);
-    if (hit && hit.expires > Date.now()) return hit.value;
+    if (!options.fresh && hit && hit.expires > Date.now()) return hit.value;
     const value = await this.query(name, type);
     const ttls = value.answers.filter((a) => a.type === type).map((a) => (a as packet.StringAnswer).ttl ?? 0);
     const ttl = ttls.length ? Math.min(MAX_TTL_S, ...ttls) : NEGATIVE_TTL_S;
@@ -99,8 +104,9 @@ export class DnsResolver {
       try {
         let response = await this.udp(server, name, type);
         if ((response.flags ?? 0) & packet.TRUNCATED_RESPONSE) response = await this.tcp(server, name, type);
-        if (response.rcode === 'NXDOMAIN') return { nxdomain: true, answers: [] };
-        if (response.rcode !== 'NOERROR') throw new DnsTemporaryError(`${type} ${name}: ${response.rcode}`);
+        const rcode = (response as packet.DecodedPacket & { rcode?: string }).rcode;
+        if (rcode === 'NXDOMAIN') return { nxdomain: true, answers: [] };
+        if (rcode !== 'NOERROR') throw new DnsTemporaryError(`${type} ${name}: ${rcode}`);
         return { nxdomain: false, answers: response.answers ?? [] };
       } catch (err) {
         lastError = err instanceof DnsTemporaryError ? err : new DnsTemporaryError(`${type} ${name}: ${(err as Error).message}`);

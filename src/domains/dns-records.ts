@@ -1,0 +1,89 @@
+// The DNS records a domain must publish to send (and receive) through this installation,
+// and how each is checked. Values point at this installation's SMTP host name: SPF
+// authorizes its addresses, the return-path MX and the receiving MX route mail to it.
+import { DnsTemporaryError, type DnsResolver } from '../dns/resolver.js';
+
+export type RecordKey = 'dkim' | 'spf_mx' | 'spf_txt' | 'dmarc' | 'receiving_mx';
+export type RecordStatus = 'not_started' | 'pending' | 'verified' | 'failed' | 'temporary_failure';
+
+export interface DomainDnsFacts {
+  name: string;
+  dkimSelector: string;
+  dkimPublicKey: string;
+  returnPath: string;
+  receivingEnabled: boolean;
+}
+
+export interface ExpectedRecord {
+  key: RecordKey;
+  /** Resend's `record` label. */
+  record: 'DKIM' | 'SPF' | 'DMARC' | 'Receiving';
+  /** Name relative to the domain, as Resend shows it ("resend._domainkey", "send"). */
+  name: string;
+  type: 'TXT' | 'MX';
+  value: string;
+  priority?: number;
+  /** Whether the domain counts as verified only once this record is. */
+  required: boolean;
+}
+
+export function expectedRecords(domain: DomainDnsFacts, mtaHost: string): ExpectedRecord[] {
+  const records: ExpectedRecord[] = [
+    { key: 'dkim', record: 'DKIM', name: `${domain.dkimSelector}._domainkey`, type: 'TXT', value: `p=${domain.dkimPublicKey}`, required: true },
+    { key: 'spf_mx', record: 'SPF', name: domain.returnPath, type: 'MX', value: mtaHost, priority: 10, required: true },
+    { key: 'spf_txt', record: 'SPF', name: domain.returnPath, type: 'TXT', value: `v=spf1 a:${mtaHost} ~all`, required: true },
+    { key: 'dmarc', record: 'DMARC', name: '_dmarc', type: 'TXT', value: 'v=DMARC1; p=none;', required: false },
+  ];
+  if (domain.receivingEnabled) {
+    records.push({ key: 'receiving_mx', record: 'Receiving', name: domain.name, type: 'MX', value: mtaHost, priority: 10, required: true });
+  }
+  return records;
+}
+
+/** The full DNS name of a record whose name is relative to the domain (or the domain itself). */
+export function fqdn(record: Pick<ExpectedRecord, 'name'>, domainName: string): string {
+  return record.name === domainName ? domainName : `${record.name}.${domainName}`;
+}
+
+const squash = (s: string) => s.replace(/\s+/g, '').toLowerCase();
+
+async function check(resolver: DnsResolver, record: ExpectedRecord, domainName: string): Promise<RecordStatus> {
+  const name = fqdn(record, domainName);
+  try {
+    if (record.type === 'MX') {
+      const mx = await resolver.mx(name, { fresh: true });
+      return mx?.some((m) => m.exchange === record.value.toLowerCase()) ? 'verified' : 'failed';
+    }
+    const txt = (await resolver.txt(name, { fresh: true })).map(squash);
+    switch (record.key) {
+      case 'dkim':
+        return txt.some((t) => t.split(';').includes(squash(record.value))) ? 'verified' : 'failed';
+      case 'spf_txt': {
+        const mechanism = squash(record.value).replace(/^v=spf1/, '').replace(/~all$/, '');
+        return txt.some((t) => t.startsWith('v=spf1') && t.includes(mechanism)) ? 'verified' : 'failed';
+      }
+      default:
+        return txt.some((t) => t.startsWith('v=dmarc1')) ? 'verified' : 'failed';
+    }
+  } catch (err) {
+    if (err instanceof DnsTemporaryError) return 'temporary_failure';
+    throw err;
+  }
+}
+
+/** Looks every record up (fresh answers, not the cache) and derives the domain's status. */
+export async function verifyRecords(
+  resolver: DnsResolver,
+  records: ExpectedRecord[],
+  domainName: string,
+): Promise<{ recordStatus: Record<string, RecordStatus>; status: string }> {
+  const statuses = await Promise.all(records.map((r) => check(resolver, r, domainName)));
+  const recordStatus = Object.fromEntries(records.map((r, i) => [r.key, statuses[i]!]));
+  const required = records.map((r, i) => (r.required ? statuses[i]! : undefined)).filter((s): s is RecordStatus => !!s);
+  let status: string;
+  if (required.every((s) => s === 'verified')) status = 'verified';
+  else if (required.some((s) => s === 'temporary_failure')) status = 'pending';
+  else if (required.some((s) => s === 'verified')) status = 'partially_verified';
+  else status = 'failed';
+  return { recordStatus, status };
+}

@@ -1,0 +1,54 @@
+// Validation of the fields POST and PATCH /domains share.
+import { ApiError, validation } from '../api/errors.js';
+import { optionalBoolean, optionalEnum, optionalString, rejectUnknown, type Body } from '../api/validate.js';
+
+export const REGIONS = ['us-east-1', 'eu-west-1', 'sa-east-1', 'ap-northeast-1'] as const;
+const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+/** A host name of at least two labels, lower-cased (RFC 1035 letters, digits, hyphens). */
+export function parseDomainName(raw: string): string {
+  const name = raw.trim().toLowerCase().replace(/\.$/, '');
+  const labels = name.split('.');
+  if (name.length > 253 || labels.length < 2 || !labels.every((l) => LABEL.test(l)) || /^\d+$/.test(labels.at(-1)!)) {
+    throw validation(`The domain name \`${raw}\` is not valid.`);
+  }
+  return name;
+}
+
+export function parseLabel(body: Body, field: string): string | undefined {
+  const value = optionalString(body, field, { max: 63 });
+  if (value !== undefined && !LABEL.test(value.toLowerCase())) throw validation(`The \`${field}\` field must be a single DNS label.`);
+  return value?.toLowerCase();
+}
+
+export interface DomainSettings {
+  openTracking?: boolean;
+  clickTracking?: boolean;
+  tls?: 'opportunistic' | 'enforced';
+  sending?: boolean;
+  receiving?: boolean;
+  trackingSubdomain?: string;
+}
+
+export function parseSettings(body: Body): DomainSettings {
+  const settings: DomainSettings = {
+    openTracking: optionalBoolean(body, 'open_tracking'),
+    clickTracking: optionalBoolean(body, 'click_tracking'),
+    tls: optionalEnum(body, 'tls', ['opportunistic', 'enforced'] as const),
+    trackingSubdomain: parseLabel(body, 'tracking_subdomain'),
+  };
+  const caps = body.capabilities;
+  if (caps !== undefined && caps !== null) {
+    if (typeof caps !== 'object' || Array.isArray(caps)) throw validation('The `capabilities` field must be an object.');
+    const c = caps as Body;
+    rejectUnknown(c, ['sending', 'receiving'], 'capabilities.');
+    const state = (field: string) => optionalEnum(c, field, ['enabled', 'disabled'] as const, validation(`The \`capabilities.${field}\` field must be "enabled" or "disabled".`));
+    const sending = state('sending');
+    const receiving = state('receiving');
+    if (sending) settings.sending = sending === 'enabled';
+    if (receiving) settings.receiving = receiving === 'enabled';
+  }
+  return settings;
+}
+
+export const invalidRegion = () => new ApiError('invalid_region', `Region must be ${REGIONS.map((r) => `"${r}"`).join(' | ')}`);

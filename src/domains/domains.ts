@@ -1,0 +1,162 @@
+// Domains: the /domains routes. A domain gets its own 2048-bit DKIM key at creation; the
+// records it must publish point at this installation; verify looks them up through
+// POSTLINE_DNS_SERVERS. Every change records a domain.* event in its own transaction.
+import crypto from 'node:crypto';
+import { promisify } from 'node:util';
+import { ApiError, notFound } from '../api/errors.js';
+import { isUuid } from '../api/format.js';
+import { envelope, listPage, parsePage } from '../api/pagination.js';
+import type { Principal, Route } from '../api/route.js';
+import { objectBody, optionalEnum, rejectUnknown, requiredString } from '../api/validate.js';
+import type { Db, Queryable, Row } from '../db/database.js';
+import type { DnsResolver } from '../dns/resolver.js';
+import { recordEvents } from '../events/record-events.js';
+import type { EventType } from '../events/catalogue.js';
+import { expectedRecords, verifyRecords } from './dns-records.js';
+import { invalidRegion, parseDomainName, parseLabel, parseSettings, REGIONS, type DomainSettings } from './domain-fields.js';
+import { DOMAIN_COLUMNS, domainDetail, domainEventData, domainSummary } from './domain-view.js';
+
+const generateKeyPair = promisify(crypto.generateKeyPair);
+const DKIM_SELECTOR = 'postline';
+const CREATE_FIELDS = ['name', 'region', 'custom_return_path', 'open_tracking', 'click_tracking', 'tls', 'capabilities', 'tracking_subdomain'];
+const UPDATE_FIELDS = ['open_tracking', 'click_tracking', 'tls', 'capabilities', 'tracking_subdomain'];
+
+export interface DomainsDeps {
+  db: Db;
+  dns: DnsResolver;
+  /** The installation's SMTP host name: where SPF, return-path MX and receiving MX point. */
+  mtaHost: string;
+}
+
+export class Domains {
+  constructor(private deps: DomainsDeps) {}
+
+  private async find(q: Queryable, principal: Principal, id: string, lock = false): Promise<Row> {
+    const row = isUuid(id)
+      ? await q.one(`SELECT ${DOMAIN_COLUMNS} FROM domains WHERE id = $1 AND account_id = $2 ${lock ? 'FOR UPDATE' : ''}`, [id, principal.accountId])
+      : undefined;
+    if (!row) throw notFound('Domain');
+    return row;
+  }
+
+  private async event(q: Queryable, type: EventType, row: Row): Promise<void> {
+    await recordEvents(q, [{ accountId: row.account_id, type, data: domainEventData(row, this.deps.mtaHost) }]);
+  }
+
+  async create(principal: Principal, raw: unknown) {
+    const body = objectBody(raw);
+    rejectUnknown(body, CREATE_FIELDS);
+    if (body.name === undefined || body.name === null) throw new ApiError('missing_required_field', 'Missing "name" field');
+    const name = parseDomainName(requiredString(body, 'name'));
+    const region = optionalEnum(body, 'region', REGIONS, invalidRegion()) ?? 'us-east-1';
+    const returnPath = parseLabel(body, 'custom_return_path') ?? 'send';
+    const settings = parseSettings(body);
+    const { publicKey, privateKey } = await generateKeyPair('rsa', {
+      modulusLength: 2048,
+      publicKeyEncoding: { type: 'spki', format: 'der' },
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    });
+    const id = crypto.randomUUID();
+    const row = await this.deps.db.tx(async (q) => {
+      const inserted = await q.one(
+        `INSERT INTO domains (id, account_id, name, region, custom_return_path, open_tracking, click_tracking, tls,
+           sending_enabled, receiving_enabled, tracking_subdomain, dkim_selector, dkim_private_key, dkim_public_key)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+         ON CONFLICT (name) DO NOTHING
+         RETURNING account_id, ${DOMAIN_COLUMNS}`,
+        [
+          id, principal.accountId, name, region, returnPath, settings.openTracking ?? false, settings.clickTracking ?? false,
+          settings.tls ?? 'opportunistic', settings.sending ?? true, settings.receiving ?? false, settings.trackingSubdomain ?? null,
+          DKIM_SELECTOR, privateKey, (publicKey as Buffer).toString('base64'),
+        ],
+      );
+      if (!inserted) throw new ApiError('validation_error', `The \`${name}\` domain has been registered already.`, 403);
+      await this.event(q, 'domain.created', inserted);
+      return inserted;
+    });
+    const { object: _object, ...detail } = domainDetail(row, this.deps.mtaHost);
+    return detail;
+  }
+
+  async update(principal: Principal, id: string, raw: unknown) {
+    const body = objectBody(raw);
+    rejectUnknown(body, UPDATE_FIELDS);
+    const s: DomainSettings = parseSettings(body);
+    await this.deps.db.tx(async (q) => {
+      await this.find(q, principal, id, true);
+      const row = await q.one(
+        `UPDATE domains SET open_tracking = COALESCE($3, open_tracking), click_tracking = COALESCE($4, click_tracking),
+           tls = COALESCE($5, tls), sending_enabled = COALESCE($6, sending_enabled), receiving_enabled = COALESCE($7, receiving_enabled),
+           tracking_subdomain = COALESCE($8, tracking_subdomain)
+         WHERE id = $1 AND account_id = $2 RETURNING account_id, ${DOMAIN_COLUMNS}`,
+        [id, principal.accountId, s.openTracking ?? null, s.clickTracking ?? null, s.tls ?? null, s.sending ?? null, s.receiving ?? null, s.trackingSubdomain ?? null],
+      );
+      await this.event(q, 'domain.updated', row!);
+    });
+    return { object: 'domain', id };
+  }
+
+  async verify(principal: Principal, id: string) {
+    const current = await this.find(this.deps.db, principal, id);
+    const records = expectedRecords(
+      {
+        name: current.name,
+        dkimSelector: current.dkim_selector,
+        dkimPublicKey: current.dkim_public_key,
+        returnPath: current.custom_return_path,
+        receivingEnabled: current.receiving_enabled,
+      },
+      this.deps.mtaHost,
+    );
+    const result = await verifyRecords(this.deps.dns, records, current.name);
+    await this.deps.db.tx(async (q) => {
+      const row = await q.one(
+        `UPDATE domains SET status = $3, record_status = $4,
+           verified_at = CASE WHEN $3 = 'verified' THEN COALESCE(verified_at, now()) ELSE verified_at END
+         WHERE id = $1 AND account_id = $2 RETURNING account_id, ${DOMAIN_COLUMNS}`,
+        [id, principal.accountId, result.status, JSON.stringify(result.recordStatus)],
+      );
+      if (!row) throw notFound('Domain');
+      await this.event(q, 'domain.updated', row);
+    });
+    return { object: 'domain', id };
+  }
+
+  async remove(principal: Principal, id: string) {
+    await this.deps.db.tx(async (q) => {
+      const row = await this.find(q, principal, id, true);
+      await q.query('DELETE FROM domains WHERE id = $1', [id]);
+      await this.event(q, 'domain.deleted', { ...row, account_id: principal.accountId });
+    });
+    return { object: 'domain', id, deleted: true };
+  }
+
+  routes(): Route[] {
+    const db = this.deps.db;
+    return [
+      { method: 'POST', url: '/domains', handler: async (c) => ({ status: 201, body: await this.create(c.principal, c.body) }) },
+      {
+        method: 'GET',
+        url: '/domains',
+        handler: async ({ principal, query }) => {
+          const { rows, hasMore } = await listPage(db, {
+            table: 'domains',
+            columns: DOMAIN_COLUMNS,
+            where: 'account_id = $1',
+            params: [principal.accountId],
+            page: parsePage(query, { defaultLimit: 100 }),
+          });
+          return { body: envelope(rows.map(domainSummary), hasMore) };
+        },
+      },
+      {
+        method: 'GET',
+        url: '/domains/:id',
+        handler: async ({ principal, params }) => ({ body: domainDetail(await this.find(db, principal, params.id!), this.deps.mtaHost) }),
+      },
+      { method: 'PATCH', url: '/domains/:id', handler: async (c) => ({ body: await this.update(c.principal, c.params.id!, c.body) }) },
+      { method: 'DELETE', url: '/domains/:id', handler: async (c) => ({ body: await this.remove(c.principal, c.params.id!) }) },
+      { method: 'POST', url: '/domains/:id/verify', handler: async (c) => ({ body: await this.verify(c.principal, c.params.id!) }) },
+    ];
+  }
+}

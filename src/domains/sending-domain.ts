@@ -1,0 +1,40 @@
+// What the accept pipeline needs to know about the domains it sends from: verified or not,
+// and the DKIM key and return-path host to sign and bounce with.
+import type { Queryable } from '../db/database.js';
+
+export interface SendingDomain {
+  id: string;
+  name: string;
+  status: string;
+  verified: boolean;
+  sendingEnabled: boolean;
+  dkimSelector: string;
+  dkimPrivateKey: string;
+  /** Host of the envelope sender (MAIL FROM), `send.<domain>` unless customised. */
+  returnPathHost: string;
+}
+
+/** The account's domains among `names` (lower-case), keyed by name. One query for any number. */
+export async function findSendingDomains(q: Queryable, accountId: string, names: string[]): Promise<Map<string, SendingDomain>> {
+  const unique = [...new Set(names.map((n) => n.toLowerCase()))];
+  const rows = await q.query(
+    `SELECT id, name, status, sending_enabled, dkim_selector, dkim_private_key, custom_return_path
+       FROM domains WHERE account_id = $1 AND name = ANY($2::text[])`,
+    [accountId, unique],
+  );
+  return new Map(
+    rows.map((r) => [
+      r.name,
+      {
+        id: r.id,
+        name: r.name,
+        status: r.status,
+        verified: r.status === 'verified',
+        sendingEnabled: r.sending_enabled,
+        dkimSelector: r.dkim_selector,
+        dkimPrivateKey: r.dkim_private_key,
+        returnPathHost: `${r.custom_return_path}.${r.name}`,
+      },
+    ]),
+  );
+}
