@@ -1,0 +1,135 @@
+// The accept pipeline: the one way an email enters Postline, whether it comes from the API
+// (single or batch) or, later, SMTP submission, broadcasts and automations.
+//
+//   validate → resolve sender domain → compose → sign → persist and enqueue (one transaction)
+//
+// Nothing is acknowledged before the transaction commits: the caller's response (and its
+// idempotency record, through `beforeCommit`) is written in that same transaction.
+// Hot path: per email only composing and signing; one domain query per submission; one
+// transaction with a constant number of statements (persist-and-enqueue.ts), shared by the
+// submissions that are ready at the same time (group-commit.ts).
+import crypto from 'node:crypto';
+import { ApiError } from '../api/errors.js';
+import type { Queryable } from '../db/database.js';
+import type { SendingDomain } from '../domains/sending-domain.js';
+import { composeMessage, textPart } from './compose.js';
+import { signMessage } from './dkim.js';
+import type { EmailRequest } from './email-request.js';
+import type { GroupCommitter } from './group-commit.js';
+import type { EmailSource, OutgoingEmail } from './persist-and-enqueue.js';
+import { resolveSenderDomains, type SenderPrincipal } from './sender-domain.js';
+
+export interface AcceptDeps {
+  /** Reads (the sender domains) go straight to the database. */
+  db: Queryable;
+  /** Writes go through the group committer: persist and enqueue, in one transaction. */
+  committer: GroupCommitter;
+}
+
+export interface Submission {
+  principal: SenderPrincipal;
+  source: EmailSource;
+  /** The emails as received; `validate` turns each into an EmailRequest or throws an ApiError. */
+  payloads: unknown[];
+  validate(payload: unknown): EmailRequest;
+  /**
+   * strict: the first invalid email (by position) rejects the whole submission, nothing is
+   * written. permissive: invalid emails are skipped and reported, the others accepted.
+   */
+  mode: 'strict' | 'permissive';
+  /** Runs in the accepting transaction after the emails are written (idempotent responses). */
+  beforeCommit?(q: Queryable, result: AcceptResult): Promise<void>;
+}
+
+export interface AcceptResult {
+  /** Ids of the accepted emails, in submission order. */
+  ids: string[];
+  /** The emails refused in permissive mode, by position in the submission. */
+  errors: { index: number; error: ApiError }[];
+}
+
+interface Candidate {
+  index: number;
+  request?: EmailRequest;
+  domain?: SendingDomain;
+  error?: ApiError;
+}
+
+export async function acceptEmails(deps: AcceptDeps, submission: Submission): Promise<AcceptResult> {
+  const candidates = validate(submission);
+  await resolveSender(deps.db, submission.principal, candidates);
+  const accepted = settle(candidates, submission.mode);
+  const outgoing = await composeAndSign(submission, accepted);
+  const result: AcceptResult = {
+    ids: outgoing.map((e) => e.id),
+    errors: candidates.filter((c) => c.error).map((c) => ({ index: c.index, error: c.error! })),
+  };
+  await deps.committer.commit(outgoing, submission.beforeCommit && ((q) => submission.beforeCommit!(q, result)));
+  return result;
+}
+
+function validate(submission: Submission): Candidate[] {
+  return submission.payloads.map((payload, index) => {
+    try {
+      return { index, request: submission.validate(payload) };
+    } catch (err) {
+      if (err instanceof ApiError) return { index, error: err };
+      throw err;
+    }
+  });
+}
+
+async function resolveSender(q: Queryable, principal: SenderPrincipal, candidates: Candidate[]): Promise<void> {
+  const valid = candidates.filter((c) => c.request);
+  const check = await resolveSenderDomains(q, principal, valid.map((c) => c.request!.sender.domain));
+  for (const c of valid) {
+    const domain = check(c.request!.sender.domain);
+    if (domain instanceof ApiError) c.error = domain;
+    else c.domain = domain;
+  }
+}
+
+/** Strict mode stops at the first invalid email; permissive mode keeps the valid ones. */
+function settle(candidates: Candidate[], mode: Submission['mode']): Candidate[] {
+  if (mode === 'strict') {
+    const first = candidates.find((c) => c.error);
+    if (first) throw first.error;
+  }
+  return candidates.filter((c) => !c.error);
+}
+
+async function composeAndSign(submission: Submission, accepted: Candidate[]): Promise<OutgoingEmail[]> {
+  const date = new Date();
+  const texts = new Map<string, string>(); // a batch often repeats one html: convert it once
+  return Promise.all(
+    accepted.map(async ({ request, domain }) => {
+      const id = crypto.randomUUID();
+      const messageId = `<${id}@${domain!.name}>`;
+      const text = textPart(request!, texts);
+      // SMTP submission (a later issue) brings a message already composed: this is the one
+      // place to use it instead, after setting our Message-ID in it.
+      const message = await composeMessage({ request: request!, text, messageId, date });
+      return {
+        id,
+        accountId: submission.principal.accountId,
+        domainId: domain!.id,
+        source: submission.source,
+        request: request!,
+        text,
+        messageId,
+        envelopeFrom: `bounces+${id}@${domain!.returnPathHost}`,
+        recipients: uniqueRecipients(request!),
+        mime: await signMessage(message, domain!),
+      };
+    }),
+  );
+}
+
+function uniqueRecipients(request: EmailRequest): { address: string; domain: string }[] {
+  const seen = new Map<string, { address: string; domain: string }>();
+  for (const m of [...request.toMailboxes, ...request.ccMailboxes, ...request.bccMailboxes]) {
+    const key = m.address.toLowerCase();
+    if (!seen.has(key)) seen.set(key, { address: m.address, domain: m.domain });
+  }
+  return [...seen.values()];
+}

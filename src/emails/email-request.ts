@@ -1,0 +1,175 @@
+// The validate step for the API: one `SendEmailRequest` (resend-compat-notes §2.1) → an
+// EmailRequest, or a Resend error. Every string that becomes a header line is checked for
+// CR/LF here, so nothing a caller sends can add a header of its own.
+import { missingField, validation } from '../api/errors.js';
+import { assertSingleLine, rejectUnknown, type Body } from '../api/validate.js';
+import { parseMailbox, type Mailbox } from './addresses.js';
+
+export interface EmailRequest {
+  /** `from` as given (trimmed), stored and reported as is. */
+  from: string;
+  sender: Mailbox;
+  /** Each list as given (trimmed) for storage, and parsed for composing and the envelope. */
+  to: string[];
+  toMailboxes: Mailbox[];
+  cc: string[] | null;
+  ccMailboxes: Mailbox[];
+  bcc: string[] | null;
+  bccMailboxes: Mailbox[];
+  replyTo: string[] | null;
+  replyToMailboxes: Mailbox[];
+  subject: string;
+  html: string | null;
+  /** undefined: generate from html; null: no text part ("" given); string: as given. */
+  text: string | null | undefined;
+  headers: Record<string, string> | null;
+  tags: { name: string; value: string }[] | null;
+}
+
+export const MAX_RECIPIENTS = 50;
+/** Resend's limit on an email's size (resend-compat-notes §10). */
+const MAX_CONTENT_BYTES = 40 * 1024 * 1024;
+
+const FIELDS = ['from', 'to', 'cc', 'bcc', 'reply_to', 'subject', 'html', 'text', 'headers', 'tags'];
+/** Fields of Resend's API that later issues implement; refused clearly rather than ignored. */
+const NOT_YET = ['scheduled_at', 'attachments', 'template', 'topic_id'];
+/** What POST /emails/batch never supports (interface-spec §2.1). */
+const NOT_IN_BATCH = ['scheduled_at', 'attachments'];
+
+/** Headers the composer writes from the request's own fields or that Postline owns. */
+const OWNED_HEADERS = new Set(
+  [
+    'from', 'to', 'cc', 'bcc', 'reply-to', 'sender', 'subject', 'date', 'message-id', 'return-path',
+    'dkim-signature', 'mime-version', 'content-type', 'content-transfer-encoding', 'content-disposition',
+  ],
+);
+/** RFC 5322 §3.6.8 field-name: printable ASCII except ':'. */
+const FIELD_NAME = /^[!-9;-~]{1,100}$/;
+const TAG = /^[A-Za-z0-9_-]{1,256}$/;
+
+const present = (body: Body, field: string) => body[field] !== undefined && body[field] !== null;
+
+export function parseEmailRequest(raw: unknown, options: { batch?: boolean } = {}): EmailRequest {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw validation(options.batch ? 'Each email in the batch must be a JSON object.' : 'The request body must be a JSON object.');
+  }
+  const body = raw as Body;
+  rejectUnknown(body, [...FIELDS, ...NOT_YET, 'react']);
+  for (const field of NOT_YET) {
+    if (!present(body, field)) continue;
+    if (options.batch && NOT_IN_BATCH.includes(field)) throw validation(`The \`${field}\` field is not supported in batch emails.`);
+    throw validation(`The \`${field}\` field is not supported yet.`);
+  }
+  if (present(body, 'react')) throw validation('The `react` field must be rendered to `html` by the SDK before sending.');
+
+  const from = requiredText(body, 'from');
+  const sender = parseMailbox(from, 'from');
+  if (!present(body, 'to')) throw missingField('to');
+  const to = addressList(body, 'to');
+  if (to.length === 0) throw missingField('to');
+  const subject = requiredText(body, 'subject');
+  assertSingleLine(subject, 'subject');
+  const cc = optionalAddressList(body, 'cc');
+  const bcc = optionalAddressList(body, 'bcc');
+  const replyTo = optionalAddressList(body, 'reply_to');
+
+  const html = optionalText(body, 'html');
+  const text = optionalText(body, 'text');
+  if (!html && !text) throw validation('Missing `html` or `text` field.');
+  if (Buffer.byteLength(html ?? '') + Buffer.byteLength(text ?? '') > MAX_CONTENT_BYTES) {
+    throw validation('The email is larger than the maximum of 40 MB.');
+  }
+
+  return {
+    from: from.trim(),
+    sender,
+    to: to.map((m) => m.given),
+    toMailboxes: to.map((m) => m.mailbox),
+    cc: cc && cc.map((m) => m.given),
+    ccMailboxes: cc ? cc.map((m) => m.mailbox) : [],
+    bcc: bcc && bcc.map((m) => m.given),
+    bccMailboxes: bcc ? bcc.map((m) => m.mailbox) : [],
+    replyTo: replyTo && replyTo.map((m) => m.given),
+    replyToMailboxes: replyTo ? replyTo.map((m) => m.mailbox) : [],
+    subject,
+    html: html || null,
+    text: text === undefined ? (html ? undefined : null) : text === '' ? null : text,
+    headers: customHeaders(body),
+    tags: tags(body),
+  };
+}
+
+function requiredText(body: Body, field: string): string {
+  if (!present(body, field)) throw missingField(field);
+  const value = body[field];
+  if (typeof value !== 'string') throw validation(`The \`${field}\` field must be a string.`);
+  if (value.trim() === '') throw validation(`The \`${field}\` field must not be empty.`);
+  return value;
+}
+
+function optionalText(body: Body, field: string): string | undefined {
+  if (!present(body, field)) return undefined;
+  const value = body[field];
+  if (typeof value !== 'string') throw validation(`The \`${field}\` field must be a string.`);
+  return value;
+}
+
+type ParsedAddress = { given: string; mailbox: Mailbox };
+
+function addressList(body: Body, field: string): ParsedAddress[] {
+  const value = body[field];
+  const list = Array.isArray(value) ? value : [value];
+  if (list.length > MAX_RECIPIENTS) {
+    throw validation(`The \`${field}\` field must have at most ${MAX_RECIPIENTS} addresses.`);
+  }
+  return list.map((item) => {
+    if (typeof item !== 'string') throw validation(`The \`${field}\` field must be a string or an array of strings.`);
+    return { given: item.trim(), mailbox: parseMailbox(item, field) };
+  });
+}
+
+function optionalAddressList(body: Body, field: string): ParsedAddress[] | null {
+  if (!present(body, field)) return null;
+  const list = addressList(body, field);
+  return list.length ? list : null;
+}
+
+function customHeaders(body: Body): Record<string, string> | null {
+  if (!present(body, 'headers')) return null;
+  const value = body.headers;
+  if (typeof value !== 'object' || Array.isArray(value)) throw validation('The `headers` field must be an object of strings.');
+  const headers: Record<string, string> = {};
+  for (const [name, headerValue] of Object.entries(value as Body)) {
+    if (!FIELD_NAME.test(name)) throw validation(`The header name \`${name.replace(/[\r\n]/g, ' ')}\` is not a valid header field name.`);
+    if (OWNED_HEADERS.has(name.toLowerCase())) {
+      throw validation(`The \`${name}\` header cannot be set in \`headers\`; it is set from the email's fields.`);
+    }
+    if (typeof headerValue !== 'string') throw validation(`The \`headers.${name}\` value must be a string.`);
+    assertSingleLine(headerValue, `headers.${name}`);
+    headers[name] = headerValue;
+  }
+  return Object.keys(headers).length ? headers : null;
+}
+
+function tags(body: Body): { name: string; value: string }[] | null {
+  if (!present(body, 'tags')) return null;
+  const value = body.tags;
+  if (!Array.isArray(value)) throw validation('The `tags` field must be an array of `{name, value}` objects.');
+  return value.map((tag, i) => {
+    if (tag === null || typeof tag !== 'object' || Array.isArray(tag)) {
+      throw validation('The `tags` field must be an array of `{name, value}` objects.');
+    }
+    rejectUnknown(tag as Body, ['name', 'value'], `tags[${i}].`);
+    const { name, value: tagValue } = tag as Body;
+    if (name === undefined || name === null) throw missingField(`tags[${i}].name`);
+    if (tagValue === undefined || tagValue === null) throw missingField(`tags[${i}].value`);
+    for (const part of [name, tagValue]) {
+      if (typeof part !== 'string' || !TAG.test(part)) {
+        throw validation(
+          'Tags should only contain ASCII letters, numbers, underscores, or dashes, and be at most 256 characters long.',
+        );
+      }
+    }
+    return { name: name as string, value: tagValue as string };
+  });
+}

@@ -1,0 +1,20 @@
+// GET /emails/:id: one email of the caller's account; any other id is "Email not found".
+import { notFound } from '../api/errors.js';
+import { isUuid } from '../api/format.js';
+import type { Route } from '../api/route.js';
+import type { Db } from '../db/database.js';
+import { DETAIL_COLUMNS, emailDetail } from './email-view.js';
+
+export function getEmail(db: Db): Route {
+  return {
+    method: 'GET',
+    url: '/emails/:id',
+    async handler({ principal, params }) {
+      const row = isUuid(params.id)
+        ? await db.one(`SELECT ${DETAIL_COLUMNS} FROM emails WHERE id = $1 AND account_id = $2`, [params.id, principal.accountId])
+        : undefined;
+      if (!row) throw notFound('Email');
+      return { body: emailDetail(row) };
+    },
+  };
+}

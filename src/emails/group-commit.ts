@@ -1,0 +1,90 @@
+// Group commit for the accept pipeline: submissions that are ready while a commit is in
+// flight share the next transaction (one multi-row INSERT, one COMMIT and its fsync for all
+// of them), so concurrent single sends cost the database about what one batch does. There is
+// no timer: an idle committer commits at once, and a busy one commits whatever queued up
+// meanwhile, so the added latency is at most one commit.
+//
+// Each submission's own work (beforeCommit: its idempotent response) runs in the shared
+// transaction too, so every submission is still acknowledged only once it is committed. If a
+// shared transaction fails, each of its submissions is retried alone, so one failing
+// submission never fails the others.
+import type { Db, Queryable } from '../db/database.js';
+import { persistAndEnqueue, type OutgoingEmail } from './persist-and-enqueue.js';
+
+interface Part {
+  emails: OutgoingEmail[];
+  beforeCommit?: (q: Queryable) => Promise<void>;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+export interface GroupCommitOptions {
+  /** Most emails in one shared transaction (a larger single submission still commits alone). */
+  maxEmails?: number;
+  /** Transactions in flight at once: one commits while the next is written. */
+  maxInFlight?: number;
+}
+
+export class GroupCommitter {
+  private queue: Part[] = [];
+  private inFlight = 0;
+  private readonly maxEmails: number;
+  private readonly maxInFlight: number;
+
+  constructor(
+    private db: Db,
+    options: GroupCommitOptions = {},
+  ) {
+    this.maxEmails = options.maxEmails ?? 500;
+    this.maxInFlight = options.maxInFlight ?? 2;
+  }
+
+  /** Writes `emails` and runs `beforeCommit` in a transaction; resolves once it committed. */
+  commit(emails: OutgoingEmail[], beforeCommit?: (q: Queryable) => Promise<void>): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ emails, beforeCommit, resolve, reject });
+      this.next();
+    });
+  }
+
+  private next(): void {
+    while (this.inFlight < this.maxInFlight && this.queue.length > 0) {
+      const group = this.take();
+      this.inFlight++;
+      void this.run(group).finally(() => {
+        this.inFlight--;
+        this.next();
+      });
+    }
+  }
+
+  private take(): Part[] {
+    const group = [this.queue.shift()!];
+    let size = group[0]!.emails.length;
+    while (this.queue.length > 0 && size + this.queue[0]!.emails.length <= this.maxEmails) {
+      const part = this.queue.shift()!;
+      size += part.emails.length;
+      group.push(part);
+    }
+    return group;
+  }
+
+  private async run(group: Part[]): Promise<void> {
+    try {
+      await this.transaction(group);
+      for (const part of group) part.resolve();
+    } catch (err) {
+      if (group.length === 1) return group[0]!.reject(err);
+      for (const part of group) {
+        await this.transaction([part]).then(part.resolve, part.reject);
+      }
+    }
+  }
+
+  private transaction(group: Part[]): Promise<void> {
+    return this.db.tx(async (q) => {
+      await persistAndEnqueue(q, group.flatMap((part) => part.emails));
+      for (const part of group) await part.beforeCommit?.(q);
+    });
+  }
+}

@@ -1,0 +1,89 @@
+// The persist-and-enqueue step: the emails, their queue entries (one delivery per unique
+// recipient) and their `email.sent` events, written with a constant number of statements
+// however many emails there are. Runs inside the caller's transaction, which is what makes
+// an accepted email durable before anyone is told it was accepted.
+//
+// Coupled with src/delivery/ (which reads emails.mime, emails.envelope_from and the
+// deliveries rows written here) and with 0001_core.sql / 0002_emails.sql.
+import type { Queryable } from '../db/database.js';
+import { emailEventData, recordEvents } from '../events/record-events.js';
+import type { EmailRequest } from './email-request.js';
+
+export type EmailSource = 'api' | 'smtp' | 'broadcast' | 'automation';
+
+/** An email ready to be written: composed, signed, addressed. */
+export interface OutgoingEmail {
+  id: string;
+  accountId: string;
+  domainId: string;
+  source: EmailSource;
+  request: EmailRequest;
+  /** The text part actually sent (generated from html unless given or opted out). */
+  text: string | null;
+  messageId: string;
+  envelopeFrom: string;
+  /** Unique bare recipients across to, cc and bcc. */
+  recipients: { address: string; domain: string }[];
+  mime: Buffer;
+}
+
+const EMAIL_COLUMNS = [
+  'id', 'account_id', 'domain_id', 'source', 'from_address', 'to_addresses', 'cc', 'bcc', 'reply_to', 'subject',
+  'html', 'text', 'headers', 'tags', 'message_id', 'mime', 'envelope_from',
+];
+
+function emailValues(e: OutgoingEmail): unknown[] {
+  const r = e.request;
+  return [
+    e.id, e.accountId, e.domainId, e.source, r.from, r.to, r.cc, r.bcc, r.replyTo, r.subject,
+    r.html, e.text, r.headers && JSON.stringify(r.headers), r.tags && JSON.stringify(r.tags), e.messageId, e.mime, e.envelopeFrom,
+  ];
+}
+
+export async function persistAndEnqueue(q: Queryable, emails: OutgoingEmail[]): Promise<void> {
+  if (emails.length === 0) return;
+  const params: unknown[] = [];
+  // Each row is created a microsecond after the previous one, so lists (newest first, by
+  // created_at) keep the order in which the emails were submitted.
+  const rows = emails.map((email, i) => {
+    const placeholders = emailValues(email).map((value) => `$${params.push(value)}`);
+    return `(${placeholders.join(',')}, 'sent', now() + interval '1 microsecond' * ${i})`;
+  });
+  const deliveries = emails.flatMap((e) => e.recipients.map((r) => [e.id, e.accountId, r.address, r.domain]));
+  const column = (k: number) => deliveries.map((d) => d[k]);
+  const base = params.length;
+  params.push(column(0), column(1), column(2), column(3));
+  // One statement for both tables: the deliveries' foreign key is checked at its end.
+  const inserted = await q.query<{ id: string; created_at: Date }>(
+    `WITH e AS (
+       INSERT INTO emails (${EMAIL_COLUMNS.join(', ')}, last_event, created_at)
+       VALUES ${rows.join(',\n')}
+       RETURNING id, created_at
+     ), d AS (
+       INSERT INTO deliveries (email_id, account_id, recipient, domain)
+       SELECT * FROM unnest($${base + 1}::uuid[], $${base + 2}::uuid[], $${base + 3}::text[], $${base + 4}::text[])
+     )
+     SELECT id, created_at FROM e`,
+    params,
+  );
+  const createdAt = new Map(inserted.map((row) => [row.id, row.created_at]));
+  await recordEvents(
+    q,
+    emails.map((e) => ({
+      accountId: e.accountId,
+      type: 'email.sent' as const,
+      emailId: e.id,
+      data: emailEventData(
+        {
+          id: e.id,
+          created_at: createdAt.get(e.id)!,
+          from_address: e.request.from,
+          subject: e.request.subject,
+          message_id: e.messageId,
+          tags: e.request.tags,
+        },
+        e.request.to,
+      ),
+    })),
+  );
+}

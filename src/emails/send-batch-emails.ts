@@ -1,0 +1,48 @@
+// POST /emails/batch: up to 100 emails in one submission (resend-compat-notes §5).
+// `x-batch-validation: strict` (the SDK's default) rejects the whole batch with the first
+// invalid email's error and writes nothing; `permissive` accepts the valid emails and reports
+// the others in `errors` (always present in that mode). Ids come back in request order.
+import { validation } from '../api/errors.js';
+import type { Route } from '../api/route.js';
+import { acceptEmails, type AcceptDeps, type AcceptResult } from './accept.js';
+import { parseEmailRequest } from './email-request.js';
+
+export const MAX_BATCH = 100;
+
+function batchMode(header: string | string[] | undefined): 'strict' | 'permissive' {
+  if (header === undefined) return 'strict';
+  const value = String(header).trim().toLowerCase();
+  if (value === 'strict' || value === 'permissive') return value;
+  throw validation('The `x-batch-validation` header must be `strict` or `permissive`.');
+}
+
+function responseBody(result: AcceptResult, mode: 'strict' | 'permissive') {
+  const data = result.ids.map((id) => ({ id }));
+  if (mode === 'strict') return { data };
+  return { data, errors: result.errors.map((e) => ({ index: e.index, message: e.error.message })) };
+}
+
+export function sendBatchEmails(deps: AcceptDeps): Route {
+  return {
+    method: 'POST',
+    url: '/emails/batch',
+    access: 'sending',
+    idempotent: true,
+    bodyShape: 'array',
+    async handler(ctx) {
+      const mode = batchMode(ctx.headers['x-batch-validation']);
+      const payloads = ctx.body as unknown[];
+      if (payloads.length === 0) throw validation('The batch must contain at least 1 email.');
+      if (payloads.length > MAX_BATCH) throw validation(`The batch must contain at most ${MAX_BATCH} emails.`);
+      const result = await acceptEmails(deps, {
+        principal: ctx.principal,
+        source: 'api',
+        payloads,
+        validate: (payload) => parseEmailRequest(payload, { batch: true }),
+        mode,
+        beforeCommit: async (q, accepted) => ctx.saveIdempotentResponse?.(q, 200, responseBody(accepted, mode)),
+      });
+      return { status: 200, body: responseBody(result, mode) };
+    },
+  };
+}

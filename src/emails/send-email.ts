@@ -1,0 +1,24 @@
+// POST /emails: one email through the accept pipeline; 200 {id} once it is committed.
+import type { Route } from '../api/route.js';
+import { acceptEmails, type AcceptDeps } from './accept.js';
+import { parseEmailRequest } from './email-request.js';
+
+export function sendEmail(deps: AcceptDeps): Route {
+  return {
+    method: 'POST',
+    url: '/emails',
+    access: 'sending',
+    idempotent: true,
+    async handler(ctx) {
+      const { ids } = await acceptEmails(deps, {
+        principal: ctx.principal,
+        source: 'api',
+        payloads: [ctx.body ?? {}],
+        validate: (payload) => parseEmailRequest(payload),
+        mode: 'strict',
+        beforeCommit: async (q, result) => ctx.saveIdempotentResponse?.(q, 200, { id: result.ids[0] }),
+      });
+      return { status: 200, body: { id: ids[0] } };
+    },
+  };
+}
