@@ -33,6 +33,8 @@ export interface Config {
   /** Delivery worker: parallel SMTP sessions in total and per destination host. */
   deliveryConcurrency: number;
   deliveryConcurrencyPerHost: number;
+  /** Delivery worker: waits before each retry of a temporary failure; the last one repeats. */
+  retryDelaysMs: number[];
 }
 
 export class ConfigError extends Error {}
@@ -79,6 +81,14 @@ export function parseDuration(raw: string, name: string): number {
   return Number(match[1]) * unit;
 }
 
+/** A comma-separated list of durations, at least one, each > 0. */
+function durationList(env: NodeJS.ProcessEnv, name: string, fallback: string): number[] {
+  const raw = env[name] || fallback;
+  const list = raw.split(',').map((part) => parseDuration(part, name));
+  if (list.some((ms) => ms <= 0)) throw new ConfigError(`${name}: every delay must be > 0`);
+  return list;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env, 'PORT', 3000);
   const dnsServers = (env.POSTLINE_DNS_SERVERS ?? '')
@@ -108,5 +118,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: int(env, 'POSTLINE_BODY_LIMIT', 60 * 1024 * 1024, 1024),
     deliveryConcurrency: int(env, 'POSTLINE_DELIVERY_CONCURRENCY', 100, 1),
     deliveryConcurrencyPerHost: int(env, 'POSTLINE_DELIVERY_CONCURRENCY_PER_HOST', 20, 1),
+    retryDelaysMs: durationList(env, 'POSTLINE_RETRY_DELAYS', '1m,5m,15m,30m,1h,2h,4h'),
   };
 }

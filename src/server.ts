@@ -10,8 +10,10 @@ import type { Route } from './api/route.js';
 import { ALL_ROLES, type Config, type Role } from './config.js';
 import { connectDatabase } from './db/connect.js';
 import type { Db } from './db/database.js';
+import { DeliveryWorker } from './delivery/worker.js';
 import { DnsResolver } from './dns/resolver.js';
 import { Domains } from './domains/domains.js';
+import { emailRoutes } from './emails/routes.js';
 import { buildApp } from './http/app.js';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
 import { memoryRateLimiter, redisRateLimiter } from './http/rate-limit.js';
@@ -52,6 +54,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
       const routes: Route[] = [
         ...apiKeys.routes(),
         ...domains.routes(),
+        ...emailRoutes(db),
         ...requestLogs.routes(),
       ];
       const app = await buildApp({
@@ -76,6 +79,9 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
     }
 
     if (roles.has('worker')) {
+      const worker = new DeliveryWorker({ db, config, resolver: dns, logger: logger.child({ role: 'worker' }) });
+      worker.start();
+      stops.push(() => worker.stop());
       const housekeeping = setInterval(() => {
         void requestLogs.purgeOlderThan(config.logRetentionDays).catch((err) => logger.warn({ err }, 'log purge failed'));
         void purgeExpiredIdempotencyKeys(db).catch((err) => logger.warn({ err }, 'idempotency purge failed'));

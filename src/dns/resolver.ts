@@ -49,6 +49,8 @@ function parseServer(spec: string): Server {
 export class DnsResolver {
   private servers: Server[];
   private cache = new Map<string, { expires: number; value: Lookup }>();
+  /** Lookups in flight: concurrent asks for one name share one query. */
+  private pending = new Map<string, Promise<Lookup>>();
 
   constructor(servers: string[]) {
     const specs = servers.length ? servers : dns.getServers();
@@ -90,7 +92,16 @@ export class DnsResolver {
     const key = `${type} ${name.toLowerCase()}`;
     const hit = this.cache.get(key);
     if (!options.fresh && hit && hit.expires > Date.now()) return hit.value;
-    const value = await this.query(name, type);
+    const inFlight = this.pending.get(key);
+    if (inFlight && !options.fresh) return inFlight;
+    const query = this.query(name, type);
+    this.pending.set(key, query);
+    let value: Lookup;
+    try {
+      value = await query;
+    } finally {
+      if (this.pending.get(key) === query) this.pending.delete(key);
+    }
     const ttls = value.answers.filter((a) => a.type === type).map((a) => (a as packet.StringAnswer).ttl ?? 0);
     const ttl = ttls.length ? Math.min(MAX_TTL_S, ...ttls) : NEGATIVE_TTL_S;
     if (this.cache.size > 50_000) this.cache.clear();

@@ -1,0 +1,129 @@
+// One delivery attempt: one email to its recipients at one domain, as a list of steps:
+//   simulate test addresses → route → wait for a slot → connect (first reachable target)
+//   → transmit → read the replies.
+// Each step either moves on or ends the attempt with a verdict for every recipient still in
+// play; nothing here writes to the database (outcomes.ts records the verdicts).
+import addressparser from 'nodemailer/lib/addressparser';
+import { bounceOf, LOCAL_REPLIES, parseReply } from './bounce-codes.js';
+import type { ClaimedDelivery, ClaimedEmail, DeliveryJob } from './claim.js';
+import type { DeliveryLimits } from './limits.js';
+import type { Outcome, Verdict } from './outcomes.js';
+import type { Router, Target } from './route.js';
+import { ConnectError, describe, type SendResult, type SmtpPool, type SmtpSession } from './smtp-pool.js';
+import { simulatedVerdict } from './test-addresses.js';
+
+export interface AttemptDeps {
+  router: Router;
+  pool: SmtpPool;
+  limits: DeliveryLimits;
+  /** Asked right before connecting: false when the worker is stopping or the lease is nearly over. */
+  mayStart(job: DeliveryJob): boolean;
+}
+
+export interface AttemptResult {
+  outcomes: Outcome[];
+  /** Rows claimed but not tried (the worker gives them back). */
+  notTried: ClaimedDelivery[];
+}
+
+export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Promise<AttemptResult> {
+  const { simulated, real } = simulateTestAddresses(job.recipients);
+  if (real.length === 0) return { outcomes: simulated, notTried: [] };
+  const done = (verdicts: Outcome[]) => ({ outcomes: [...simulated, ...verdicts], notTried: [] });
+
+  const route = await deps.router.route(job.domain);
+  if (!route.ok) return done(all(real, route.permanent ? bounced(route.response) : deferred(route.response)));
+
+  const release = await deps.limits.acquire(route.key);
+  try {
+    if (!deps.mayStart(job)) return { outcomes: simulated, notTried: real };
+    const connected = await connect(route.targets, deps.pool);
+    if (!connected.session) return done(all(real, deferred(connected.response)));
+
+    const result = await connected.session.send(envelopeSender(job.email), real.map((r) => r.recipient), job.email.mime);
+    deps.pool.release(connected.session);
+    return done(readReplies(real, result, connected.session.target));
+  } finally {
+    release();
+  }
+}
+
+/** Step 1: recipients at resend.dev's test addresses get their verdict without a connection. */
+function simulateTestAddresses(recipients: ClaimedDelivery[]): { simulated: Outcome[]; real: ClaimedDelivery[] } {
+  const simulated: Outcome[] = [];
+  const real: ClaimedDelivery[] = [];
+  for (const delivery of recipients) {
+    const verdict = simulatedVerdict(delivery.recipient);
+    if (verdict) simulated.push({ delivery, verdict });
+    else real.push(delivery);
+  }
+  return { simulated, real };
+}
+
+/** Step 4: the first target (MX by preference, then its addresses) that opens a session. */
+async function connect(targets: Target[], pool: SmtpPool): Promise<{ session: SmtpSession; response?: never } | { session?: never; response: string }> {
+  const failures: string[] = [];
+  for (const target of targets) {
+    try {
+      return { session: await pool.acquire(target) };
+    } catch (err) {
+      if (!(err instanceof ConnectError)) throw err;
+      failures.push(err.message);
+    }
+  }
+  return { response: `451 4.4.1 No host could be reached: ${failures.join('; ')}` };
+}
+
+/**
+ * MAIL FROM: the return path the accept pipeline chose; for an email without one, a bounce
+ * address on the From domain.
+ */
+function envelopeSender(email: ClaimedEmail): string {
+  if (email.envelopeFrom) return email.envelopeFrom;
+  const parsed = addressparser(email.fromAddress, { flatten: true })[0];
+  const domain = parsed?.address?.split('@').pop() ?? '';
+  return `bounces@${domain}`;
+}
+
+/** Step 6: each recipient's verdict from the replies to RCPT TO and to the end of DATA. */
+function readReplies(recipients: ClaimedDelivery[], result: SendResult, target: Target): Outcome[] {
+  if (result.ok) {
+    const refused = new Map((result.info.rejectedErrors ?? []).map((e) => [(e as { recipient?: string }).recipient, e.response]));
+    return recipients.map((delivery) => {
+      const refusal = refused.get(delivery.recipient);
+      return { delivery, verdict: refusal ? verdictOfReply(refusal) : { kind: 'delivered', response: result.info.response } };
+    });
+  }
+  const err = result.error;
+  if (err.rejectedErrors?.length) {
+    // Every recipient was refused at RCPT TO, each with its own reply.
+    const refused = new Map(err.rejectedErrors.map((e) => [(e as { recipient?: string }).recipient, e.response]));
+    return recipients.map((delivery) => ({ delivery, verdict: verdictOfReply(refused.get(delivery.recipient) ?? err.response ?? '') }));
+  }
+  if (err.responseCode && err.response) return all(recipients, verdictOfReply(err.response));
+  if (err.code === 'EMESSAGE' && /larger than allowed/i.test(err.message)) {
+    // The server announced a SIZE limit below the message: nodemailer refuses to send it.
+    return all(recipients, bounced(LOCAL_REPLIES.messageTooLarge(err.message.replace(/^.*allowed\s*/i, '') + ' bytes')));
+  }
+  return all(recipients, deferred(`451 4.4.2 ${describe(target)}: ${err.message}`));
+}
+
+function verdictOfReply(raw: string): Verdict {
+  const reply = parseReply(raw);
+  if (reply.code >= 200 && reply.code < 300) return { kind: 'delivered', response: reply.raw };
+  if (reply.code >= 500) return { kind: 'bounced', response: reply.raw, bounce: bounceOf(reply) };
+  return { kind: 'deferred', response: reply.raw || raw };
+}
+
+function bounced(raw: string): Verdict {
+  const reply = parseReply(raw);
+  return { kind: 'bounced', response: reply.raw, bounce: bounceOf(reply) };
+}
+
+function deferred(response: string): Verdict {
+  return { kind: 'deferred', response };
+}
+
+function all(recipients: ClaimedDelivery[], verdict: Verdict): Outcome[] {
+  return recipients.map((delivery) => ({ delivery, verdict }));
+}

@@ -1,0 +1,144 @@
+// Claiming work from the queue (`deliveries`), and giving back what was claimed but never tried.
+//
+// A claim is one statement: lock due rows with FOR UPDATE SKIP LOCKED (so any number of
+// workers on any number of nodes take disjoint rows without waiting on each other) and push
+// their next_attempt_at forward by a lease. The lease is the only ownership record: a worker
+// that dies simply stops, and its rows become due again when the lease runs out. The lease
+// timestamp doubles as a fencing token: outcomes are written only where next_attempt_at still
+// equals the lease we set (outcomes.ts), so a worker that overran its lease cannot overwrite
+// the work of the one that took the rows over.
+//
+// The emails' columns the events need (from, subject, message_id, tags, created_at) come back
+// in the same statement, and the message bytes only on the first row of each email, so a
+// claim is one round trip however many recipients an email has.
+import type { Db } from '../db/database.js';
+
+export interface ClaimedEmail {
+  id: string;
+  accountId: string;
+  fromAddress: string;
+  subject: string;
+  messageId: string;
+  tags: { name: string; value: string }[] | null;
+  createdAt: Date;
+  envelopeFrom: string | null;
+  /** The signed message exactly as it goes on the wire. */
+  mime: Buffer;
+}
+
+export interface ClaimedDelivery {
+  id: number;
+  recipient: string;
+  domain: string;
+  /** Attempts made before this one. */
+  attempts: number;
+  /** next_attempt_at as this claim set it: our lease, and the fencing token of writes. */
+  leaseUntil: Date;
+  email: ClaimedEmail;
+}
+
+/** One SMTP transaction's worth of work: one email to some recipients at one domain. */
+export interface DeliveryJob {
+  email: ClaimedEmail;
+  domain: string;
+  recipients: ClaimedDelivery[];
+}
+
+export interface ClaimOptions {
+  limit: number;
+  leaseMs: number;
+  /** Stop adding emails once their messages add up to this many bytes (at least one email). */
+  maxBytes: number;
+}
+
+// Ordered by next_attempt_at alone so the deliveries_due index yields the rows in order and
+// the scan stops at the limit (adding id would sort every due row on each claim). Rows of
+// one email share next_attempt_at and sit next to each other in that index.
+// The lease is truncated to milliseconds so that the JS Date we keep compares equal to the
+// stored value when it is used as the fencing token.
+const CLAIM_SQL = `
+WITH locked AS (
+  SELECT id, email_id FROM deliveries
+   WHERE status = 'queued' AND next_attempt_at <= now()
+   ORDER BY next_attempt_at
+   LIMIT $1
+   FOR UPDATE SKIP LOCKED
+), first_rows AS (
+  SELECT email_id, min(id) AS first_id FROM locked GROUP BY email_id
+), budget AS (
+  SELECT f.email_id, f.first_id,
+         sum(octet_length(e.mime)) OVER (ORDER BY f.first_id) AS running,
+         row_number() OVER (ORDER BY f.first_id) AS n
+    FROM first_rows f JOIN emails e ON e.id = f.email_id
+), chosen AS (
+  SELECT l.id, l.id = b.first_id AS first FROM locked l JOIN budget b USING (email_id)
+   WHERE b.running <= $3 OR b.n = 1
+)
+UPDATE deliveries d
+   SET next_attempt_at = date_trunc('milliseconds', now() + $2 * interval '1 millisecond'),
+       updated_at = now()
+  FROM chosen c, emails e
+ WHERE d.id = c.id AND e.id = d.email_id
+RETURNING d.id, d.recipient, d.domain, d.attempts, d.next_attempt_at AS lease_until,
+          e.id AS email_id, e.account_id, e.from_address, e.subject, e.message_id, e.tags,
+          e.created_at, e.envelope_from, CASE WHEN c.first THEN e.mime END AS mime`;
+
+export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedDelivery[]> {
+  const rows = await db.query(CLAIM_SQL, [options.limit, options.leaseMs, options.maxBytes]);
+  const emails = new Map<string, ClaimedEmail>();
+  for (const r of rows) {
+    if (!r.mime) continue;
+    emails.set(r.email_id, {
+      id: r.email_id,
+      accountId: r.account_id,
+      fromAddress: r.from_address,
+      subject: r.subject,
+      messageId: r.message_id,
+      tags: r.tags,
+      createdAt: r.created_at,
+      envelopeFrom: r.envelope_from,
+      mime: r.mime,
+    });
+  }
+  return rows.map((r) => ({
+    id: r.id,
+    recipient: r.recipient,
+    domain: r.domain,
+    attempts: r.attempts,
+    leaseUntil: r.lease_until,
+    email: emails.get(r.email_id)!,
+  }));
+}
+
+/** RFC 5321 §4.5.3.1.8: a server must accept at least 100 recipients per transaction. */
+const MAX_RECIPIENTS_PER_TRANSACTION = 100;
+
+/** Groups claimed rows into SMTP transactions: per email and recipient domain. */
+export function groupIntoJobs(rows: ClaimedDelivery[]): DeliveryJob[] {
+  const jobs = new Map<string, DeliveryJob[]>();
+  for (const row of rows) {
+    const key = `${row.email.id} ${row.domain}`;
+    let list = jobs.get(key);
+    if (!list) jobs.set(key, (list = []));
+    let job = list[list.length - 1];
+    if (!job || job.recipients.length >= MAX_RECIPIENTS_PER_TRANSACTION) {
+      list.push((job = { email: row.email, domain: row.domain, recipients: [] }));
+    }
+    job.recipients.push(row);
+  }
+  return [...jobs.values()].flat();
+}
+
+/**
+ * Makes rows we claimed but never tried due again at once (shutdown, a lease too short to
+ * start), where we still hold them: another worker need not wait out the lease.
+ */
+export async function releaseClaims(db: Db, rows: ClaimedDelivery[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(
+    `UPDATE deliveries d SET next_attempt_at = now(), updated_at = now()
+       FROM unnest($1::bigint[], $2::timestamptz[]) AS v(id, lease)
+      WHERE d.id = v.id AND d.status = 'queued' AND d.next_attempt_at = v.lease`,
+    [rows.map((r) => r.id), rows.map((r) => r.leaseUntil)],
+  );
+}

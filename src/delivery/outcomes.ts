@@ -1,0 +1,221 @@
+// Recording what happened to each recipient: the queue row's new state, the email's events
+// (through recordEvents, the one event writer) and the email's last_event, in one transaction,
+// so webhooks never see an event whose state change was lost or the reverse.
+//
+// Results are written in batches: the worker hands each finished attempt to `record`, and
+// whatever piles up while one transaction commits goes into the next (group commit). Every
+// statement takes all rows at once (unnest), so a batch costs the same few round trips
+// whether it holds one recipient or thousands.
+//
+// A row is written only while we still hold its lease (next_attempt_at = the lease we set,
+// claim.ts); events are built only for the rows that update touched.
+import type { Db, Queryable } from '../db/database.js';
+import type { EmailEventType } from '../events/catalogue.js';
+import { emailEventData, lastEventOf, recordEvents, type NewEvent } from '../events/record-events.js';
+import type { Logger } from '../logger.js';
+import type { Bounce } from './bounce-codes.js';
+import type { ClaimedDelivery, ClaimedEmail } from './claim.js';
+import { decideRetry, type RetryPolicy } from './retry-policy.js';
+
+export interface Suppression {
+  type: 'OnAccountSuppressionList' | 'Suppressed';
+  reason: 'previous_bounce' | 'previous_complaint';
+  message: string;
+  diagnosticCode: string[];
+}
+
+/** What one attempt concluded for one recipient; `response` becomes last_response. */
+export type Verdict =
+  | { kind: 'delivered'; response: string }
+  /** Delivered, then reported as spam (the complained@resend.dev test address). */
+  | { kind: 'complained'; response: string }
+  | { kind: 'deferred'; response: string }
+  | { kind: 'bounced'; response: string; bounce: Bounce }
+  | { kind: 'suppressed'; response: string; suppressed: Suppression };
+
+export interface Outcome {
+  delivery: ClaimedDelivery;
+  verdict: Verdict;
+}
+
+interface Row {
+  outcome: Outcome;
+  status: 'queued' | 'delivered' | 'bounced' | 'failed' | 'suppressed';
+  /** Retry after this long; null keeps next_attempt_at (a final state). */
+  delayMs: number | null;
+  events: { type: EmailEventType; extra: Record<string, unknown> }[];
+}
+
+/** The row update and events one outcome makes. Retry or give up is decided here. */
+function plan(outcome: Outcome, policy: RetryPolicy, now: number): Row {
+  const v = outcome.verdict;
+  switch (v.kind) {
+    case 'delivered':
+      return { outcome, status: 'delivered', delayMs: null, events: [{ type: 'email.delivered', extra: {} }] };
+    case 'complained':
+      return {
+        outcome,
+        status: 'delivered',
+        delayMs: null,
+        events: [
+          { type: 'email.delivered', extra: {} },
+          { type: 'email.complained', extra: {} },
+        ],
+      };
+    case 'bounced':
+      return { outcome, status: 'bounced', delayMs: null, events: [{ type: 'email.bounced', extra: { bounce: v.bounce } }] };
+    case 'suppressed':
+      return { outcome, status: 'suppressed', delayMs: null, events: [{ type: 'email.suppressed', extra: { suppressed: v.suppressed } }] };
+    case 'deferred': {
+      const decision = decideRetry(policy, outcome.delivery.attempts + 1, outcome.delivery.email.createdAt, now);
+      if (decision.retry) return { outcome, status: 'queued', delayMs: decision.delayMs, events: [{ type: 'email.delivery_delayed', extra: {} }] };
+      return { outcome, status: 'failed', delayMs: null, events: [{ type: 'email.failed', extra: { failed: { reason: decision.reason } } }] };
+    }
+  }
+}
+
+/**
+ * One event per (email, type, payload): recipients of one email with the same outcome share
+ * an event whose `to` lists them, as Resend's payloads do. Order is kept, so an email's last
+ * event here is the last one that happened.
+ */
+function eventsOf(rows: Row[]): NewEvent[] {
+  const grouped = new Map<string, { email: ClaimedEmail; type: EmailEventType; extra: Record<string, unknown>; to: string[] }>();
+  for (const row of rows) {
+    const email = row.outcome.delivery.email;
+    for (const e of row.events) {
+      const key = `${email.id} ${e.type} ${JSON.stringify(e.extra)}`;
+      const group = grouped.get(key);
+      if (group) group.to.push(row.outcome.delivery.recipient);
+      else grouped.set(key, { email, type: e.type, extra: e.extra, to: [row.outcome.delivery.recipient] });
+    }
+  }
+  return [...grouped.values()].map((g) => ({
+    accountId: g.email.accountId,
+    type: g.type,
+    emailId: g.email.id,
+    data: emailEventData(
+      {
+        id: g.email.id,
+        created_at: g.email.createdAt,
+        from_address: g.email.fromAddress,
+        subject: g.email.subject,
+        message_id: g.email.messageId,
+        tags: g.email.tags,
+      },
+      g.to,
+      g.extra,
+    ),
+  }));
+}
+
+async function write(q: Queryable, rows: Row[]): Promise<void> {
+  // Lock the emails first, in id order: two nodes writing outcomes of the same emails then
+  // queue up instead of deadlocking on the last_event update.
+  const emailIds = [...new Set(rows.map((r) => r.outcome.delivery.email.id))].sort();
+  await q.query(`SELECT id FROM emails WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE`, [emailIds]);
+
+  const updated = await q.query<{ id: number }>(
+    `UPDATE deliveries d
+        SET status = v.status,
+            attempts = d.attempts + 1,
+            next_attempt_at = CASE WHEN v.delay_ms IS NULL THEN d.next_attempt_at
+                                   ELSE now() + v.delay_ms * interval '1 millisecond' END,
+            last_response = v.response,
+            updated_at = now()
+       FROM unnest($1::bigint[], $2::text[], $3::float8[], $4::text[], $5::timestamptz[])
+            AS v(id, status, delay_ms, response, lease)
+      WHERE d.id = v.id AND d.status = 'queued' AND d.next_attempt_at = v.lease
+  RETURNING d.id`,
+    [
+      rows.map((r) => r.outcome.delivery.id),
+      rows.map((r) => r.status),
+      rows.map((r) => r.delayMs),
+      rows.map((r) => r.outcome.verdict.response),
+      rows.map((r) => r.outcome.delivery.leaseUntil),
+    ],
+  );
+  const held = new Set(updated.map((r) => r.id));
+  const written = rows.filter((r) => held.has(r.outcome.delivery.id));
+  const events = eventsOf(written);
+  await recordEvents(q, events);
+
+  const lastEvent = new Map<string, string>();
+  for (const e of events) {
+    const last = lastEventOf(e.type as EmailEventType);
+    if (last) lastEvent.set(e.emailId!, last);
+  }
+  if (lastEvent.size === 0) return;
+  await q.query(
+    `UPDATE emails e SET last_event = v.last_event
+       FROM unnest($1::uuid[], $2::text[]) AS v(id, last_event) WHERE e.id = v.id`,
+    [[...lastEvent.keys()], [...lastEvent.values()]],
+  );
+}
+
+const MAX_BATCH = 2000;
+const RETRYABLE = new Set(['40P01', '40001']); // deadlock, serialization failure
+
+export class OutcomeWriter {
+  private pending: { outcomes: Outcome[]; done: (err?: unknown) => void }[] = [];
+  private flushing: Promise<void> | undefined;
+
+  constructor(
+    private db: Db,
+    private policy: RetryPolicy,
+    private logger: Logger,
+  ) {}
+
+  /** Resolves once the outcomes are committed (or rejects; the rows then fall out of their lease). */
+  record(outcomes: Outcome[]): Promise<void> {
+    if (outcomes.length === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.pending.push({ outcomes, done: (err) => (err ? reject(err) : resolve()) });
+      this.kick();
+    });
+  }
+
+  private kick(): void {
+    if (this.flushing) return;
+    this.flushing = this.flush().finally(() => {
+      this.flushing = undefined;
+      if (this.pending.length > 0) this.kick(); // arrived between the last check and now
+    });
+  }
+
+  /** Waits until everything handed to `record` so far is written. */
+  async idle(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+
+  private async flush(): Promise<void> {
+    while (this.pending.length > 0) {
+      const batch: typeof this.pending = [];
+      let size = 0;
+      while (this.pending.length > 0 && (size === 0 || size + this.pending[0]!.outcomes.length <= MAX_BATCH)) {
+        const next = this.pending.shift()!;
+        batch.push(next);
+        size += next.outcomes.length;
+      }
+      const now = Date.now();
+      const rows = batch.flatMap((b) => b.outcomes.map((o) => plan(o, this.policy, now)));
+      try {
+        await this.writeWithRetry(rows);
+        for (const b of batch) b.done();
+      } catch (err) {
+        this.logger.error({ err, recipients: rows.length }, 'writing delivery outcomes failed');
+        for (const b of batch) b.done(err);
+      }
+    }
+  }
+
+  private async writeWithRetry(rows: Row[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.db.tx((q) => write(q, rows));
+      } catch (err) {
+        if (attempt >= 3 || !RETRYABLE.has((err as { code?: string }).code ?? '')) throw err;
+      }
+    }
+  }
+}

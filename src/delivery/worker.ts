@@ -1,0 +1,178 @@
+// The delivery worker, Postline's MTA (the `worker` role). It owns the hand-off of queued mail
+// to the recipients' mail servers: it claims due rows of `deliveries` in batches (claim.ts),
+// groups them into one SMTP transaction per email and recipient domain, runs each as an
+// attempt (attempt.ts) under the concurrency limits (limits.ts) over pooled connections
+// (smtp-pool.ts), and hands the verdicts to the outcome writer (outcomes.ts), which records
+// state and events together. Any number of workers on any number of nodes share one queue:
+// claims never overlap, and a worker that dies leaves its rows to come due when its lease ends.
+//
+// It polls: right away again while claims come back full, every IDLE_POLL_MS otherwise, so
+// newly accepted mail is picked up within a fraction of a second without LISTEN/NOTIFY.
+// Claimed work in memory is bounded (rows and message bytes); at the bound it waits for
+// attempts to finish before claiming more.
+//
+// Shutdown (stop): stop claiming; attempts not yet connected give their rows back at once
+// (next_attempt_at = now, for another node); attempts in flight get STOP_TIMEOUT_MS to finish
+// and record their outcomes; anything still running after that simply falls out of its lease.
+// Idle connections are closed with QUIT.
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { DnsResolver } from '../dns/resolver.js';
+import type { Logger } from '../logger.js';
+import { attemptDelivery, type AttemptDeps } from './attempt.js';
+import { claimDue, groupIntoJobs, releaseClaims, type DeliveryJob } from './claim.js';
+import { DeliveryLimits } from './limits.js';
+import { OutcomeWriter } from './outcomes.js';
+import { Router } from './route.js';
+import { SmtpPool } from './smtp-pool.js';
+
+/** How far a claim pushes next_attempt_at: the time a crashed worker's rows stay hidden. */
+const LEASE_MS = 5 * 60_000;
+/** An attempt starts only with this much lease left, which covers its longest run (smtp-pool.ts timeouts). */
+const MIN_LEASE_LEFT_MS = 3 * 60_000;
+const IDLE_POLL_MS = 100;
+const ERROR_BACKOFF_MS = 1_000;
+const STOP_TIMEOUT_MS = 10_000;
+const CLAIM_BATCH = 500;
+const CLAIM_MAX_BYTES = 64 * 1024 * 1024;
+const IN_FLIGHT_MAX_BYTES = 256 * 1024 * 1024;
+const IDLE_CONNECTION_MS = 5_000;
+/** A host that refused a connection is skipped this long (at most the first retry delay). */
+const HOST_DOWN_MS = 30_000;
+
+export interface WorkerOptions {
+  db: Db;
+  config: Config;
+  resolver: DnsResolver;
+  logger: Logger;
+}
+
+export class DeliveryWorker {
+  private running = false;
+  private loopDone: Promise<void> | undefined;
+  private inFlight = new Set<Promise<void>>();
+  private inFlightRows = 0;
+  private inFlightBytes = 0;
+  private maxInFlightRows: number;
+  private waitingForRoom = false;
+  private wakeUp: (() => void) | undefined;
+  private pool: SmtpPool;
+  private writer: OutcomeWriter;
+  private deps: AttemptDeps;
+
+  constructor(private options: WorkerOptions) {
+    const { config } = options;
+    this.maxInFlightRows = Math.max(CLAIM_BATCH, config.deliveryConcurrency * 10);
+    this.pool = new SmtpPool({
+      ehloName: config.smtpHostname,
+      idleMs: IDLE_CONNECTION_MS,
+      downMs: Math.min(HOST_DOWN_MS, config.retryDelaysMs[0]!),
+      maxIdle: config.deliveryConcurrency,
+    });
+    this.writer = new OutcomeWriter(options.db, { delaysMs: config.retryDelaysMs, maxQueueAgeMs: config.maxQueueAgeMs }, options.logger);
+    this.deps = {
+      router: new Router(options.resolver, config.outboundPort, config.relayUrl),
+      pool: this.pool,
+      limits: new DeliveryLimits(config.deliveryConcurrency, config.deliveryConcurrencyPerHost),
+      mayStart: (job) => this.running && leaseLeft(job) >= MIN_LEASE_LEFT_MS,
+    };
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loopDone = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.wakeUp?.();
+    await this.loopDone;
+    const settled = Promise.allSettled([...this.inFlight]);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), STOP_TIMEOUT_MS)));
+    if ((await Promise.race([settled, timedOut])) === 'timeout') {
+      this.options.logger.warn({ attempts: this.inFlight.size }, 'delivery attempts still running at shutdown; their rows fall out of the lease');
+    }
+    clearTimeout(timer);
+    await this.writer.idle();
+    this.pool.closeAll();
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      if (this.full()) {
+        this.waitingForRoom = true;
+        while (this.running && this.full()) await this.sleep(IDLE_POLL_MS * 10);
+        this.waitingForRoom = false;
+        continue;
+      }
+      const limit = Math.min(CLAIM_BATCH, this.maxInFlightRows - this.inFlightRows);
+      try {
+        const rows = await claimDue(this.options.db, { limit, leaseMs: LEASE_MS, maxBytes: CLAIM_MAX_BYTES });
+        for (const job of groupIntoJobs(rows)) this.dispatch(job);
+        if (rows.length < limit) await this.sleep(IDLE_POLL_MS);
+      } catch (err) {
+        if (!this.running) break;
+        this.options.logger.error({ err }, 'claiming deliveries failed');
+        await this.sleep(ERROR_BACKOFF_MS);
+      }
+    }
+  }
+
+  /**
+   * Whether to hold off claiming. Once at the bound, claiming resumes only when half the rows
+   * are done, so claims stay large instead of one row for each attempt that finishes.
+   */
+  private full(): boolean {
+    if (this.inFlightBytes >= IN_FLIGHT_MAX_BYTES) return true;
+    return this.waitingForRoom ? this.inFlightRows > this.maxInFlightRows / 2 : this.inFlightRows >= this.maxInFlightRows;
+  }
+
+  private dispatch(job: DeliveryJob): void {
+    const rows = job.recipients.length;
+    const bytes = job.email.mime.length;
+    this.inFlightRows += rows;
+    this.inFlightBytes += bytes;
+    const run = this.run(job).finally(() => {
+      this.inFlightRows -= rows;
+      this.inFlightBytes -= bytes;
+      this.inFlight.delete(run);
+      if (this.waitingForRoom && !this.full()) this.wakeUp?.();
+    });
+    this.inFlight.add(run);
+  }
+
+  private async run(job: DeliveryJob): Promise<void> {
+    const { db, logger } = this.options;
+    try {
+      const result = await attemptDelivery(job, this.deps);
+      await Promise.all([this.writer.record(result.outcomes), releaseClaims(db, result.notTried)]);
+      if (logger.isLevelEnabled('debug')) {
+        const outcomes = result.outcomes.map((o) => [o.delivery.recipient, o.verdict.kind, o.verdict.response]);
+        logger.debug({ email: job.email.id, domain: job.domain, outcomes }, 'delivery attempt');
+      }
+    } catch (err) {
+      // The rows keep their lease and are tried again when it runs out.
+      logger.error({ err, email: job.email.id, domain: job.domain }, 'delivery attempt failed');
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        if (self.wakeUp === done) self.wakeUp = undefined;
+        resolve();
+      }
+      this.wakeUp = done;
+    });
+  }
+}
+
+function leaseLeft(job: DeliveryJob): number {
+  return Math.min(...job.recipients.map((r) => r.leaseUntil.getTime())) - Date.now();
+}
