@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { Resend } from 'resend';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig, type Role } from '../../src/config.js';
 import { startPostline, type Postline } from '../../src/server.js';
 import { TestDnsServer } from './dns-server.js';
 import { MxSink } from './mx-sink.js';
@@ -51,7 +51,7 @@ async function createExternalDatabase(): Promise<{ url: string; drop: () => Prom
   };
 }
 
-export async function startTestPostline(options: { env?: Record<string, string> } = {}): Promise<TestPostline> {
+export async function startTestPostline(options: { env?: Record<string, string>; roles?: Role[] } = {}): Promise<TestPostline> {
   const dns = await new TestDnsServer().start();
   const sink = await new MxSink('127.0.0.1').start();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'postline-test-'));
@@ -72,7 +72,7 @@ export async function startTestPostline(options: { env?: Record<string, string> 
     ...(external ? { DATABASE_URL: external.url } : {}),
   };
   let env = { ...baseEnv, ...options.env };
-  let postline = await startPostline(loadConfig(env));
+  let postline = await startPostline(loadConfig(env), { roles: options.roles });
   const handle: TestPostline = {
     postline,
     url: postline.url!,
@@ -86,7 +86,7 @@ export async function startTestPostline(options: { env?: Record<string, string> 
     async restart(extraEnv = {}) {
       await handle.postline.stop();
       env = { ...env, ...extraEnv, PORT: new URL(handle.url).port };
-      postline = await startPostline(loadConfig(env));
+      postline = await startPostline(loadConfig(env), { roles: options.roles });
       handle.postline = postline;
     },
     async stop() {
