@@ -31,7 +31,11 @@ async function main(argv: string[]): Promise<void> {
       const postline = await startPostline(config, { roles: parseRoles(args), logger });
       let stopping = false;
       const shutdown = (signal: string) => {
-        if (stopping) return;
+        if (stopping) {
+          // A second Ctrl-C: stop waiting. An embedded server left running is adopted next start.
+          logger.warn(`${signal} again: exiting without waiting for shutdown to finish`);
+          process.exit(130);
+        }
         stopping = true;
         logger.info(`${signal}: shutting down`);
         postline.stop().then(

@@ -8,11 +8,11 @@ import type { Db } from './database.js';
 const MIGRATION_LOCK = 7_452_301; // arbitrary, fixed: pg_advisory_lock key for migrations
 
 function migrationsDir(): string {
-  // Works from src/ (tsx) and from dist/src/ (compiled): the .sql files are read from src/.
+  // Works from src/db (tsx) and from dist/src/db (compiled by tsc, which copies no .sql):
+  // the .sql files are always read from <package>/src/db/migrations.
   const here = path.dirname(fileURLToPath(import.meta.url));
-  return here.includes(`${path.sep}dist${path.sep}`)
-    ? path.join(here.replace(`${path.sep}dist${path.sep}`, path.sep), 'migrations')
-    : path.join(here, 'migrations');
+  const compiled = path.basename(path.resolve(here, '..', '..')) === 'dist';
+  return compiled ? path.resolve(here, '..', '..', '..', 'src', 'db', 'migrations') : path.join(here, 'migrations');
 }
 
 export async function migrate(db: Db): Promise<string[]> {

@@ -6,7 +6,7 @@ import { validation, notFound } from '../api/errors.js';
 import { isUuid, restTimestamp } from '../api/format.js';
 import { envelope, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
-import type { Db } from '../db/database.js';
+import type { Db, Queryable } from '../db/database.js';
 
 export interface RequestLogEntry {
   accountId: string;
@@ -20,6 +20,7 @@ export interface RequestLogEntry {
 }
 
 const FLUSH_MS = 200;
+const PURGE_BATCH = 10_000;
 const MAX_STORED_BODY = 64 * 1024; // characters of JSON; larger bodies are summarised
 const SECRET_KEYS = new Set(['token', 'signing_secret', 'password', 'secret', 'api_key']);
 const TOKEN_PATTERN = /re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}/g;
@@ -36,12 +37,52 @@ export function redact(value: unknown): unknown {
   return value;
 }
 
+/** An escaped NUL (`\u0000`, not preceded by an escaping backslash) in JSON text. */
+const ESCAPED_NUL = /(?<!\\)((?:\\\\)*)\\u0000/g;
+
 function storable(body: unknown): string | null {
   if (body === undefined || body === null || body === '') return null;
-  const json = JSON.stringify(redact(body));
+  // jsonb refuses NUL characters, and one refused row would lose its whole batch: U+FFFD instead.
+  const json = JSON.stringify(redact(body)).replace(ESCAPED_NUL, '$1\\ufffd');
   if (json.length <= MAX_STORED_BODY) return json;
   return JSON.stringify({ truncated: true, size: json.length });
 }
+
+/**
+ * Retention (POSTLINE_LOG_RETENTION_DAYS): deletes the logs of every account older than `days`
+ * before `now`, returning how many went. `now` is a parameter so retention can be tested.
+ */
+export async function purgeRequestLogs(db: Queryable, days: number, now: Date = new Date()): Promise<number> {
+  const cutoff = new Date(now.getTime() - days * 86_400_000);
+  // In batches: a busy installation logs millions of requests a day, and one huge DELETE
+  // would hold its locks and its WAL for a long time.
+  let total = 0;
+  for (;;) {
+    const row = await db.one<{ n: number }>(
+      `WITH gone AS (
+         DELETE FROM request_logs WHERE id IN (SELECT id FROM request_logs WHERE created_at < $1 LIMIT ${PURGE_BATCH})
+         RETURNING 1)
+       SELECT count(*)::int AS n FROM gone`,
+      [cutoff],
+    );
+    total += row!.n;
+    if (row!.n < PURGE_BATCH) return total;
+  }
+}
+
+/** Columns in the order record() buffers them, with their SQL types. */
+const COLUMNS = [
+  ['id', 'uuid'],
+  ['account_id', 'uuid'],
+  ['api_key_id', 'uuid'],
+  ['method', 'text'],
+  ['endpoint', 'text'],
+  ['response_status', 'int'],
+  ['user_agent', 'text'],
+  ['request_body', 'jsonb'],
+  ['response_body', 'jsonb'],
+  ['created_at', 'timestamptz'],
+] as const;
 
 export class RequestLogs {
   private buffer: unknown[][] = [];
@@ -64,6 +105,8 @@ export class RequestLogs {
       entry.userAgent ?? null,
       storable(entry.requestBody),
       storable(entry.responseBody),
+      // The request's own time, not the flush's: entries written together keep their order.
+      new Date(),
     ]);
     this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
   }
@@ -74,21 +117,22 @@ export class RequestLogs {
     const rows = this.buffer;
     this.buffer = [];
     if (rows.length === 0) return this.flushing;
-    const placeholders = rows.map((_, i) => `(${Array.from({ length: 9 }, (_, j) => `$${i * 9 + j + 1}`).join(',')})`);
+    // One array parameter per column (unnest): any number of rows in one statement.
+    const columns = COLUMNS.map((_, c) => rows.map((row) => row[c]));
     this.flushing = this.flushing.then(() =>
       this.db
         .query(
-          `INSERT INTO request_logs (id, account_id, api_key_id, method, endpoint, response_status, user_agent, request_body, response_body)
-           VALUES ${placeholders.join(',')}`,
-          rows.flat(),
+          `INSERT INTO request_logs (${COLUMNS.map(([name]) => name).join(', ')})
+           SELECT * FROM unnest(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})`,
+          columns,
         )
         .then(() => undefined, this.onError),
     );
     return this.flushing;
   }
 
-  async purgeOlderThan(days: number): Promise<void> {
-    await this.db.query(`DELETE FROM request_logs WHERE created_at < now() - make_interval(days => $1)`, [days]);
+  async purgeOlderThan(days: number): Promise<number> {
+    return purgeRequestLogs(this.db, days);
   }
 
   routes(): Route[] {

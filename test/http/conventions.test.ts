@@ -53,4 +53,14 @@ describe('HTTP conventions', () => {
     const error = await rawRequest(t, 'GET', '/nope');
     assert.ok(error.headers.get('ratelimit-limit'));
   });
+
+  it('sends rate-limit headers and a JSON error on responses to missing and unknown keys too', async () => {
+    for (const auth of [null, 're_00000000_000000000000000000000000']) {
+      const res = await rawRequest(t, 'GET', '/api-keys', { auth });
+      assert.equal(res.status, auth === null ? 401 : 403);
+      assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
+      assert.equal(res.headers.get('ratelimit-limit'), '5');
+      assert.ok(res.headers.get('ratelimit-remaining') !== null);
+    }
+  });
 });

@@ -1,0 +1,161 @@
+// Drives the real `postline` command as child processes (`node --import tsx src/main.ts …`),
+// for what only a whole process shows: kill -9, signals, several processes on one data
+// directory, the CLI's output. The database is the embedded server in a temporary data
+// directory, or a fresh database on TEST_DATABASE_URL when POSTLINE_TEST_DB=external.
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const entry = path.join(repoRoot, 'src', 'main.ts');
+
+export const newApiKey = () => `re_${crypto.randomBytes(4).toString('hex')}_${crypto.randomBytes(12).toString('hex')}`;
+
+/** The environment of a Postline under test: loopback only, no SMTP listeners, quiet logs. */
+export function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    // The test's own database settings must not leak into the child unless asked for.
+    if (v !== undefined && !['DATABASE_URL', 'REDIS_URL', 'NODE_TEST_CONTEXT', 'NODE_OPTIONS'].includes(k)) env[k] = v;
+  }
+  return {
+    ...env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    POSTLINE_SMTP_PORTS: '0',
+    POSTLINE_SMTPS_PORTS: '0',
+    POSTLINE_DNS_SERVERS: '127.0.0.1:9', // nothing is resolved by these tests
+    POSTLINE_RATE_LIMIT: '1000',
+    LOG_LEVEL: 'info',
+    ...extra,
+  };
+}
+
+export async function tempDataDir(): Promise<string> {
+  return fs.mkdtemp(path.join(os.tmpdir(), 'postline-cli-'));
+}
+
+/** A fresh database on TEST_DATABASE_URL, dropped by `drop()`. */
+export async function externalDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const base = process.env.TEST_DATABASE_URL;
+  if (!base) throw new Error('TEST_DATABASE_URL is not set');
+  const name = `postline_cli_${crypto.randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/** A running `postline start`; its pino log lines are kept in `lines`. */
+export class PostlineProcess {
+  readonly lines: string[] = [];
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  url = '';
+  private constructor(readonly child: ChildProcess) {
+    this.exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /**
+   * Starts `postline start …` and waits for "HTTP API listening on URL". `detached` puts it in
+   * a process group of its own, so a test can signal the group as a terminal's Ctrl-C does.
+   */
+  static async start(
+    env: Record<string, string>,
+    options: { args?: string[]; detached?: boolean; command?: string[]; timeoutMs?: number } = {},
+  ): Promise<PostlineProcess> {
+    const command = options.command ?? [process.execPath, '--import', 'tsx', entry, 'start', ...(options.args ?? [])];
+    const child = spawn(command[0]!, command.slice(1), {
+      cwd: repoRoot,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: options.detached ?? false,
+    });
+    const proc = new PostlineProcess(child);
+    let buffered = '';
+    const onData = (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const parts = buffered.split('\n');
+      buffered = parts.pop()!;
+      proc.lines.push(...parts);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+    for (;;) {
+      const match = proc.lines.map((l) => /HTTP API listening on (http:\/\/\S+?)"/.exec(l)).find(Boolean);
+      if (match) {
+        proc.url = match[1]!;
+        return proc;
+      }
+      const exited = await Promise.race([proc.exited, new Promise((r) => setTimeout(r, 50))]);
+      if (exited || Date.now() > deadline) {
+        if (!exited) child.kill('SIGKILL');
+        throw new Error(`postline start did not come up:\n${proc.lines.join('\n')}`);
+      }
+    }
+  }
+
+  /** Sends a signal (SIGTERM by default) and waits for the exit. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM', options: { group?: boolean } = {}) {
+    if (options.group) process.kill(-this.pid, signal);
+    else this.child.kill(signal);
+    return this.exited;
+  }
+}
+
+/** Runs a one-shot `postline …` command to completion. */
+export async function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c) => (stdout += c));
+  child.stderr.on('data', (c) => (stderr += c));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { code, stdout, stderr };
+}
+
+/** PostgreSQL postmasters running from this data directory (by their `-D` argument). */
+export async function postmastersOf(dataDir: string): Promise<number[]> {
+  const pgData = path.join(dataDir, 'pg');
+  const pids: number[] = [];
+  for (const name of await fs.readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const cmdline = await fs.readFile(`/proc/${name}/cmdline`, 'utf8').catch(() => '');
+    const args = cmdline.split('\0');
+    if (args[0]?.endsWith('/postgres') && args.includes(pgData)) pids.push(Number(name));
+  }
+  return pids;
+}
+
+export async function postmasterPid(dataDir: string): Promise<number | undefined> {
+  const content = await fs.readFile(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').catch(() => undefined);
+  return content ? Number(content.split('\n')[0]) : undefined;
+}
+
+/** Waits until cond() holds (polling), or fails with `what`. */
+export async function eventually(cond: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
