@@ -26,10 +26,13 @@ export interface AppDeps {
 declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
+    bodySize?: number;
   }
 }
 
 const METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'] as const;
+/** An escaped NUL (`\u0000`) in JSON text, not itself preceded by an escaping backslash. */
+const ESCAPED_NUL = /(?<!\\)(?:\\\\)*\\u0000/i;
 
 function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
   return reply.code(err.statusCode).type('application/json; charset=utf-8').send(err.toBody());
@@ -55,9 +58,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // The SDK sends `Content-Type: application/json` on every request, bodiless ones included:
   // an empty body is "no body", never an error (resend-compat-notes §1.1).
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, raw, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, raw, done) => {
     const text = (raw as string).trim();
+    req.bodySize = text.length;
     if (text === '') return done(null, undefined);
+    // PostgreSQL text cannot hold NUL: refuse it here rather than fail deep inside a write.
+    if (ESCAPED_NUL.test(text)) return done(validation('Strings must not contain NUL (\\u0000) characters.'), undefined);
     try {
       done(null, JSON.parse(text));
     } catch {
@@ -92,22 +98,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return;
     }
     const token = bearerToken(req);
-    if (token === undefined) {
-      setRateHeaders(reply, await rateLimiter.hit(`ip:${req.ip}`));
-      throw new ApiError('missing_api_key', 'Missing API key in the authorization header.');
-    }
     const principal = token ? await apiKeys.authenticate(token) : null;
     if (!principal) {
-      setRateHeaders(reply, await rateLimiter.hit(`ip:${req.ip}`));
+      // Requests without a valid key are limited per client address, so keys cannot be guessed
+      // at full speed.
+      const decision = await rateLimiter.hit(`ip:${req.ip}`);
+      setRateHeaders(reply, decision);
+      if (!decision.allowed) throw rateLimited(reply, decision);
+      if (token === undefined) throw new ApiError('missing_api_key', 'Missing API key in the authorization header.');
       throw new ApiError('invalid_api_key', 'API key is invalid.');
     }
     req.principal = principal;
     const decision = await rateLimiter.hit(`account:${principal.accountId}`);
     setRateHeaders(reply, decision);
-    if (!decision.allowed) {
-      reply.header('retry-after', String(decision.resetSeconds));
-      throw new ApiError('rate_limit_exceeded', 'Too many requests. Please limit the number of requests per second.');
-    }
+    if (!decision.allowed) throw rateLimited(reply, decision);
     if (principal.permission === 'sending_access' && route.route.access !== 'sending') {
       throw new ApiError('restricted_api_key', 'This API key is restricted to only send emails.');
     }
@@ -137,6 +141,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       status: reply.statusCode,
       userAgent: req.headers['user-agent'],
       requestBody: req.body,
+      requestBodySize: req.bodySize,
       responseBody,
     });
   });
@@ -200,6 +205,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
 
   return app;
+}
+
+function rateLimited(reply: FastifyReply, decision: { resetSeconds: number }): ApiError {
+  reply.header('retry-after', String(decision.resetSeconds));
+  return new ApiError('rate_limit_exceeded', 'Too many requests. Please limit the number of requests per second.');
 }
 
 function setRateHeaders(reply: FastifyReply, d: { limit: number; remaining: number; resetSeconds: number }): void {

@@ -16,6 +16,8 @@ export interface RequestLogEntry {
   status: number;
   userAgent: string | undefined;
   requestBody: unknown;
+  /** Length of the request body as received, when known: spares serialising a large one. */
+  requestBodySize?: number;
   responseBody: unknown;
 }
 
@@ -40,8 +42,10 @@ export function redact(value: unknown): unknown {
 /** An escaped NUL (`\u0000`, not preceded by an escaping backslash) in JSON text. */
 const ESCAPED_NUL = /(?<!\\)((?:\\\\)*)\\u0000/g;
 
-function storable(body: unknown): string | null {
+function storable(body: unknown, knownSize?: number): string | null {
   if (body === undefined || body === null || body === '') return null;
+  // A large body (a batch of 100 emails) is only summarised: don't walk and serialise it.
+  if (knownSize !== undefined && knownSize > MAX_STORED_BODY) return JSON.stringify({ truncated: true, size: knownSize });
   // jsonb refuses NUL characters, and one refused row would lose its whole batch: U+FFFD instead.
   const json = JSON.stringify(redact(body)).replace(ESCAPED_NUL, '$1\\ufffd');
   if (json.length <= MAX_STORED_BODY) return json;
@@ -103,7 +107,7 @@ export class RequestLogs {
       entry.endpoint,
       entry.status,
       entry.userAgent ?? null,
-      storable(entry.requestBody),
+      storable(entry.requestBody, entry.requestBodySize),
       storable(entry.responseBody),
       // The request's own time, not the flush's: entries written together keep their order.
       new Date(),

@@ -63,4 +63,22 @@ describe('HTTP conventions', () => {
       assert.ok(res.headers.get('ratelimit-remaining') !== null);
     }
   });
+
+  it('throttles requests without a valid key per client address', async () => {
+    await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) statuses.push((await rawRequest(t, 'GET', '/api-keys', { auth: 're_guessing_000000000000000000000000' })).status);
+    assert.deepEqual(statuses, [403, 403, 403, 403, 403, 429, 429]);
+  });
+
+  it('refuses NUL characters in JSON strings with 422, storing nothing', async () => {
+    await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
+    const res = await rawRequest(t, 'POST', '/api-keys', { body: '{"name":"a\\u0000b"}' });
+    assert.equal(res.status, 422);
+    assert.equal(res.body.name, 'validation_error');
+    const escaped = await rawRequest(t, 'POST', '/api-keys', { body: '{"name":"a\\\\u0000b"}' });
+    assert.equal(escaped.status, 201, 'an escaped backslash followed by u0000 is ordinary text');
+    const names = await t.sql(`SELECT name FROM api_keys WHERE name LIKE 'a%b'`);
+    assert.deepEqual(names.map((r) => r.name), ['a\\u0000b']);
+  });
 });
