@@ -35,6 +35,21 @@ export interface Config {
   deliveryConcurrencyPerHost: number;
   /** Delivery worker: waits before each retry of a temporary failure; the last one repeats. */
   retryDelaysMs: number[];
+  /** Webhooks: waits before each retry of a failed attempt (the first attempt is immediate). */
+  webhookRetryDelaysMs: number[];
+  /** Webhooks: how long one attempt may take before it counts as failed (ms). */
+  webhookTimeoutMs: number;
+  /** Webhooks: an endpoint whose attempts have all failed for this long is disabled (ms). */
+  webhookDisableAfterMs: number;
+  /** Webhooks: parallel attempts in total and per endpoint. */
+  webhookConcurrency: number;
+  webhookConcurrencyPerEndpoint: number;
+  /** Webhooks: messages and attempts older than this are deleted (days). */
+  webhookLogRetentionDays: number;
+  /** Attachments given by `path`: whether URLs may point at private, loopback or link-local addresses. */
+  attachmentFetchAllowPrivate: boolean;
+  /** Attachments given by `path`: the deadline of one fetch, redirects and body included (ms). */
+  attachmentFetchTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -45,6 +60,14 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): n
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be an integer ≥ ${min}, got "${raw}"`);
   return n;
+}
+
+function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
 }
 
 function portList(env: NodeJS.ProcessEnv, name: string, fallback: number[]): number[] {
@@ -119,5 +142,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     deliveryConcurrency: int(env, 'POSTLINE_DELIVERY_CONCURRENCY', 100, 1),
     deliveryConcurrencyPerHost: int(env, 'POSTLINE_DELIVERY_CONCURRENCY_PER_HOST', 20, 1),
     retryDelaysMs: durationList(env, 'POSTLINE_RETRY_DELAYS', '1m,5m,15m,30m,1h,2h,4h'),
+    // Resend's schedule: immediately, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h.
+    webhookRetryDelaysMs: durationList(env, 'POSTLINE_WEBHOOK_RETRY_DELAYS', '5s,5m,30m,2h,5h,10h,10h'),
+    webhookTimeoutMs: parseDuration(env.POSTLINE_WEBHOOK_TIMEOUT || '15s', 'POSTLINE_WEBHOOK_TIMEOUT'),
+    webhookDisableAfterMs: parseDuration(env.POSTLINE_WEBHOOK_DISABLE_AFTER || '5d', 'POSTLINE_WEBHOOK_DISABLE_AFTER'),
+    webhookConcurrency: int(env, 'POSTLINE_WEBHOOK_CONCURRENCY', 200, 1),
+    webhookConcurrencyPerEndpoint: int(env, 'POSTLINE_WEBHOOK_CONCURRENCY_PER_ENDPOINT', 50, 1),
+    webhookLogRetentionDays: int(env, 'POSTLINE_WEBHOOK_LOG_RETENTION_DAYS', 30, 1),
+    attachmentFetchAllowPrivate: bool(env, 'POSTLINE_ATTACHMENT_FETCH_ALLOW_PRIVATE', false),
+    attachmentFetchTimeoutMs: parseDuration(env.POSTLINE_ATTACHMENT_FETCH_TIMEOUT || '10s', 'POSTLINE_ATTACHMENT_FETCH_TIMEOUT'),
   };
 }

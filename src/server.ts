@@ -1,6 +1,7 @@
 // Composition root: builds each concept with its dependencies and starts the roles asked
 // for. `api` serves HTTP, `smtp` accepts SMTP submission and inbound mail, `worker` delivers
-// the queue and does housekeeping. Any number of nodes may run any roles on one database.
+// the queue, dispatches webhooks and does housekeeping. Any number of nodes may run any
+// roles on one database.
 // Stop order: stop taking new work (HTTP, SMTP), let workers finish their in-flight
 // attempts, flush request logs, then close the database.
 import type { AddressInfo } from 'node:net';
@@ -13,12 +14,18 @@ import type { Db } from './db/database.js';
 import { DeliveryWorker } from './delivery/worker.js';
 import { DnsResolver } from './dns/resolver.js';
 import { Domains } from './domains/domains.js';
+import { ScheduledEmailReleaser } from './emails/release-scheduled.js';
 import { emailRoutes } from './emails/routes.js';
 import { buildApp } from './http/app.js';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
 import { memoryRateLimiter, redisRateLimiter } from './http/rate-limit.js';
 import { createLogger, type Logger } from './logger.js';
 import { RequestLogs } from './logs/request-logs.js';
+import { suppressionRoutes } from './suppressions/routes.js';
+import { templateRoutes } from './templates/routes.js';
+import { trackingRoutes } from './tracking/routes.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { webhookRoutes } from './webhooks/routes.js';
 
 export interface Postline {
   config: Config;
@@ -54,7 +61,11 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
       const routes: Route[] = [
         ...apiKeys.routes(),
         ...domains.routes(),
-        ...emailRoutes(db),
+        ...emailRoutes(db, config, dns),
+        ...suppressionRoutes(db),
+        ...trackingRoutes(db),
+        ...templateRoutes(db),
+        ...webhookRoutes(db),
         ...requestLogs.routes(),
       ];
       const app = await buildApp({
@@ -79,9 +90,16 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
     }
 
     if (roles.has('worker')) {
+      // Scheduled emails enter the queue when due; stopped before the worker it feeds.
+      const releaser = new ScheduledEmailReleaser(db, logger.child({ role: 'worker' }));
+      releaser.start();
+      stops.push(() => releaser.stop());
       const worker = new DeliveryWorker({ db, config, resolver: dns, logger: logger.child({ role: 'worker' }) });
       worker.start();
       stops.push(() => worker.stop());
+      const webhooks = new WebhookDispatcher({ db, config, logger: logger.child({ role: 'webhooks' }) });
+      webhooks.start();
+      stops.push(() => webhooks.stop());
       const housekeeping = setInterval(() => {
         void requestLogs.purgeOlderThan(config.logRetentionDays).catch((err) => logger.warn({ err }, 'log purge failed'));
         void purgeExpiredIdempotencyKeys(db).catch((err) => logger.warn({ err }, 'idempotency purge failed'));

@@ -26,14 +26,21 @@ export interface RouteContext {
 
 export interface RouteResult {
   status?: number;
+  /** JSON, or a Buffer/string sent as is (downloads, the tracking pixel). */
   body: unknown;
+  /** Response headers (content-type of a download, location of a redirect). */
+  headers?: Record<string, string>;
 }
 
 export interface Route {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
   url: string;
-  /** 'sending' routes accept sending_access keys; every other route needs full_access. */
-  access?: 'full' | 'sending';
+  /**
+   * 'sending' routes accept sending_access keys; every other route needs full_access, except
+   * 'public' ones, which take no API key at all: links in mail (tracking, signed downloads)
+   * whose URL carries its own signature. Their handlers get no principal.
+   */
+  access?: 'full' | 'sending' | 'public';
   /** POST /emails and /emails/batch: honour the Idempotency-Key header. */
   idempotent?: boolean;
   /** Accept a JSON body of any shape (arrays for batch); default expects an object or nothing. */

@@ -13,6 +13,7 @@ import type { Db, Queryable } from '../db/database.js';
 import type { EmailEventType } from '../events/catalogue.js';
 import { emailEventData, lastEventOf, recordEvents, type NewEvent } from '../events/record-events.js';
 import type { Logger } from '../logger.js';
+import { suppressAfterOutcomes } from '../suppressions/suppress-on-outcome.js';
 import type { Bounce } from './bounce-codes.js';
 import type { ClaimedDelivery, ClaimedEmail } from './claim.js';
 import { decideRetry, type RetryPolicy } from './retry-policy.js';
@@ -139,6 +140,8 @@ async function write(q: Queryable, rows: Row[]): Promise<void> {
   const written = rows.filter((r) => held.has(r.outcome.delivery.id));
   const events = eventsOf(written);
   await recordEvents(q, events);
+  // Hard bounces and complaints put the address on the account's suppression list, with the outcome.
+  await suppressAfterOutcomes(q, written.map((r) => r.outcome));
 
   const lastEvent = new Map<string, string>();
   for (const e of events) {

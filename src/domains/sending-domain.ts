@@ -12,13 +12,17 @@ export interface SendingDomain {
   dkimPrivateKey: string;
   /** Host of the envelope sender (MAIL FROM), `send.<domain>` unless customised. */
   returnPathHost: string;
+  /** Open and click tracking of the domain's html emails (src/tracking); absent: off. */
+  openTracking?: boolean;
+  clickTracking?: boolean;
 }
 
 /** The account's domains among `names` (lower-case), keyed by name. One query for any number. */
 export async function findSendingDomains(q: Queryable, accountId: string, names: string[]): Promise<Map<string, SendingDomain>> {
   const unique = [...new Set(names.map((n) => n.toLowerCase()))];
   const rows = await q.query(
-    `SELECT id, name, status, sending_enabled, dkim_selector, dkim_private_key, custom_return_path
+    `SELECT id, name, status, sending_enabled, dkim_selector, dkim_private_key, custom_return_path,
+            open_tracking, click_tracking
        FROM domains WHERE account_id = $1 AND name = ANY($2::text[])`,
     [accountId, unique],
   );
@@ -34,6 +38,8 @@ export async function findSendingDomains(q: Queryable, accountId: string, names:
         dkimSelector: r.dkim_selector,
         dkimPrivateKey: r.dkim_private_key,
         returnPathHost: `${r.custom_return_path}.${r.name}`,
+        openTracking: r.open_tracking,
+        clickTracking: r.click_tracking,
       },
     ]),
   );

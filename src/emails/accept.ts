@@ -1,7 +1,8 @@
 // The accept pipeline: the one way an email enters Postline, whether it comes from the API
 // (single or batch) or, later, SMTP submission, broadcasts and automations.
 //
-//   validate → resolve sender domain → compose → sign → persist and enqueue (one transaction)
+//   render template → validate → resolve sender domain → load attachments → compose (with
+//   tracking) → sign → apply suppressions → persist and enqueue (one transaction)
 //
 // Nothing is acknowledged before the transaction commits: the caller's response (and its
 // idempotency record, through `beforeCommit`) is written in that same transaction.
@@ -12,10 +13,17 @@ import crypto from 'node:crypto';
 import { ApiError } from '../api/errors.js';
 import type { Queryable } from '../db/database.js';
 import type { SendingDomain } from '../domains/sending-domain.js';
+import { rewriteHtml } from '../tracking/rewrite-html.js';
+import type { TrackingSigners } from '../tracking/tracking-links.js';
+import { applySuppressions, lookUpSuppressions } from './apply-suppressions.js';
+import { locateAttachments } from './attachment-parts.js';
+import { loadAttachments, type Attachment } from './attachments.js';
 import { composeMessage, textPart } from './compose.js';
 import { signMessage } from './dkim.js';
 import type { EmailRequest } from './email-request.js';
+import type { FetchPolicy } from './fetch-attachment.js';
 import type { GroupCommitter } from './group-commit.js';
+import { renderTemplates } from './render-template.js';
 import type { EmailSource, OutgoingEmail } from './persist-and-enqueue.js';
 import { resolveSenderDomains, type SenderPrincipal } from './sender-domain.js';
 
@@ -24,6 +32,10 @@ export interface AcceptDeps {
   db: Queryable;
   /** Writes go through the group committer: persist and enqueue, in one transaction. */
   committer: GroupCommitter;
+  /** How attachments given by `path` are fetched (fetch-attachment.ts). */
+  attachmentFetch: FetchPolicy;
+  /** Signers of tracking links, for domains with open or click tracking (src/tracking). */
+  tracking: () => Promise<TrackingSigners>;
 }
 
 export interface Submission {
@@ -53,13 +65,18 @@ interface Candidate {
   request?: EmailRequest;
   domain?: SendingDomain;
   error?: ApiError;
+  attachments?: Attachment[];
 }
 
 export async function acceptEmails(deps: AcceptDeps, submission: Submission): Promise<AcceptResult> {
-  const candidates = validate(submission);
+  const payloads = await renderTemplates(deps.db, submission.principal.accountId, submission.payloads);
+  const candidates = validate(submission, payloads);
   await resolveSender(deps.db, submission.principal, candidates);
   const accepted = settle(candidates, submission.mode);
-  const outgoing = await composeAndSign(submission, accepted);
+  const suppressions = lookUpSuppressions(deps.db, submission.principal.accountId, accepted.map((c) => c.request!));
+  await loadAttachmentsOf(deps.attachmentFetch, accepted);
+  const outgoing = await composeAndSign(deps, submission, accepted);
+  applySuppressions(outgoing, await suppressions);
   const result: AcceptResult = {
     ids: outgoing.map((e) => e.id),
     errors: candidates.filter((c) => c.error).map((c) => ({ index: c.index, error: c.error! })),
@@ -68,8 +85,9 @@ export async function acceptEmails(deps: AcceptDeps, submission: Submission): Pr
   return result;
 }
 
-function validate(submission: Submission): Candidate[] {
-  return submission.payloads.map((payload, index) => {
+function validate(submission: Submission, payloads: unknown[]): Candidate[] {
+  return payloads.map((payload, index) => {
+    if (payload instanceof ApiError) return { index, error: payload }; // from the render step
     try {
       return { index, request: submission.validate(payload) };
     } catch (err) {
@@ -98,17 +116,38 @@ function settle(candidates: Candidate[], mode: Submission['mode']): Candidate[] 
   return candidates.filter((c) => !c.error);
 }
 
-async function composeAndSign(submission: Submission, accepted: Candidate[]): Promise<OutgoingEmail[]> {
+/**
+ * Fetches attachments given by `path` and holds each email to 40 MB. Only POST /emails
+ * carries attachments (never batch), so its one email is strict: an error rejects it.
+ */
+async function loadAttachmentsOf(policy: FetchPolicy, accepted: Candidate[]): Promise<void> {
+  for (const c of accepted) {
+    const { attachments, html, text } = c.request!;
+    if (!attachments?.length) continue;
+    c.attachments = await loadAttachments(attachments, Buffer.byteLength(html ?? '') + Buffer.byteLength(text ?? ''), policy);
+  }
+}
+
+/** The tracking step: the html with its open pixel and tracked links, when the domain asks for them. */
+function track(request: EmailRequest, domain: SendingDomain, id: string, signers: TrackingSigners | undefined): EmailRequest {
+  if (!signers || !request.html || !(domain.openTracking || domain.clickTracking)) return request;
+  return { ...request, html: rewriteHtml(request.html, id, { open: !!domain.openTracking, click: !!domain.clickTracking }, signers) };
+}
+
+async function composeAndSign(deps: AcceptDeps, submission: Submission, accepted: Candidate[]): Promise<OutgoingEmail[]> {
   const date = new Date();
   const texts = new Map<string, string>(); // a batch often repeats one html: convert it once
+  const tracked = accepted.some((c) => c.domain!.openTracking || c.domain!.clickTracking);
+  const signers = tracked ? await deps.tracking() : undefined;
   return Promise.all(
-    accepted.map(async ({ request, domain }) => {
+    accepted.map(async ({ request, domain, attachments }) => {
       const id = crypto.randomUUID();
       const messageId = `<${id}@${domain!.name}>`;
       const text = textPart(request!, texts);
       // SMTP submission (a later issue) brings a message already composed: this is the one
       // place to use it instead, after setting our Message-ID in it.
-      const message = await composeMessage({ request: request!, text, messageId, date });
+      const message = await composeMessage({ request: track(request!, domain!, id, signers), text, messageId, date, attachments });
+      const mime = await signMessage(message, domain!);
       return {
         id,
         accountId: submission.principal.accountId,
@@ -119,7 +158,8 @@ async function composeAndSign(submission: Submission, accepted: Candidate[]): Pr
         messageId,
         envelopeFrom: `bounces+${id}@${domain!.returnPathHost}`,
         recipients: uniqueRecipients(request!),
-        mime: await signMessage(message, domain!),
+        mime,
+        attachments: attachments && locateAttachments(mime, attachments, !!request!.html),
       };
     }),
   );

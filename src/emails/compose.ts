@@ -13,7 +13,8 @@ import type MimeNode from 'nodemailer/lib/mime-node';
 import * as base64 from 'nodemailer/lib/base64';
 import * as qp from 'nodemailer/lib/qp';
 import { compile } from 'html-to-text';
-import type { Mailbox } from './addresses.js';
+import type { Mailbox } from '../mailbox/mailbox.js';
+import type { Attachment } from './attachments.js';
 import type { EmailRequest } from './email-request.js';
 
 /** html-to-text compiles its options once; converting then costs a fraction of convert(). */
@@ -44,9 +45,19 @@ export interface ComposeInput {
   text: string | null;
   messageId: string;
   date: Date;
+  /** Loaded attachments (attachments.ts): Buffers, so such a message is written by build(). */
+  attachments?: Attachment[];
 }
 
-export async function composeMessage({ request, text, messageId, date }: ComposeInput): Promise<Buffer> {
+const asAttachment = (a: Attachment) => ({
+  filename: a.filename,
+  content: a.content,
+  contentType: a.contentType,
+  cid: a.contentId ?? undefined,
+  contentDisposition: a.disposition,
+});
+
+export async function composeMessage({ request, text, messageId, date, attachments }: ComposeInput): Promise<Buffer> {
   const root = new MailComposer({
     from: asAddress(request.sender),
     to: request.toMailboxes.map(asAddress),
@@ -57,6 +68,7 @@ export async function composeMessage({ request, text, messageId, date }: Compose
     html: request.html === null ? undefined : crlf(request.html),
     text: text === null ? undefined : crlf(text),
     headers: request.headers ?? undefined,
+    attachments: attachments?.length ? attachments.map(asAttachment) : undefined,
     messageId,
     date,
   }).compile();

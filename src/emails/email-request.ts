@@ -3,7 +3,9 @@
 // CR/LF here, so nothing a caller sends can add a header of its own.
 import { missingField, validation } from '../api/errors.js';
 import { assertSingleLine, rejectUnknown, type Body } from '../api/validate.js';
-import { parseMailbox, type Mailbox } from './addresses.js';
+import { parseMailbox, type Mailbox } from '../mailbox/mailbox.js';
+import { parseAttachments, type AttachmentRequest } from './attachments.js';
+import { parseScheduledAt } from './schedule.js';
 
 export interface EmailRequest {
   /** `from` as given (trimmed), stored and reported as is. */
@@ -24,15 +26,22 @@ export interface EmailRequest {
   text: string | null | undefined;
   headers: Record<string, string> | null;
   tags: { name: string; value: string }[] | null;
+  /** When to send (schedule.ts); null: now. */
+  scheduledAt: Date | null;
+  /** Validated attachments (attachments.ts), loaded by the accept pipeline's load step. */
+  attachments: AttachmentRequest[] | null;
 }
 
 export const MAX_RECIPIENTS = 50;
 /** Resend's limit on an email's size (resend-compat-notes §10). */
 const MAX_CONTENT_BYTES = 40 * 1024 * 1024;
 
-const FIELDS = ['from', 'to', 'cc', 'bcc', 'reply_to', 'subject', 'html', 'text', 'headers', 'tags'];
-/** Fields of Resend's API that later issues implement; refused clearly rather than ignored. */
-const NOT_YET = ['scheduled_at', 'attachments', 'template', 'topic_id'];
+const FIELDS = ['from', 'to', 'cc', 'bcc', 'reply_to', 'subject', 'html', 'text', 'headers', 'tags', 'scheduled_at', 'attachments'];
+/**
+ * Fields of Resend's API that later issues implement; refused clearly rather than ignored.
+ * (`template` never gets here: the render step, render-template.ts, replaces it with content.)
+ */
+const NOT_YET = ['topic_id'];
 /** What POST /emails/batch never supports (interface-spec §2.1). */
 const NOT_IN_BATCH = ['scheduled_at', 'attachments'];
 
@@ -55,10 +64,11 @@ export function parseEmailRequest(raw: unknown, options: { batch?: boolean } = {
   }
   const body = raw as Body;
   rejectUnknown(body, [...FIELDS, ...NOT_YET, 'react']);
+  for (const field of options.batch ? NOT_IN_BATCH : []) {
+    if (present(body, field)) throw validation(`The \`${field}\` field is not supported in batch emails.`);
+  }
   for (const field of NOT_YET) {
-    if (!present(body, field)) continue;
-    if (options.batch && NOT_IN_BATCH.includes(field)) throw validation(`The \`${field}\` field is not supported in batch emails.`);
-    throw validation(`The \`${field}\` field is not supported yet.`);
+    if (present(body, field)) throw validation(`The \`${field}\` field is not supported yet.`);
   }
   if (present(body, 'react')) throw validation('The `react` field must be rendered to `html` by the SDK before sending.');
 
@@ -96,6 +106,8 @@ export function parseEmailRequest(raw: unknown, options: { batch?: boolean } = {
     text: text === undefined ? (html ? undefined : null) : text === '' ? null : text,
     headers: customHeaders(body),
     tags: tags(body),
+    scheduledAt: present(body, 'scheduled_at') ? parseScheduledAt(body.scheduled_at) : null,
+    attachments: parseAttachments(body.attachments),
   };
 }
 

@@ -1,13 +1,18 @@
 // The persist-and-enqueue step: the emails, their queue entries (one delivery per unique
-// recipient) and their `email.sent` events, written with a constant number of statements
-// however many emails there are. Runs inside the caller's transaction, which is what makes
-// an accepted email durable before anyone is told it was accepted.
+// recipient) and their `email.sent` (or `email.scheduled`) events, written with a constant
+// number of statements however many emails there are. Runs inside the caller's transaction,
+// which is what makes an accepted email durable before anyone is told it was accepted.
 //
 // Coupled with src/delivery/ (which reads emails.mime, emails.envelope_from and the
-// deliveries rows written here) and with 0001_core.sql / 0002_emails.sql.
+// deliveries rows written here) and with 0001_core.sql / 0002_emails.sql; the 'scheduled'
+// rows of scheduled emails with release-scheduled.ts and 0007_scheduling.sql.
 import type { Queryable } from '../db/database.js';
 import { emailEventData, recordEvents } from '../events/record-events.js';
 import type { EmailRequest } from './email-request.js';
+import type { SuppressionOrigin } from '../suppressions/suppression-list.js';
+import { recordSuppressed } from './apply-suppressions.js';
+import { persistAttachments, type StoredAttachment } from './attachment-parts.js';
+import { acceptedState } from './schedule.js';
 
 export type EmailSource = 'api' | 'smtp' | 'broadcast' | 'automation';
 
@@ -25,11 +30,15 @@ export interface OutgoingEmail {
   /** Unique bare recipients across to, cc and bcc. */
   recipients: { address: string; domain: string }[];
   mime: Buffer;
+  /** Where each attachment sits in `mime` (attachment-parts.ts). */
+  attachments?: StoredAttachment[];
+  /** Recipients on the account's suppression list (apply-suppressions.ts): never attempted. */
+  suppressed?: { address: string; origin: SuppressionOrigin }[];
 }
 
 const EMAIL_COLUMNS = [
   'id', 'account_id', 'domain_id', 'source', 'from_address', 'to_addresses', 'cc', 'bcc', 'reply_to', 'subject',
-  'html', 'text', 'headers', 'tags', 'message_id', 'mime', 'envelope_from',
+  'html', 'text', 'headers', 'tags', 'message_id', 'mime', 'envelope_from', 'scheduled_at', 'last_event',
 ];
 
 function emailValues(e: OutgoingEmail): unknown[] {
@@ -37,6 +46,7 @@ function emailValues(e: OutgoingEmail): unknown[] {
   return [
     e.id, e.accountId, e.domainId, e.source, r.from, r.to, r.cc, r.bcc, r.replyTo, r.subject,
     r.html, e.text, r.headers && JSON.stringify(r.headers), r.tags && JSON.stringify(r.tags), e.messageId, e.mime, e.envelopeFrom,
+    r.scheduledAt, acceptedState(r.scheduledAt).lastEvent,
   ];
 }
 
@@ -47,21 +57,27 @@ export async function persistAndEnqueue(q: Queryable, emails: OutgoingEmail[]): 
   // created_at) keep the order in which the emails were submitted.
   const rows = emails.map((email, i) => {
     const placeholders = emailValues(email).map((value) => `$${params.push(value)}`);
-    return `(${placeholders.join(',')}, 'sent', now() + interval '1 microsecond' * ${i})`;
+    return `(${placeholders.join(',')}, now() + interval '1 microsecond' * ${i})`;
   });
-  const deliveries = emails.flatMap((e) => e.recipients.map((r) => [e.id, e.accountId, r.address, r.domain]));
+  // A scheduled email's deliveries wait as 'scheduled' until their time (schedule.ts).
+  const deliveries = emails.flatMap((e) => {
+    const { deliveryStatus, dueAt } = acceptedState(e.request.scheduledAt);
+    return e.recipients.map((r) => [e.id, e.accountId, r.address, r.domain, deliveryStatus, dueAt]);
+  });
   const column = (k: number) => deliveries.map((d) => d[k]);
   const base = params.length;
-  params.push(column(0), column(1), column(2), column(3));
+  params.push(column(0), column(1), column(2), column(3), column(4), column(5));
   // One statement for both tables: the deliveries' foreign key is checked at its end.
   const inserted = await q.query<{ id: string; created_at: Date }>(
     `WITH e AS (
-       INSERT INTO emails (${EMAIL_COLUMNS.join(', ')}, last_event, created_at)
+       INSERT INTO emails (${EMAIL_COLUMNS.join(', ')}, created_at)
        VALUES ${rows.join(',\n')}
        RETURNING id, created_at
      ), d AS (
-       INSERT INTO deliveries (email_id, account_id, recipient, domain)
-       SELECT * FROM unnest($${base + 1}::uuid[], $${base + 2}::uuid[], $${base + 3}::text[], $${base + 4}::text[])
+       INSERT INTO deliveries (email_id, account_id, recipient, domain, status, next_attempt_at)
+       SELECT v.email_id, v.account_id, v.recipient, v.domain, v.status, COALESCE(v.due, now())
+         FROM unnest($${base + 1}::uuid[], $${base + 2}::uuid[], $${base + 3}::text[], $${base + 4}::text[],
+                     $${base + 5}::text[], $${base + 6}::timestamptz[]) AS v(email_id, account_id, recipient, domain, status, due)
      )
      SELECT id, created_at FROM e`,
     params,
@@ -71,7 +87,7 @@ export async function persistAndEnqueue(q: Queryable, emails: OutgoingEmail[]): 
     q,
     emails.map((e) => ({
       accountId: e.accountId,
-      type: 'email.sent' as const,
+      type: acceptedState(e.request.scheduledAt).event,
       emailId: e.id,
       data: emailEventData(
         {
@@ -86,4 +102,6 @@ export async function persistAndEnqueue(q: Queryable, emails: OutgoingEmail[]): 
       ),
     })),
   );
+  await persistAttachments(q, emails);
+  await recordSuppressed(q, emails, createdAt);
 }

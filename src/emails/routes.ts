@@ -1,15 +1,41 @@
 // The /emails routes, one file per operation, for server.ts to mount. The accept pipeline's
 // group committer is made here, one per process (SMTP submission will share it).
+// Attachment downloads (/downloads/attachments/:id) are served here too, without an API key.
 import type { Route } from '../api/route.js';
+import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
+import type { DnsResolver } from '../dns/resolver.js';
+import { signers } from '../signing/url-signing.js';
 import type { AcceptDeps } from './accept.js';
+import { downloadAttachment } from './download-attachment.js';
+import { getAttachment } from './get-attachment.js';
+import { listAttachments } from './list-attachments.js';
+import { cancelEmail } from './cancel-email.js';
 import { getEmail } from './get-email.js';
 import { GroupCommitter } from './group-commit.js';
 import { listEmails } from './list-emails.js';
 import { sendBatchEmails } from './send-batch-emails.js';
 import { sendEmail } from './send-email.js';
+import { updateEmail } from './update-email.js';
 
-export function emailRoutes(db: Db): Route[] {
-  const accept: AcceptDeps = { db, committer: new GroupCommitter(db) };
-  return [sendEmail(accept), sendBatchEmails(accept), listEmails(db), getEmail(db)];
+export type EmailConfig = Pick<Config, 'publicUrl' | 'attachmentFetchAllowPrivate' | 'attachmentFetchTimeoutMs'>;
+
+export function emailRoutes(db: Db, config: EmailConfig, dns: DnsResolver): Route[] {
+  const signer = signers(db);
+  const { publicUrl } = config;
+  const accept: AcceptDeps = {
+    db,
+    committer: new GroupCommitter(db),
+    attachmentFetch: {
+      allowPrivate: config.attachmentFetchAllowPrivate,
+      timeoutMs: config.attachmentFetchTimeoutMs,
+      resolve: (host) => dns.addresses(host),
+    },
+    tracking: async () => ({ publicUrl, open: await signer('open-tracking'), click: await signer('click-tracking') }),
+  };
+  const links = async () => ({ publicUrl, signer: await signer('attachment-download') });
+  return [
+    sendEmail(accept), sendBatchEmails(accept), listEmails(db), getEmail(db), updateEmail(db), cancelEmail(db),
+    listAttachments(db, links), getAttachment(db, links), downloadAttachment(db, () => signer('attachment-download')),
+  ];
 }

@@ -97,6 +97,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       setRateHeaders(reply, decision);
       return;
     }
+    // Links in mail (tracking, signed downloads): no API key; the handler checks the URL's signature.
+    if (route.route.access === 'public') return;
     const token = bearerToken(req);
     const principal = token ? await apiKeys.authenticate(token) : null;
     if (!principal) {
@@ -171,6 +173,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         const key = req.headers['idempotency-key'];
         if (!route.idempotent || key === undefined) {
           const result = await route.handler(ctx);
+          if (result.headers) reply.headers(result.headers);
           return reply.code(result.status ?? 200).send(result.body);
         }
         const claim = await claimIdempotencyKey(db, ctx.principal.accountId, `${route.method} ${route.url}`, String(key), body);

@@ -52,9 +52,9 @@ describe('rejected sends', () => {
   it('refuses unknown fields, unsupported fields and wrong types', async () => {
     await rejects({ ...OK, priority: 'high' }, 422, 'validation_error', 'Unknown field `priority`.');
     await rejects({ ...OK, replyTo: 'a@b.com' }, 422, 'validation_error', /Unknown field `replyTo`/);
-    await rejects({ ...OK, scheduled_at: 'in 1 hour' }, 422, 'validation_error', 'The `scheduled_at` field is not supported yet.');
-    await rejects({ ...OK, attachments: [{ filename: 'a.txt', content: 'aGk=' }] }, 422, 'validation_error', /`attachments`.*not supported yet/);
-    await rejects({ ...OK, template: { id: 'welcome' } }, 422, 'validation_error', /`template`.*not supported yet/);
+    await rejects({ ...OK, scheduled_at: 'whenever' }, 422, 'validation_error', /`scheduled_at` field must be an ISO 8601 date/);
+    await rejects({ ...OK, attachments: [{ filename: 'a.txt', content: 'aGk=', encoding: 'base64' }] }, 422, 'validation_error', 'Unknown field `attachments[0].encoding`.');
+    await rejects({ ...OK, template: { id: 'welcome' } }, 422, 'validation_error', 'The `template` field cannot be used together with `html`.');
     await rejects({ ...OK, from: 42 }, 422, 'validation_error', 'The `from` field must be a string.');
     await rejects({ ...OK, to: { address: 'a@b.com' } }, 422, 'validation_error', /`to` field must be a string or an array/);
     await rejects({ ...OK, to: ['a@b.com', 7] }, 422, 'validation_error', /`to` field must be a string or an array/);

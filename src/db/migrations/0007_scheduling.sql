@@ -1,0 +1,13 @@
+-- Scheduled emails (resend-compat-notes §10). Valid on PostgreSQL 15 and 18.
+--
+-- A scheduled email is accepted like any other (composed, signed, committed), but its
+-- deliveries rows wait with status 'scheduled' and next_attempt_at = emails.scheduled_at.
+-- The delivery worker claims only 'queued' rows, so it never sees them; the releaser
+-- (src/emails/release-scheduled.ts) turns due ones into 'queued' rows and records
+-- email.sent in the same transaction. Cancel sets them to 'canceled'.
+-- deliveries.status has no CHECK constraint: 'scheduled' joins queued | delivered |
+-- bounced | failed | suppressed | canceled.
+--
+-- The releaser's lookup of due rows. Partial on status, like deliveries_due: rows leave it
+-- when they are released, so it stays as small as the set of waiting emails.
+CREATE INDEX deliveries_scheduled ON deliveries (next_attempt_at) WHERE status = 'scheduled';

@@ -1,0 +1,86 @@
+// The apply-suppressions step: recipients on the account's suppression list are not sent to.
+// The email is still accepted (and its other recipients sent to); each suppressed recipient's
+// queue row is written as 'suppressed', never attempted, and the email gets `email.suppressed`
+// (resend-compat-notes §7.2) in the accepting transaction.
+//   lookUpSuppressions: the step's one query per request, whatever its size, started before
+//     composing so that its round trip overlaps the CPU work;
+//   applySuppressions: marks each email's suppressed recipients;
+//   recordSuppressed: inside persist-and-enqueue's transaction, only when someone is suppressed.
+// A suppressed recipient of a scheduled email is decided at accept time too; the email's
+// last_event stays `scheduled` unless nobody is left to send it to.
+import type { Queryable } from '../db/database.js';
+import { emailEventData, recordEvents, type NewEvent } from '../events/record-events.js';
+import { suppressedAmong, type SuppressionOrigin } from '../suppressions/suppression-list.js';
+import type { EmailRequest } from './email-request.js';
+import type { OutgoingEmail } from './persist-and-enqueue.js';
+
+/** Which recipients of `requests` are on the account's list (lower-cased address → origin). */
+export function lookUpSuppressions(q: Queryable, accountId: string, requests: EmailRequest[]): Promise<Map<string, SuppressionOrigin>> {
+  const addresses = requests.flatMap((r) => [...r.toMailboxes, ...r.ccMailboxes, ...r.bccMailboxes].map((m) => m.address));
+  const listed = suppressedAmong(q, accountId, addresses);
+  listed.catch(() => {}); // awaited later; a failure then fails the request, never the process
+  return listed;
+}
+
+/** Marks each email's recipients that are on its account's list. */
+export function applySuppressions(emails: OutgoingEmail[], listed: Map<string, SuppressionOrigin>): void {
+  if (listed.size === 0) return;
+  for (const email of emails) {
+    const suppressed = email.recipients.flatMap((r) => {
+      const origin = listed.get(r.address.toLowerCase());
+      return origin ? [{ address: r.address, origin }] : [];
+    });
+    if (suppressed.length) email.suppressed = suppressed;
+  }
+}
+
+const MESSAGES: Record<SuppressionOrigin, string> = {
+  bounce: "The recipient's address is on the account's suppression list because an earlier email to it bounced.",
+  complaint: "The recipient's address is on the account's suppression list because an earlier email to it was marked as spam.",
+  manual: "The recipient's address is on the account's suppression list because it was added to the list.",
+};
+
+/** Resend's reasons are previous_bounce and previous_complaint; a manual entry reads as the former. */
+const reasonOf = (origin: SuppressionOrigin) => (origin === 'complaint' ? 'previous_complaint' : 'previous_bounce');
+
+/** Writes the suppressed recipients of `emails` (queue rows, events, last_event). In the accepting transaction. */
+export async function recordSuppressed(q: Queryable, emails: OutgoingEmail[], createdAt: Map<string, Date>): Promise<void> {
+  const affected = emails.filter((e) => e.suppressed?.length);
+  if (affected.length === 0) return;
+  const rows = affected.flatMap((e) => e.suppressed!.map((s) => ({ email: e, ...s })));
+  await q.query(
+    `UPDATE deliveries d SET status = 'suppressed', last_response = v.response, updated_at = now()
+       FROM unnest($1::uuid[], $2::text[], $3::text[]) AS v(email_id, recipient, response)
+      WHERE d.email_id = v.email_id AND d.recipient = v.recipient`,
+    [
+      rows.map((r) => r.email.id),
+      rows.map((r) => r.address),
+      rows.map((r) => `suppressed: the address is on the account suppression list (${r.origin})`),
+    ],
+  );
+  const events: NewEvent[] = [];
+  for (const email of affected) {
+    // One event per reason, listing its recipients, as delivery outcomes are grouped.
+    for (const origin of new Set(email.suppressed!.map((s) => s.origin))) {
+      const to = email.suppressed!.filter((s) => s.origin === origin).map((s) => s.address);
+      const r = email.request;
+      events.push({
+        accountId: email.accountId,
+        type: 'email.suppressed',
+        emailId: email.id,
+        data: emailEventData(
+          { id: email.id, created_at: createdAt.get(email.id)!, from_address: r.from, subject: r.subject, message_id: email.messageId, tags: r.tags },
+          to,
+          { suppressed: { type: 'OnAccountSuppressionList', reason: reasonOf(origin), message: MESSAGES[origin], diagnosticCode: [] } },
+        ),
+      });
+    }
+  }
+  await recordEvents(q, events);
+  // A scheduled email keeps `scheduled` while someone is left to send it to.
+  const nobodyLeft = affected.filter((e) => e.suppressed!.length === e.recipients.length).map((e) => e.id);
+  await q.query(`UPDATE emails SET last_event = 'suppressed' WHERE id = ANY($1::uuid[]) AND (last_event = 'sent' OR id = ANY($2::uuid[]))`, [
+    affected.map((e) => e.id),
+    nobodyLeft,
+  ]);
+}

@@ -1,0 +1,121 @@
+// Where each attachment sits in the signed message, so it is stored once: the message (which
+// delivery needs anyway) holds the bytes, and email_attachments rows point at each part's
+// encoded body (0008_attachments.sql). A download reads that slice and decodes it.
+//
+// The message is walked by its MIME boundaries (MailComposer's, which never occur in base64).
+// MailComposer writes attachments in a known order: with an html part, those with a content
+// id go into multipart/related next to the html, before the others; each one is checked
+// against the part found (type, Content-ID), so a change in that order fails loudly instead of
+// pointing a download at the wrong bytes.
+import crypto from 'node:crypto';
+import * as mimeFuncs from 'nodemailer/lib/mime-funcs';
+import type { Queryable } from '../db/database.js';
+import type { Attachment } from './attachments.js';
+
+export interface StoredAttachment {
+  id: string;
+  position: number;
+  filename: string;
+  contentType: string;
+  contentId: string | null;
+  disposition: 'inline' | 'attachment';
+  size: number;
+  transferEncoding: string;
+  offset: number;
+  length: number;
+}
+
+interface Part {
+  headers: string;
+  bodyStart: number;
+  bodyEnd: number;
+}
+
+function header(headers: string, name: string): string | undefined {
+  return new RegExp(`^${name}:[ \\t]*(.*)$`, 'im').exec(headers)?.[1]?.trim();
+}
+
+/** The leaf parts of the MIME entity at [start, end), depth first, in the order written. */
+function leafParts(mime: Buffer, start: number, end: number, out: Part[]): Part[] {
+  const headerEnd = mime.indexOf('\r\n\r\n', start);
+  if (headerEnd < 0 || headerEnd > end) throw new Error('attachments: a MIME part has no header/body separator');
+  const headers = mime.toString('latin1', start, headerEnd).replace(/\r\n[ \t]+/g, ' ');
+  const contentType = mimeFuncs.parseHeaderValue(header(headers, 'content-type') ?? 'text/plain');
+  const boundary = contentType.params.boundary;
+  if (!/^multipart\//i.test(contentType.value) || !boundary) {
+    out.push({ headers, bodyStart: headerEnd + 4, bodyEnd: end });
+    return out;
+  }
+  // RFC 2046 §5.1.1: each part follows a "--boundary" line and ends at the CRLF before the next.
+  const delimiter = Buffer.from(`\r\n--${boundary}`, 'latin1');
+  let at = mime.indexOf(delimiter.subarray(2), headerEnd);
+  while (at >= 0 && at < end) {
+    const after = at + delimiter.length - 2;
+    if (mime[after] === 0x2d && mime[after + 1] === 0x2d) break; // "--boundary--": the last one
+    const partStart = mime.indexOf('\r\n', after) + 2;
+    const partEnd = mime.indexOf(delimiter, partStart);
+    if (partStart < 2 || partEnd < 0 || partEnd > end) throw new Error('attachments: unterminated multipart');
+    leafParts(mime, partStart, partEnd, out);
+    at = partEnd + 2;
+  }
+  return out;
+}
+
+/** The slices of the signed message `mime` that hold `attachments` (in request order). */
+export function locateAttachments(mime: Buffer, attachments: Attachment[], hasHtml: boolean): StoredAttachment[] {
+  if (attachments.length === 0) return [];
+  const parts = leafParts(mime, 0, mime.length, []).filter((p) => header(p.headers, 'content-disposition'));
+  const indexed = attachments.map((attachment, position) => ({ attachment, position }));
+  const written = hasHtml
+    ? [...indexed.filter((a) => a.attachment.contentId), ...indexed.filter((a) => !a.attachment.contentId)]
+    : indexed;
+  if (parts.length !== written.length) throw new Error(`attachments: ${written.length} expected, ${parts.length} found in the message`);
+  const stored = written.map(({ attachment, position }, i) => {
+    const part = parts[i]!;
+    const type = mimeFuncs.parseHeaderValue(header(part.headers, 'content-type') ?? '').value.toLowerCase();
+    const cid = header(part.headers, 'content-id');
+    if (type !== mimeFuncs.parseHeaderValue(attachment.contentType).value.toLowerCase() || (attachment.contentId && cid !== `<${attachment.contentId}>`)) {
+      throw new Error(`attachments: part ${i} of the message is not attachment ${position}`);
+    }
+    return {
+      id: crypto.randomUUID(),
+      position,
+      filename: attachment.filename,
+      contentType: attachment.contentType,
+      contentId: attachment.contentId,
+      disposition: attachment.disposition,
+      size: attachment.content.length,
+      transferEncoding: (header(part.headers, 'content-transfer-encoding') ?? '7bit').toLowerCase(),
+      offset: part.bodyStart,
+      length: part.bodyEnd - part.bodyStart,
+    };
+  });
+  return stored.sort((a, b) => a.position - b.position);
+}
+
+/** Writes the attachment rows of `emails`, one statement for all. Inside the accepting transaction. */
+export async function persistAttachments(q: Queryable, emails: { id: string; accountId: string; attachments?: StoredAttachment[] }[]): Promise<void> {
+  const rows = emails.flatMap((e) => (e.attachments ?? []).map((a) => ({ e, a })));
+  if (rows.length === 0) return;
+  const column = <T>(f: (r: (typeof rows)[number]) => T) => rows.map(f);
+  await q.query(
+    `INSERT INTO email_attachments (id, email_id, account_id, position, filename, content_type, content_id,
+       content_disposition, size, transfer_encoding, mime_offset, mime_length)
+     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[], $5::text[], $6::text[], $7::text[],
+       $8::text[], $9::bigint[], $10::text[], $11::bigint[], $12::bigint[])`,
+    [
+      column((r) => r.a.id),
+      column((r) => r.e.id),
+      column((r) => r.e.accountId),
+      column((r) => r.a.position),
+      column((r) => r.a.filename),
+      column((r) => r.a.contentType),
+      column((r) => r.a.contentId),
+      column((r) => r.a.disposition),
+      column((r) => r.a.size),
+      column((r) => r.a.transferEncoding),
+      column((r) => r.a.offset),
+      column((r) => r.a.length),
+    ],
+  );
+}

@@ -1,0 +1,41 @@
+// How a sent email's attachment reads over the API (resend-compat-notes §2.1
+// `RetrievedAttachment`): its metadata and a signed download URL on POSTLINE_PUBLIC_URL that
+// works without an API key until it expires (download-attachment.ts checks it).
+import { isoTimestamp } from '../api/format.js';
+import type { Row } from '../db/database.js';
+import type { UrlSigner } from '../signing/url-signing.js';
+
+export const ATTACHMENT_COLUMNS = 'id, position, filename, content_type, content_id, content_disposition, size';
+/** How long a download URL works. */
+export const DOWNLOAD_URL_TTL_MS = 60 * 60 * 1000;
+
+export interface DownloadLinks {
+  publicUrl: string;
+  signer: UrlSigner;
+}
+
+/** `/downloads/attachments/:id?expires=<unix seconds>&signature=…`, signed over (id, expires). */
+export function downloadUrl(links: DownloadLinks, id: string, expiresAt: Date): string {
+  const expires = String(Math.floor(expiresAt.getTime() / 1000));
+  const signature = links.signer.sign(id, expires);
+  return `${links.publicUrl}/downloads/attachments/${id}?expires=${expires}&signature=${signature}`;
+}
+
+/** A list item; GET of one attachment adds `object`. */
+export function attachmentSummary(row: Row, links: DownloadLinks, now = Date.now()) {
+  const expiresAt = new Date(Math.floor((now + DOWNLOAD_URL_TTL_MS) / 1000) * 1000);
+  return {
+    id: row.id as string,
+    filename: (row.filename as string | null) ?? null,
+    content_type: row.content_type as string,
+    content_id: (row.content_id as string | null) ?? null,
+    content_disposition: row.content_disposition as 'inline' | 'attachment',
+    size: Number(row.size),
+    download_url: downloadUrl(links, row.id, expiresAt),
+    expires_at: isoTimestamp(expiresAt)!,
+  };
+}
+
+export function attachmentDetail(row: Row, links: DownloadLinks) {
+  return { object: 'attachment' as const, ...attachmentSummary(row, links) };
+}

@@ -1,0 +1,39 @@
+// POST /emails/:id/cancel: a scheduled email is not sent after all. Its waiting deliveries
+// become 'canceled', last_event 'canceled', and `email.canceled` is recorded, in one
+// transaction that holds the email's row, so it cannot cross the releaser
+// (release-scheduled.ts) queuing the same email. Canceling a canceled email again changes
+// nothing and succeeds, so a retried request is safe; any other email has gone to the queue
+// already and cannot be called back: 403, as Resend answers for broadcasts (§2.8).
+import { notFound, validation } from '../api/errors.js';
+import { isUuid } from '../api/format.js';
+import type { Route } from '../api/route.js';
+import type { Db } from '../db/database.js';
+import { emailEventData, recordEvents } from '../events/record-events.js';
+
+export function cancelEmail(db: Db): Route {
+  return {
+    method: 'POST',
+    url: '/emails/:id/cancel',
+    async handler({ principal, params }) {
+      const id = params.id!;
+      await db.tx(async (q) => {
+        const email = isUuid(id)
+          ? await q.one(
+              `SELECT id, account_id, from_address, to_addresses, subject, message_id, tags, created_at, last_event
+                 FROM emails WHERE id = $1 AND account_id = $2 FOR NO KEY UPDATE`,
+              [id, principal.accountId],
+            )
+          : undefined;
+        if (!email) throw notFound('Email');
+        if (email.last_event === 'canceled') return;
+        if (email.last_event !== 'scheduled') throw validation('Only scheduled emails can be canceled.', 403);
+        await q.query(`UPDATE deliveries SET status = 'canceled', updated_at = now() WHERE email_id = $1 AND status = 'scheduled'`, [email.id]);
+        await q.query(`UPDATE emails SET last_event = 'canceled' WHERE id = $1`, [email.id]);
+        await recordEvents(q, [
+          { accountId: email.account_id, type: 'email.canceled', emailId: email.id, data: emailEventData(email as Parameters<typeof emailEventData>[0], email.to_addresses) },
+        ]);
+      });
+      return { body: { object: 'email', id } };
+    },
+  };
+}

@@ -1,0 +1,51 @@
+// GET /downloads/attachments/:id?expires=…&signature=…: the bytes of an attachment, for
+// whoever holds a download URL from the API (no API key; the signature is the credential).
+// A wrong signature reads as not found; an expired one is refused with 403.
+// The bytes are the part's body in the stored message (attachment-parts.ts), decoded. They are
+// always served as a download, never rendered: an attachment is not trusted content of this origin.
+import { notFound, validation } from '../api/errors.js';
+import { isUuid } from '../api/format.js';
+import type { Route } from '../api/route.js';
+import type { Db } from '../db/database.js';
+import type { UrlSigner } from '../signing/url-signing.js';
+
+/** RFC 6266: an ASCII fallback and the exact name in RFC 5987 encoding. */
+function contentDisposition(filename: string | null): string {
+  if (!filename) return 'attachment';
+  const fallback = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}
+
+export function downloadAttachment(db: Db, signer: () => Promise<UrlSigner>): Route {
+  return {
+    method: 'GET',
+    url: '/downloads/attachments/:id',
+    access: 'public',
+    async handler({ params, query }) {
+      const { expires, signature } = query;
+      const valid = isUuid(params.id) && /^\d{1,12}$/.test(expires ?? '') && typeof signature === 'string';
+      if (!valid || !(await signer()).verify(signature!, params.id!, expires!)) throw notFound('Attachment');
+      if (Number(expires) * 1000 < Date.now()) throw validation('This download URL has expired; get a new one from the API.', 403);
+      const row = await db.one(
+        `SELECT a.filename, a.content_type, a.transfer_encoding,
+                substring(e.mime FROM a.mime_offset::int + 1 FOR a.mime_length::int) AS body
+           FROM email_attachments a JOIN emails e ON e.id = a.email_id
+          WHERE a.id = $1`,
+        [params.id],
+      );
+      if (!row) throw notFound('Attachment');
+      const body: Buffer = row.transfer_encoding === 'base64' ? Buffer.from(row.body.toString('latin1'), 'base64') : row.body;
+      return {
+        status: 200,
+        body,
+        headers: {
+          'content-type': row.content_type,
+          'content-disposition': contentDisposition(row.filename),
+          'cache-control': 'private, no-store',
+          'x-content-type-options': 'nosniff',
+          'content-security-policy': "default-src 'none'; sandbox",
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,49 @@
+// Scheduling (resend-compat-notes §10): reading `scheduled_at`, and what a scheduled email
+// looks like when it is accepted.
+//
+// `scheduled_at` is ISO 8601 or natural language ("in 1 min", "tomorrow at 9am", "Friday at
+// 3pm ET"), read by chrono-node. Times without a zone are UTC. The whole string must be a
+// time: chrono finds times inside any text ("call me at noon tomorrow, thanks"), and a
+// request whose words were half ignored must not be sent at a guess.
+//
+// A scheduled email is composed, signed and committed like any other, but it is recorded as
+// `email.scheduled` with last_event 'scheduled', and its deliveries wait with status
+// 'scheduled' until release-scheduled.ts queues them (0007_scheduling.sql).
+import * as chrono from 'chrono-node';
+import { validation } from '../api/errors.js';
+
+export const MAX_AHEAD_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** 2026-08-05T11:52:01.858Z, 2026-08-05 11:52, 2026-08-05T11:52:01+02:00 … */
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+/** Reads a `scheduled_at` value; throws 422 validation_error naming `field`. */
+export function parseScheduledAt(value: unknown, now = new Date(), field = 'scheduled_at'): Date {
+  const hint = `an ISO 8601 date or a time such as "in 1 min", "tomorrow at 9am" or "Friday at 3pm ET"`;
+  if (typeof value !== 'string') throw validation(`The \`${field}\` field must be a string: ${hint}.`);
+  const date = parseTime(value.trim(), now);
+  if (!date) throw validation(`The \`${field}\` field must be ${hint}.`);
+  if (date.getTime() <= now.getTime()) throw validation(`The \`${field}\` time must be in the future.`);
+  if (date.getTime() - now.getTime() > MAX_AHEAD_MS) throw validation(`The \`${field}\` time must be at most 30 days in the future.`);
+  return date;
+}
+
+function parseTime(text: string, now: Date): Date | undefined {
+  if (ISO_DATE_TIME.test(text)) {
+    let iso = text.replace(' ', 'T');
+    if (!/(?:Z|[+-]\d{2}(?::?\d{2})?)$/i.test(iso)) iso += 'Z'; // no zone: UTC, not the server's
+    const ms = Date.parse(iso);
+    return Number.isNaN(ms) ? undefined : new Date(ms);
+  }
+  const results = chrono.parse(text, { instant: now, timezone: 'UTC' }, { forwardDate: true });
+  const [first] = results;
+  if (results.length !== 1 || !first || first.index !== 0 || first.text.length !== text.length) return undefined;
+  return first.start.date();
+}
+
+/** How an accepted email starts out: sent (queued now) or scheduled (waiting). */
+export function acceptedState(scheduledAt: Date | null) {
+  return scheduledAt
+    ? { event: 'email.scheduled' as const, lastEvent: 'scheduled', deliveryStatus: 'scheduled', dueAt: scheduledAt }
+    : { event: 'email.sent' as const, lastEvent: 'sent', deliveryStatus: 'queued', dueAt: null };
+}

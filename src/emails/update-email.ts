@@ -1,0 +1,38 @@
+// PATCH /emails/:id {scheduled_at}: moves a scheduled email to another time (the same rules
+// as when sending: ISO 8601 or natural language, in the future, at most 30 days ahead).
+// Its waiting deliveries move with it. Only while it is scheduled: once released to the
+// queue (or canceled) it is 403, like cancel-email.ts. The email's row is held for the
+// transaction, so a reschedule and the releaser never cross.
+import { missingField, notFound, validation } from '../api/errors.js';
+import { isUuid } from '../api/format.js';
+import type { Route } from '../api/route.js';
+import { objectBody, rejectUnknown } from '../api/validate.js';
+import type { Db } from '../db/database.js';
+import { parseScheduledAt } from './schedule.js';
+
+export function updateEmail(db: Db): Route {
+  return {
+    method: 'PATCH',
+    url: '/emails/:id',
+    async handler({ principal, params, body }) {
+      const id = params.id!;
+      const fields = objectBody(body);
+      rejectUnknown(fields, ['scheduled_at']);
+      if (fields.scheduled_at === undefined || fields.scheduled_at === null) throw missingField('scheduled_at');
+      const scheduledAt = parseScheduledAt(fields.scheduled_at);
+      await db.tx(async (q) => {
+        const email = isUuid(id)
+          ? await q.one('SELECT id, last_event FROM emails WHERE id = $1 AND account_id = $2 FOR NO KEY UPDATE', [id, principal.accountId])
+          : undefined;
+        if (!email) throw notFound('Email');
+        if (email.last_event !== 'scheduled') throw validation('Only scheduled emails can be rescheduled.', 403);
+        await q.query('UPDATE emails SET scheduled_at = $2 WHERE id = $1', [email.id, scheduledAt]);
+        await q.query(
+          `UPDATE deliveries SET next_attempt_at = $2, updated_at = now() WHERE email_id = $1 AND status = 'scheduled'`,
+          [email.id, scheduledAt],
+        );
+      });
+      return { body: { object: 'email', id } };
+    },
+  };
+}

@@ -1,0 +1,23 @@
+// POST /suppressions {email}: puts an address on the caller's list (origin `manual`).
+// Adding an address that is already listed answers with its existing id.
+import type { Route } from '../api/route.js';
+import { objectBody, rejectUnknown } from '../api/validate.js';
+import { missingField } from '../api/errors.js';
+import type { Db } from '../db/database.js';
+import { parseAddress } from './suppression-fields.js';
+import { addSuppressions } from './suppression-list.js';
+
+export function addSuppression(db: Db): Route {
+  return {
+    method: 'POST',
+    url: '/suppressions',
+    async handler({ principal, body: raw }) {
+      const body = objectBody(raw);
+      rejectUnknown(body, ['email']);
+      if (body.email === undefined || body.email === null) throw missingField('email');
+      const email = parseAddress(body.email, 'email');
+      const ids = await addSuppressions(db, [{ accountId: principal.accountId, email, origin: 'manual', sourceId: null }]);
+      return { status: 201, body: { object: 'suppression', id: ids.get(`${principal.accountId} ${email}`) } };
+    },
+  };
+}

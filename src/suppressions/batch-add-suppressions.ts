@@ -1,0 +1,22 @@
+// POST /suppressions/batch/add {emails[]}: up to 100 addresses at once (origin `manual`);
+// 201 {data: [{object, id}]} in request order. One invalid address refuses the whole batch.
+import type { Route } from '../api/route.js';
+import { objectBody, rejectUnknown } from '../api/validate.js';
+import type { Db } from '../db/database.js';
+import { batchList, parseAddress } from './suppression-fields.js';
+import { addSuppressions } from './suppression-list.js';
+
+export function batchAddSuppressions(db: Db): Route {
+  return {
+    method: 'POST',
+    url: '/suppressions/batch/add',
+    async handler({ principal, body: raw }) {
+      const body = objectBody(raw);
+      rejectUnknown(body, ['emails']);
+      const emails = batchList(body, 'emails').map((value, i) => parseAddress(value, `emails[${i}]`));
+      const { accountId } = principal;
+      const ids = await db.tx((q) => addSuppressions(q, emails.map((email) => ({ accountId, email, origin: 'manual' as const, sourceId: null }))));
+      return { status: 201, body: { data: emails.map((email) => ({ object: 'suppression', id: ids.get(`${accountId} ${email}`) })) } };
+    },
+  };
+}

@@ -1,0 +1,37 @@
+// POST /suppressions/batch/remove {emails[]} or {ids[]} (one of them, up to 100): takes them off
+// the caller's list in one statement. 200 {data: [{object, id, deleted}]} in request order; an
+// entry that was not on the list reads `deleted: false` with the id or address as given.
+import { validation } from '../api/errors.js';
+import type { Route } from '../api/route.js';
+import { objectBody, rejectUnknown } from '../api/validate.js';
+import type { Db } from '../db/database.js';
+import { batchList, parseAddress, parseId } from './suppression-fields.js';
+
+export function batchRemoveSuppressions(db: Db): Route {
+  return {
+    method: 'POST',
+    url: '/suppressions/batch/remove',
+    async handler({ principal, body: raw }) {
+      const body = objectBody(raw);
+      rejectUnknown(body, ['emails', 'ids']);
+      const byEmail = body.emails !== undefined && body.emails !== null;
+      const byId = body.ids !== undefined && body.ids !== null;
+      if (byEmail === byId) throw validation('Provide either `emails` or `ids`, but not both.');
+      const column = byEmail ? 'email' : 'id';
+      const keys = byEmail
+        ? batchList(body, 'emails').map((value, i) => parseAddress(value, `emails[${i}]`))
+        : batchList(body, 'ids').map((value, i) => parseId(value, `ids[${i}]`));
+      const rows = await db.query<{ id: string; key: string }>(
+        `DELETE FROM suppressions WHERE account_id = $1 AND ${column} = ANY($2::${byEmail ? 'text' : 'uuid'}[])
+         RETURNING id, ${column}::text AS key`,
+        [principal.accountId, [...new Set(keys)]],
+      );
+      const removed = new Map(rows.map((r) => [r.key, r.id]));
+      const data = keys.map((key) => {
+        const id = removed.get(key);
+        return { object: 'suppression', id: id ?? key, deleted: id !== undefined };
+      });
+      return { status: 200, body: { data } };
+    },
+  };
+}

@@ -1,0 +1,21 @@
+// GET /suppressions/:suppression: one entry of the caller's list, by id or by address.
+import { notFound } from '../api/errors.js';
+import type { Route } from '../api/route.js';
+import type { Db } from '../db/database.js';
+import { keyCondition } from './suppression-fields.js';
+import { SUPPRESSION_COLUMNS, suppressionDetail } from './suppression-view.js';
+
+export function getSuppression(db: Db): Route {
+  return {
+    method: 'GET',
+    url: '/suppressions/:suppression',
+    async handler({ principal, params }) {
+      const key = keyCondition(params.suppression ?? '');
+      const row = key
+        ? await db.one(`SELECT ${SUPPRESSION_COLUMNS} FROM suppressions WHERE account_id = $1 AND ${key.column} = $2`, [principal.accountId, key.value])
+        : undefined;
+      if (!row) throw notFound('Suppression');
+      return { body: suppressionDetail(row) };
+    },
+  };
+}

@@ -1,0 +1,29 @@
+// GET /suppressions[?origin=bounce|complaint|manual]: the caller's list, newest first, paginated.
+import { validation } from '../api/errors.js';
+import { envelope, listPage, parsePage } from '../api/pagination.js';
+import type { Route } from '../api/route.js';
+import type { Db } from '../db/database.js';
+import { ORIGINS, type SuppressionOrigin } from './suppression-list.js';
+import { SUPPRESSION_COLUMNS, suppressionSummary } from './suppression-view.js';
+
+export function listSuppressions(db: Db): Route {
+  return {
+    method: 'GET',
+    url: '/suppressions',
+    async handler({ principal, query }) {
+      const page = parsePage(query);
+      const origin = query.origin;
+      if (origin !== undefined && !ORIGINS.includes(origin as SuppressionOrigin)) {
+        throw validation('The `origin` parameter must be one of "bounce" | "complaint" | "manual".');
+      }
+      const { rows, hasMore } = await listPage(db, {
+        table: 'suppressions',
+        columns: SUPPRESSION_COLUMNS,
+        where: origin ? 'account_id = $1 AND origin = $2' : 'account_id = $1',
+        params: origin ? [principal.accountId, origin] : [principal.accountId],
+        page,
+      });
+      return { body: envelope(rows.map(suppressionSummary), hasMore) };
+    },
+  };
+}

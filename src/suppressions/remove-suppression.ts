@@ -1,0 +1,21 @@
+// DELETE /suppressions/:suppression: takes an address off the caller's list (by id or address),
+// so it can be sent to again. An entry that is not there is "Suppression not found".
+import { notFound } from '../api/errors.js';
+import type { Route } from '../api/route.js';
+import type { Db } from '../db/database.js';
+import { keyCondition } from './suppression-fields.js';
+
+export function removeSuppression(db: Db): Route {
+  return {
+    method: 'DELETE',
+    url: '/suppressions/:suppression',
+    async handler({ principal, params }) {
+      const key = keyCondition(params.suppression ?? '');
+      const row = key
+        ? await db.one(`DELETE FROM suppressions WHERE account_id = $1 AND ${key.column} = $2 RETURNING id`, [principal.accountId, key.value])
+        : undefined;
+      if (!row) throw notFound('Suppression');
+      return { body: { object: 'suppression', id: row.id, deleted: true } };
+    },
+  };
+}

@@ -1,0 +1,31 @@
+// Suppression after delivery: a hard bounce or a complaint puts the recipient on the account's
+// list, in the same transaction that records the outcome (called by src/delivery/outcomes.ts),
+// so the list never disagrees with the events.
+//
+// Which bounces count: Resend suppresses permanent bounces about the address (subType General
+// or NoEmail). MailboxFull, MessageTooLarge and ContentRejected are about this message or a
+// passing state (Resend calls them transient), so the address stays sendable.
+// Resend's test addresses (bounced@, complained@resend.dev) behave like real ones here, which
+// is what lets an integration test see the whole chain; +label variants give fresh addresses.
+import type { Queryable } from '../db/database.js';
+import { addSuppressions, type NewSuppression } from './suppression-list.js';
+
+/** The part of a delivery outcome (src/delivery/outcomes.ts `Outcome`) that decides suppression. */
+export interface OutcomeForSuppression {
+  delivery: { recipient: string; email: { id: string; accountId: string } };
+  verdict: { kind: string; bounce?: { subType: string } };
+}
+
+const ADDRESS_BOUNCES = new Set(['General', 'NoEmail']);
+
+export async function suppressAfterOutcomes(q: Queryable, outcomes: OutcomeForSuppression[]): Promise<void> {
+  const entries: NewSuppression[] = [];
+  for (const { delivery, verdict } of outcomes) {
+    const origin =
+      verdict.kind === 'complained' ? 'complaint'
+      : verdict.kind === 'bounced' && ADDRESS_BOUNCES.has(verdict.bounce?.subType ?? '') ? 'bounce'
+      : undefined;
+    if (origin) entries.push({ accountId: delivery.email.accountId, email: delivery.recipient, origin, sourceId: delivery.email.id });
+  }
+  await addSuppressions(q, entries);
+}

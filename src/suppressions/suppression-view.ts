@@ -1,0 +1,20 @@
+// How a suppression reads over the API (resend-compat-notes §2.13): list items without
+// `object`, a single one with it.
+import { restTimestamp } from '../api/format.js';
+import type { Row } from '../db/database.js';
+
+export const SUPPRESSION_COLUMNS = 'id, email, origin, source_id, created_at';
+
+export function suppressionSummary(row: Row) {
+  return {
+    id: row.id as string,
+    email: row.email as string,
+    origin: row.origin as string,
+    source_id: (row.source_id as string | null) ?? null,
+    created_at: restTimestamp(row.created_at)!,
+  };
+}
+
+export function suppressionDetail(row: Row) {
+  return { object: 'suppression' as const, ...suppressionSummary(row) };
+}

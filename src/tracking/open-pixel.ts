@@ -1,0 +1,34 @@
+// GET /t/o/:email_id/:signature: the open-tracking pixel (no API key: the signature is the
+// credential). A valid one records `email.opened` and answers a 1×1 transparent GIF that no
+// cache keeps, so every open reaches us; anything else is 404 and records nothing.
+import { notFound } from '../api/errors.js';
+import { isUuid } from '../api/format.js';
+import type { Route } from '../api/route.js';
+import type { Db } from '../db/database.js';
+import type { UrlSigner } from '../signing/url-signing.js';
+import { recordEngagement } from './record-engagement.js';
+
+const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+
+export function openPixel(db: Db, signer: () => Promise<UrlSigner>): Route {
+  return {
+    method: 'GET',
+    url: '/t/o/:email_id/:signature',
+    access: 'public',
+    async handler({ params }) {
+      const emailId = params.email_id!;
+      if (!isUuid(emailId) || !(await signer()).verify(params.signature!, emailId)) throw notFound('Email');
+      if (!(await recordEngagement(db, emailId, { type: 'email.opened', extra: {} }))) throw notFound('Email');
+      return {
+        status: 200,
+        body: PIXEL,
+        headers: {
+          'content-type': 'image/gif',
+          'cache-control': 'no-store, no-cache, must-revalidate, private, max-age=0',
+          pragma: 'no-cache',
+          expires: '0',
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,88 @@
+// Claiming due messages, like the mail queue (delivery/claim.ts): lock due rows with FOR
+// UPDATE SKIP LOCKED, so nodes take disjoint messages, and push next_attempt_at forward by a
+// lease, which a crashed node's messages simply run out of. The lease is also the fencing
+// token of the outcome write (outcomes.ts).
+//
+// The claim walks the enabled endpoints (in random order, for fairness when the room is
+// short) and takes as many due messages of each as this node has room for (limits.ts: about
+// a second of work, judged by the endpoint's latency). So a slow or dead endpoint's backlog
+// stays in the database instead of filling the dispatcher's memory, and the other
+// endpoints' messages are claimed past it.
+import type { Db } from '../db/database.js';
+import { webhookPayload } from './payload.js';
+
+export interface ClaimedMessage {
+  id: string;
+  webhookId: string;
+  endpoint: string;
+  /** The current signing secret, then the previous one while a rotation is under way. */
+  secrets: string[];
+  /** Attempts made before this one. */
+  attempts: number;
+  /** False for a replay: one attempt, no retries. */
+  retry: boolean;
+  leaseUntil: Date;
+  /** The exact bytes to send (and sign). */
+  body: string;
+}
+
+export interface ClaimOptions {
+  /** Messages in all. */
+  limit: number;
+  leaseMs: number;
+  /** Room per endpoint this node holds messages of (0: none for now)... */
+  rooms: { endpoints: string[]; rooms: number[] };
+  /** ...and for every other endpoint. */
+  firstRoom: number;
+}
+
+// The lease is truncated to milliseconds so the Date we keep equals the stored value.
+const CLAIM_SQL = `
+WITH due AS (
+  SELECT m.id
+    FROM (SELECT w.id, COALESCE(k.room, $2) AS room
+            FROM webhooks w LEFT JOIN unnest($4::uuid[], $5::int[]) AS k(id, room) ON k.id = w.id
+           WHERE w.status = 'enabled' AND COALESCE(k.room, $2) > 0
+           ORDER BY random()) w
+   CROSS JOIN LATERAL (
+     SELECT id FROM webhook_messages
+      WHERE webhook_id = w.id AND status IN ('pending', 'attempting') AND next_attempt_at <= now()
+      ORDER BY next_attempt_at
+      LIMIT w.room
+      FOR UPDATE SKIP LOCKED
+   ) m
+   LIMIT $1
+)
+UPDATE webhook_messages m
+   SET next_attempt_at = date_trunc('milliseconds', now() + $3 * interval '1 millisecond')
+  FROM due, events e, webhooks w
+ WHERE m.id = due.id AND e.id = m.event_id AND w.id = m.webhook_id
+RETURNING m.id, m.webhook_id, m.attempts, m.retry, m.next_attempt_at AS lease_until,
+          e.type, e.created_at, e.data, w.endpoint, w.signing_secret,
+          CASE WHEN w.previous_secret_until > now() THEN w.previous_signing_secret END AS previous_secret`;
+
+export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedMessage[]> {
+  const { limit, firstRoom, leaseMs, rooms } = options;
+  const rows = await db.query(CLAIM_SQL, [limit, firstRoom, leaseMs, rooms.endpoints, rooms.rooms]);
+  return rows.map((r) => ({
+    id: r.id,
+    webhookId: r.webhook_id,
+    endpoint: r.endpoint,
+    secrets: r.previous_secret ? [r.signing_secret, r.previous_secret] : [r.signing_secret],
+    attempts: r.attempts,
+    retry: r.retry,
+    leaseUntil: r.lease_until,
+    body: webhookPayload({ type: r.type, createdAt: r.created_at, data: r.data }),
+  }));
+}
+
+/** Makes claimed messages that were never tried due again at once, where we still hold them. */
+export async function releaseClaims(db: Db, messages: ClaimedMessage[]): Promise<void> {
+  if (messages.length === 0) return;
+  await db.query(
+    `UPDATE webhook_messages m SET next_attempt_at = now()
+       FROM unnest($1::text[], $2::timestamptz[]) AS v(id, lease)
+      WHERE m.id = v.id AND m.next_attempt_at = v.lease`,
+    [messages.map((m) => m.id), messages.map((m) => m.leaseUntil)],
+  );
+}

@@ -1,0 +1,30 @@
+// POST /webhooks: a new enabled endpoint; 201 {object, id, signing_secret}. It receives the
+// events recorded from now on (fan-out.ts compares created_at).
+import crypto from 'node:crypto';
+import type { Route } from '../api/route.js';
+import { objectBody, rejectUnknown } from '../api/validate.js';
+import type { Db } from '../db/database.js';
+import { newSigningSecret, parseEndpoint, parseEvents } from './webhook-fields.js';
+
+export function createWebhook(db: Db): Route {
+  return {
+    method: 'POST',
+    url: '/webhooks',
+    async handler({ principal, body: raw }) {
+      const body = objectBody(raw);
+      rejectUnknown(body, ['endpoint', 'events']);
+      const endpoint = parseEndpoint(body, true)!;
+      const events = parseEvents(body, true)!;
+      const id = crypto.randomUUID();
+      const secret = newSigningSecret();
+      await db.query(`INSERT INTO webhooks (id, account_id, endpoint, events, signing_secret) VALUES ($1, $2, $3, $4, $5)`, [
+        id,
+        principal.accountId,
+        endpoint,
+        events,
+        secret,
+      ]);
+      return { status: 201, body: { object: 'webhook', id, signing_secret: secret } };
+    },
+  };
+}

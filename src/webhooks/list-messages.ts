@@ -1,0 +1,47 @@
+// GET /webhooks/:id/events (the SDK's webhooks.events.list): the endpoint's messages, newest
+// first, each with its delivery state. Resend's list envelope and cursors (limit 1..100,
+// after/before), where a cursor is a message id (msg_…). Messages are ordered by their
+// event (one fan-out makes many messages at the same instant), on the
+// UNIQUE (webhook_id, event_id) index.
+import { ApiError, validation } from '../api/errors.js';
+import { envelope, parsePage, type Page } from '../api/pagination.js';
+import type { Route } from '../api/route.js';
+import type { Db } from '../db/database.js';
+import { findWebhook, MESSAGE_ID } from './webhook-lookup.js';
+import { MESSAGE_COLUMNS, messageSummary } from './webhook-view.js';
+
+/** parsePage's rules with message ids, not UUIDs, as cursors. */
+export function parseMessagePage(query: Record<string, string | undefined>): Page {
+  const { after, before } = query;
+  if (after !== undefined && before !== undefined) throw validation('You can only use either `after` or `before`, not both.');
+  for (const [name, value] of [['after', after], ['before', before]] as const) {
+    if (value !== undefined && !MESSAGE_ID.test(value)) throw new ApiError('invalid_parameter', `The \`${name}\` parameter must be a valid id.`);
+  }
+  return { ...parsePage({ limit: query.limit }), after, before };
+}
+
+export function listMessages(db: Db): Route {
+  return {
+    method: 'GET',
+    url: '/webhooks/:id/events',
+    async handler({ principal, params, query }) {
+      const page = parseMessagePage(query);
+      const webhook = await findWebhook(db, principal, params.id);
+      const cursor = page.after ?? page.before;
+      const backwards = page.before !== undefined;
+      const args: unknown[] = [webhook.id, page.limit + 1];
+      if (cursor) args.push(cursor);
+      const rows = await db.query(
+        `SELECT ${MESSAGE_COLUMNS} FROM webhook_messages
+          WHERE webhook_id = $1
+            ${cursor ? `AND event_id ${backwards ? '>' : '<'} (SELECT event_id FROM webhook_messages WHERE id = $3 AND webhook_id = $1)` : ''}
+          ORDER BY event_id ${backwards ? 'ASC' : 'DESC'} LIMIT $2`,
+        args,
+      );
+      const hasMore = rows.length > page.limit;
+      const pageRows = rows.slice(0, page.limit);
+      if (backwards) pageRows.reverse();
+      return { body: envelope(pageRows.map((row) => messageSummary({ ...row, webhook_status: webhook.status })), hasMore) };
+    },
+  };
+}

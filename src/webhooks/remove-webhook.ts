@@ -1,0 +1,20 @@
+// DELETE /webhooks/:id: the endpoint, its messages (cascade) and its delivery log.
+import type { Route } from '../api/route.js';
+import type { Db } from '../db/database.js';
+import { findWebhook } from './webhook-lookup.js';
+
+export function removeWebhook(db: Db): Route {
+  return {
+    method: 'DELETE',
+    url: '/webhooks/:id',
+    async handler({ principal, params }) {
+      const id = await db.tx(async (q) => {
+        const webhook = await findWebhook(q, principal, params.id, { lock: true });
+        await q.query('DELETE FROM webhooks WHERE id = $1', [webhook.id]);
+        await q.query('DELETE FROM webhook_attempts WHERE webhook_id = $1', [webhook.id]);
+        return webhook.id as string;
+      });
+      return { body: { object: 'webhook', id, deleted: true } };
+    },
+  };
+}

@@ -1,0 +1,30 @@
+// PATCH /webhooks/:id: endpoint, events and status, each optional. Disabling stops both the
+// fan-out of new events and attempts of messages already made; enabling again resumes those
+// messages where they were and forgets the endpoint's past failures (the disable clock).
+import type { Route } from '../api/route.js';
+import { objectBody, optionalEnum, rejectUnknown } from '../api/validate.js';
+import type { Db } from '../db/database.js';
+import { parseEndpoint, parseEvents, WEBHOOK_STATUSES } from './webhook-fields.js';
+import { findWebhook } from './webhook-lookup.js';
+
+export function updateWebhook(db: Db): Route {
+  return {
+    method: 'PATCH',
+    url: '/webhooks/:id',
+    async handler({ principal, params, body: raw }) {
+      const body = objectBody(raw);
+      rejectUnknown(body, ['endpoint', 'events', 'status']);
+      const endpoint = parseEndpoint(body, false);
+      const events = parseEvents(body, false);
+      const status = optionalEnum(body, 'status', WEBHOOK_STATUSES);
+      const webhook = await findWebhook(db, principal, params.id);
+      await db.query(
+        `UPDATE webhooks SET endpoint = COALESCE($3, endpoint), events = COALESCE($4, events), status = COALESCE($5, status),
+                failing_since = CASE WHEN $5 = 'enabled' AND status = 'disabled' THEN NULL ELSE failing_since END
+          WHERE id = $1 AND account_id = $2`,
+        [webhook.id, principal.accountId, endpoint ?? null, events ?? null, status ?? null],
+      );
+      return { body: { object: 'webhook', id: webhook.id } };
+    },
+  };
+}

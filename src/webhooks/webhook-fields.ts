@@ -1,0 +1,54 @@
+// The fields of a webhook endpoint as callers send them (resend-compat-notes §2.10), and its
+// signing secret. Event types are the catalogue's: a type Postline never records could never
+// be delivered, so subscribing to one is refused rather than accepted and left silent.
+import crypto from 'node:crypto';
+import { missingField, validation } from '../api/errors.js';
+import type { Body } from '../api/validate.js';
+import { EMAIL_EVENTS, OTHER_EVENTS } from '../events/catalogue.js';
+
+export const WEBHOOK_EVENT_TYPES: readonly string[] = [...Object.keys(EMAIL_EVENTS), ...Object.keys(OTHER_EVENTS)];
+export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const;
+
+const MAX_ENDPOINT_LENGTH = 2048;
+
+/** An absolute http(s) URL; the endpoint's address is used as given. */
+export function parseEndpoint(body: Body, required: boolean): string | undefined {
+  const value = body.endpoint;
+  if (value === undefined || value === null) {
+    if (required) throw missingField('endpoint');
+    return undefined;
+  }
+  const invalid = () => validation('The `endpoint` field must be a valid URL starting with http:// or https://.');
+  if (typeof value !== 'string' || value.length > MAX_ENDPOINT_LENGTH || /[\s\0]/.test(value)) throw invalid();
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalid();
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) throw invalid();
+  return value;
+}
+
+/** A non-empty list of known event types, each once, in the order given. */
+export function parseEvents(body: Body, required: boolean): string[] | undefined {
+  const value = body.events;
+  if (value === undefined || value === null) {
+    if (required) throw missingField('events');
+    return undefined;
+  }
+  if (!Array.isArray(value) || value.length === 0) {
+    throw validation('The `events` field must be a non-empty array of event types.');
+  }
+  for (const type of value) {
+    if (typeof type !== 'string' || !WEBHOOK_EVENT_TYPES.includes(type)) {
+      throw validation(`Unknown event type ${JSON.stringify(type)} in \`events\`. Expected any of: ${WEBHOOK_EVENT_TYPES.join(', ')}.`);
+    }
+  }
+  return [...new Set(value as string[])];
+}
+
+/** `whsec_` + base64 of 24 random bytes, the Svix / Standard Webhooks secret format. */
+export function newSigningSecret(): string {
+  return `whsec_${crypto.randomBytes(24).toString('base64')}`;
+}
