@@ -1,0 +1,194 @@
+// SMTP submission throughput (issue 4, "Speed"): messages/s accepted (250 after DATA, i.e.
+// committed) over SMTP by Postline with 20 concurrent authenticated sessions, with one message
+// per connection (connect, EHLO, STARTTLS, EHLO, AUTH, MAIL, RCPT, DATA, QUIT each time) and
+// with 100 messages per connection. The counterpart of the peers' smtp-source runs against
+// Postfix (bench/smtp-vs-peers.sh runs both in one round loop).
+//
+// Postline runs as its own process with --roles api,smtp (no delivery worker: this measures
+// accepting: TLS, AUTH, parse, validate, DKIM-sign, commit). The generator (nodemailer's
+// SMTPConnection, STARTTLS and AUTH PLAIN as applications do) runs on the same 2 cores.
+//
+//   npx tsx bench/smtp-submission.ts                          # both modes, N=10000, embedded PG
+//   npx tsx bench/smtp-submission.ts --per-connection 1 --n 5000 --label D-postline-smtp --run 1 --results /tmp/mta-bench/results.tsv
+// Env: EXTERNAL_DATABASE_URL (with --db external), POSTLINE_ENTRY=dist to run the build.
+import fs from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import MailComposer from 'nodemailer/lib/mail-composer';
+import SMTPConnection from 'nodemailer/lib/smtp-connection';
+import { email } from './support/emails.js';
+import { CpuMeter, type CpuShares } from './support/proc-cpu.js';
+import { freePort, startPostlineProcess, type DbMode } from './support/postline-process.js';
+import { waitForQuiet } from './support/quiet.js';
+import { appendResults, machine, printMachine, table } from './support/report.js';
+import { startBenchDns, verifiedSendingDomain } from './support/sending-domain.js';
+
+const { values: args } = parseArgs({
+  options: {
+    n: { type: 'string', default: process.env.N ?? '10000' },
+    sessions: { type: 'string', default: process.env.SESSIONS ?? '20' },
+    'per-connection': { type: 'string', default: '1,100' },
+    tls: { type: 'string', default: 'starttls' }, // or implicit
+    db: { type: 'string', default: 'embedded' },
+    label: { type: 'string', default: 'D-postline-smtp' },
+    run: { type: 'string', default: '1' },
+    results: { type: 'string' }, // the peers' results.tsv: one row per mode
+    'warmup-messages': { type: 'string', default: '500' },
+    'cpu-prof': { type: 'string' },
+  },
+});
+
+interface Row {
+  scenario: string;
+  perConnection: number;
+  n: number;
+  seconds: number;
+  accepted: number;
+  committed: number;
+  errors: number;
+  firstError?: string;
+  perSecond: number;
+  cpu: CpuShares;
+}
+
+interface Target {
+  port: number;
+  implicit: boolean;
+  apiKey: string;
+}
+
+function open(target: Target): Promise<SMTPConnection> {
+  const conn = new SMTPConnection({
+    host: '127.0.0.1',
+    port: target.port,
+    secure: target.implicit,
+    requireTLS: !target.implicit,
+    name: 'client.bench.invalid',
+    tls: { rejectUnauthorized: false },
+    logger: false,
+  });
+  conn.on('error', () => {});
+  return new Promise((resolve, reject) => {
+    conn.once('error', reject);
+    conn.connect(() => conn.login({ user: 'resend', pass: target.apiKey }, (err) => (err ? reject(err) : resolve(conn))));
+  });
+}
+
+function send(conn: SMTPConnection, message: { from: string; to: string; raw: Buffer }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    conn.send({ from: message.from, to: [message.to] }, message.raw, (err, info) => {
+      if (err) return reject(err);
+      if (!/^250 /.test(info.response)) return reject(new Error(info.response));
+      resolve();
+    });
+  });
+}
+
+/** N messages over `sessions` concurrent loops, `perConnection` messages per connection. */
+async function load(target: Target, messages: { from: string; to: string; raw: Buffer }[], n: number, sessions: number, perConnection: number) {
+  let next = 0;
+  let accepted = 0;
+  let errors = 0;
+  let firstError: string | undefined;
+  const loop = async () => {
+    while (next < n) {
+      let conn: SMTPConnection | undefined;
+      try {
+        conn = await open(target);
+        for (let k = 0; k < perConnection && next < n; k++) {
+          const i = next++;
+          await send(conn, messages[i % messages.length]!);
+          accepted++;
+        }
+      } catch (err) {
+        errors++;
+        firstError ??= (err as Error).message;
+        if (errors > 100) throw new Error(`too many errors, first: ${firstError}`);
+      } finally {
+        conn?.quit();
+      }
+    }
+  };
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: sessions }, loop));
+  return { seconds: (performance.now() - t0) / 1000, accepted, errors, firstError };
+}
+
+async function main(): Promise<void> {
+  const run = machine();
+  printMachine(run);
+  const n = Number(args.n);
+  const sessions = Number(args.sessions);
+  const modes = args['per-connection']!.split(',').map(Number);
+  const implicit = args.tls === 'implicit';
+  console.log(`# ${n} messages of ~2 KB html per mode, ${sessions} sessions, ${implicit ? 'implicit TLS' : 'STARTTLS'} + AUTH PLAIN; Postline --roles api,smtp (${args.db})`);
+
+  const dns = await startBenchDns();
+  const [starttlsPort, implicitPort] = [await freePort(), await freePort()];
+  const postline = await startPostlineProcess({
+    db: args.db as DbMode,
+    roles: ['api', 'smtp'],
+    env: { POSTLINE_DNS_SERVERS: dns.address, POSTLINE_SMTP_PORTS: String(starttlsPort), POSTLINE_SMTPS_PORTS: String(implicitPort) },
+    externalUrl: process.env.EXTERNAL_DATABASE_URL,
+    cpuProfDir: args['cpu-prof'],
+    label: 'smtp-submission',
+  });
+  const rows: Row[] = [];
+  try {
+    await verifiedSendingDomain(postline, dns);
+    const messages = await Promise.all(
+      Array.from({ length: 200 }, async (_, i) => {
+        const e = email(i);
+        return { from: `orders@${e.from.split('@')[1]!.replace('>', '')}`, to: e.to[0]!, raw: await new MailComposer(e).compile().build() };
+      }),
+    );
+    const target = { port: implicit ? implicitPort : starttlsPort, implicit, apiKey: postline.apiKey };
+    await load(target, messages, Number(args['warmup-messages']), sessions, 10); // JIT, pools, TLS key in cache
+    for (const perConnection of modes) {
+      await waitForQuiet(`${perConnection} per connection`, run.nproc);
+      const [before] = await postline.sql(`SELECT count(*)::int AS n FROM emails`);
+      const meter = new CpuMeter(postline.pid, await postline.postgresPids());
+      const result = await load(target, messages, n, sessions, perConnection);
+      const cpu = meter.stop(await postline.postgresPids());
+      const [after] = await postline.sql(`SELECT count(*)::int AS n FROM emails`);
+      rows.push({
+        scenario: `${args.label}-${perConnection}`,
+        perConnection,
+        n,
+        ...result,
+        committed: after.n - before.n,
+        perSecond: Math.round(result.accepted / result.seconds),
+        cpu,
+      });
+      console.log(`${perConnection} per connection: ${rows.at(-1)!.perSecond} messages/s`);
+    }
+  } finally {
+    await postline.stop();
+    await dns.stop();
+  }
+
+  console.log('\n' + table(
+    ['scenario', 'msgs/conn', 'messages', 's', 'accepted', 'committed', 'errors', 'msgs/s', 'CPU % postline (main)/pg/gen/other', 'CPU µs/msg postline/pg'],
+    rows.map((r) => [
+      r.scenario, r.perConnection, r.n, r.seconds.toFixed(2), r.accepted, r.committed, r.errors, r.perSecond,
+      `${r.cpu.postline} (${r.cpu.postlineMain})/${r.cpu.postgres}/${r.cpu.generator}/${r.cpu.other}`,
+      `${Math.round((r.cpu.postline / 100) * 1e6 * (r.seconds / Math.max(1, r.committed)))}/${Math.round((r.cpu.postgres / 100) * 1e6 * (r.seconds / Math.max(1, r.committed)))}`,
+    ]),
+  ));
+  for (const r of rows) if (r.firstError) console.log(`! ${r.scenario}: ${r.errors} errors, first: ${r.firstError}`);
+  for (const r of rows) if (r.cpu.other >= 10) console.log(`! ${r.scenario}: other processes used ${r.cpu.other}% of a core (${r.cpu.otherTop})`);
+  if (args.results) {
+    // The peers' results.tsv columns; submit and "end to end" are the same here (accepting is the whole run).
+    for (const r of rows) {
+      const status = r.errors || r.committed !== r.n ? `errors=${r.errors},committed=${r.committed}` : 'ok';
+      const rate = (r.accepted / r.seconds).toFixed(1);
+      fs.appendFileSync(args.results, [r.scenario, args.run, r.n, r.seconds.toFixed(3), rate, r.seconds.toFixed(3), rate, r.committed, status].join('\t') + '\n');
+    }
+  }
+  console.log(`\nresults appended to ${appendResults('smtp-submission', run, rows.map((r) => ({ ...r, run: Number(args.run), db: args.db, tls: args.tls, sessions })))}`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

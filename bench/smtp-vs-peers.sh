@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# SMTP submission rate, Postline next to Postfix and the loopback limit, in ONE round loop
+# (issue 4, "Speed"). Uses the peers' scripts in ../shared/bench/peers read-only:
+#   A-sink           smtp-source → smtp-sink, 1 msg per connection  (loopback SMTP limit)
+#   B-postfix        smtp-source → Postfix (queue, fsync), 1 msg per connection: its submit rate
+#   D-postline-smtp-1    bench/smtp-submission.ts: 20 sessions, STARTTLS + AUTH, 1 msg per connection
+#   D-postline-smtp-100  the same, 100 msgs per connection
+# The submit rate is N / (time until the last message was answered 250). Postfix gets no TLS,
+# AUTH or DKIM in the peers' setup; Postline always does all three (AUTH needs TLS).
+# Rounds alternate the order of B and D so slow spells of the shared host hit both alike.
+# Rows go to $RESULTS ($BENCH_DIR/results.tsv, the peers' format; summarize.sh reads it) and a
+# copy with the machine facts to bench/results/.
+#
+#   sudo bench/smtp-vs-peers.sh                       # setup + 3 rounds
+#   SKIP_SETUP=1 ROUNDS=1 N_POSTLINE=3000 bench/smtp-vs-peers.sh
+# Env: ROUNDS (3), N (20000, the peers' runs), N_POSTLINE (10000 per mode), SESSIONS (20),
+#      DB (embedded|external), POSTLINE_ENTRY=dist, PEERS, BENCH_DIR (/tmp/mta-bench).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+PEERS=${PEERS:-$(cd "$root/../shared/bench/peers" && pwd)}
+# shellcheck source=/dev/null
+source "$PEERS/common.sh"
+ROUNDS=${ROUNDS:-3}
+N_POSTLINE=${N_POSTLINE:-10000}
+DB=${DB:-embedded}
+stamp=$(date -u +%Y%m%d-%H%M%S)
+
+# Postfix is the machine's one system instance: never start a run while another bench uses it.
+wait_for_peers_idle() {
+  local max=${BENCH_PEERS_WAIT:-900} start=$SECONDS
+  while pgrep -x smtp-source > /dev/null || pgrep -f 'postfix/sbin/master|/usr/lib/postfix/sbin/master' > /dev/null; do
+    if ((SECONDS - start > max)); then log "another bench still uses Postfix/smtp-source after ${max}s; giving up"; exit 1; fi
+    log "another bench is using Postfix or smtp-source; waiting"; sleep 10
+  done
+}
+
+wait_for_peers_idle
+[[ -f "$RESULTS" ]] && mv "$RESULTS" "$RESULTS.$stamp"
+if [[ "${SKIP_SETUP:-0}" != 1 ]]; then
+  "$PEERS/setup.sh" > "$BENCH_DIR/setup.log" 2>&1 || { tail -20 "$BENCH_DIR/setup.log"; exit 1; }
+fi
+{
+  echo "date: $(date -u +%FT%TZ)"
+  echo "nproc: $(nproc)"; free -g | sed -n 1,2p
+  grep -m1 'model name' /proc/cpuinfo || true
+  uname -r; grep PRETTY_NAME /etc/os-release
+  postconf -h mail_version | sed 's/^/postfix /'
+  node -v | sed 's/^/node /'
+  echo "postline $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" status --porcelain src | grep -q . && echo '+uncommitted-src')"
+  echo "loadavg: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "N=$N N_POSTLINE=$N_POSTLINE SIZE=$SIZE SESSIONS=$SESSIONS ROUNDS=$ROUNDS DB=$DB"
+} | tee "$BENCH_DIR/machine.txt"
+results_header
+
+postline_run() {            # postline_run <run#>
+  local run=$1
+  (cd "$root" && node --import tsx "$here/smtp-submission.ts" --label D-postline-smtp --run "$run" --n "$N_POSTLINE" \
+      --sessions "$SESSIONS" --per-connection 1,100 --db "$DB" --results "$RESULTS") \
+    > "$BENCH_DIR/D-postline-smtp-$run.log" 2>&1 || log "D-postline-smtp run $run failed: $(tail -3 "$BENCH_DIR/D-postline-smtp-$run.log")"
+  grep -E '^\| D-postline|^!' "$BENCH_DIR/D-postline-smtp-$run.log" >&2 || true
+}
+
+for ((round = 1; round <= ROUNDS; round++)); do
+  export RUNS=1 RUN_OFFSET=$((round - 1))
+  log "round $round/$ROUNDS"
+  wait_for_peers_idle; "$PEERS/scenario-a-sink.sh"
+  if ((round % 2)); then
+    wait_for_peers_idle; "$PEERS/scenario-b-postfix.sh"; postline_run "$round"
+  else
+    postline_run "$round"; wait_for_peers_idle; "$PEERS/scenario-b-postfix.sh"
+  fi
+done
+
+"$PEERS/summarize.sh" | tee "$BENCH_DIR/summary.md"
+# Postline vs Postfix's submit rate within each round (same minutes of the shared host), then the median.
+python3 - "$RESULTS" <<'PY' | tee -a "$BENCH_DIR/summary.md"
+import csv, statistics, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1]), delimiter='\t') if r['status'] == 'ok']
+submit = {(r['scenario'], r['run']): float(r['submit_per_s']) for r in rows}
+targets = {'D-postline-smtp-1': 1, 'D-postline-smtp-100': 2}
+for name, target in targets.items():
+    ratios = []
+    print(f'\n| round | {name} submit/s | B-postfix submit/s | ÷ Postfix | A-sink submit/s |')
+    print('|---|---|---|---|---|')
+    for run in sorted({r['run'] for r in rows}, key=int):
+        d, b, a = submit.get((name, run)), submit.get(('B-postfix', run)), submit.get(('A-sink', run))
+        if d and b:
+            ratios.append(d / b)
+            print(f"| {run} | {d:.0f} | {b:.0f} | {d / b:.2f}× | {a:.0f} |" if a else f"| {run} | {d:.0f} | {b:.0f} | {d / b:.2f}× | |")
+    if ratios:
+        print(f"\nmedian {name} ÷ Postfix (submit, same round): {statistics.median(ratios):.2f}× (target ≥ {target}×)")
+PY
+mkdir -p "$here/results"
+{ sed 's/^/# /' "$BENCH_DIR/machine.txt"; cat "$RESULTS"; } > "$here/results/smtp-vs-peers-$stamp.tsv"
+log "rows: $RESULTS (copy: bench/results/smtp-vs-peers-$stamp.tsv)"
