@@ -12,9 +12,18 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   publicUrl: string;
+  /** SMTP ports with STARTTLS offered / with implicit TLS; port 0 listens on a random free port. */
   smtpPorts: number[];
   smtpsPorts: number[];
   smtpHostname: string;
+  /** SMTP: a session idle this long is closed (ms); the DATA of one message must arrive within smtpDataTimeoutMs. */
+  smtpTimeoutMs: number;
+  smtpDataTimeoutMs: number;
+  /** SMTP: open connections per listening port, and per client address over all ports. */
+  smtpMaxConnections: number;
+  smtpMaxConnectionsPerIp: number;
+  /** SMTP: bytes of messages all sessions together may hold in memory while receiving and accepting them. */
+  smtpMessageMemoryBytes: number;
   tlsCertFile: string | undefined;
   tlsKeyFile: string | undefined;
   dnsServers: string[];
@@ -70,6 +79,7 @@ function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
 }
 
+/** Comma-separated ports; unset: the fallback; empty: none; 0: a random free port (tests). */
 function portList(env: NodeJS.ProcessEnv, name: string, fallback: number[]): number[] {
   const raw = env[name];
   if (raw === undefined) return fallback;
@@ -127,6 +137,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpPorts: portList(env, 'POSTLINE_SMTP_PORTS', [2587]),
     smtpsPorts: portList(env, 'POSTLINE_SMTPS_PORTS', [2465]),
     smtpHostname: env.POSTLINE_SMTP_HOSTNAME || os.hostname(),
+    smtpTimeoutMs: parseDuration(env.POSTLINE_SMTP_TIMEOUT || '60s', 'POSTLINE_SMTP_TIMEOUT'),
+    smtpDataTimeoutMs: parseDuration(env.POSTLINE_SMTP_DATA_TIMEOUT || '10m', 'POSTLINE_SMTP_DATA_TIMEOUT'),
+    smtpMaxConnections: int(env, 'POSTLINE_SMTP_MAX_CONNECTIONS', 1000, 1),
+    smtpMaxConnectionsPerIp: int(env, 'POSTLINE_SMTP_MAX_CONNECTIONS_PER_IP', 50, 1),
+    smtpMessageMemoryBytes: int(env, 'POSTLINE_SMTP_MEMORY_MB', 512, 1) * 1024 * 1024,
     tlsCertFile: env.POSTLINE_TLS_CERT || undefined,
     tlsKeyFile: env.POSTLINE_TLS_KEY || undefined,
     dnsServers,

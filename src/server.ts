@@ -15,12 +15,15 @@ import { DeliveryWorker } from './delivery/worker.js';
 import { DnsResolver } from './dns/resolver.js';
 import { Domains } from './domains/domains.js';
 import { ScheduledEmailReleaser } from './emails/release-scheduled.js';
-import { emailRoutes } from './emails/routes.js';
+import { acceptDeps, emailRoutes } from './emails/routes.js';
 import { buildApp } from './http/app.js';
-import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
+import { claimIdempotencyKey, purgeExpiredIdempotencyKeys } from './http/idempotency.js';
+import { InboundMail } from './inbound/inbound.js';
+import { inboundRoutes } from './inbound/routes.js';
 import { memoryRateLimiter, redisRateLimiter } from './http/rate-limit.js';
 import { createLogger, type Logger } from './logger.js';
 import { RequestLogs } from './logs/request-logs.js';
+import { SmtpServer, type SmtpPorts } from './smtp/server.js';
 import { suppressionRoutes } from './suppressions/routes.js';
 import { templateRoutes } from './templates/routes.js';
 import { trackingRoutes } from './tracking/routes.js';
@@ -33,6 +36,8 @@ export interface Postline {
   logger: Logger;
   /** Base URL of the HTTP API when the api role runs. */
   url: string | undefined;
+  /** Ports the smtp role listens on (the bound ones, when configured as 0); empty without it. */
+  smtpPorts: SmtpPorts;
   stop(): Promise<void>;
 }
 
@@ -52,16 +57,22 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
     const requestLogs = new RequestLogs(db, (err) => logger.error({ err }, 'request log write failed'));
     const dns = new DnsResolver(config.dnsServers);
     const domains = new Domains({ db, dns, mtaHost: config.smtpHostname });
+    // Mail from unauthenticated clients (receiving domains, DSNs to return paths): the smtp role hands it over.
+    const inbound = new InboundMail({ db, dns, config, logger: logger.child({ role: 'smtp' }) });
+
+    // One per process, shared by the API and SMTP submission: a message counts the same either way.
+    const rateLimiter = config.redisUrl && (roles.has('api') || roles.has('smtp'))
+      ? redisRateLimiter(config.rateLimitPerSecond, config.redisUrl, (err) => logger.warn({ err }, 'redis'))
+      : memoryRateLimiter(config.rateLimitPerSecond);
+    const accept = acceptDeps(db, config, dns);
 
     let url: string | undefined;
     if (roles.has('api')) {
-      const rateLimiter = config.redisUrl
-        ? redisRateLimiter(config.rateLimitPerSecond, config.redisUrl, (err) => logger.warn({ err }, 'redis'))
-        : memoryRateLimiter(config.rateLimitPerSecond);
       const routes: Route[] = [
         ...apiKeys.routes(),
         ...domains.routes(),
-        ...emailRoutes(db, config, dns),
+        ...inboundRoutes(db, config),
+        ...emailRoutes(db, config, dns, accept),
         ...suppressionRoutes(db),
         ...trackingRoutes(db),
         ...templateRoutes(db),
@@ -84,10 +95,30 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
       logger.info({ role: 'api' }, `HTTP API listening on ${url}`);
       stops.push(async () => {
         await app.close();
-        await rateLimiter.close();
         await requestLogs.flush();
       });
     }
+
+    let smtpPorts: SmtpPorts = { starttls: [], implicit: [] };
+    if (roles.has('smtp')) {
+      const smtp = new SmtpServer({
+        config,
+        logger: logger.child({ role: 'smtp' }),
+        apiKeys,
+        rateLimiter,
+        requestLogs,
+        accept,
+        inbound,
+        claimIdempotencyKey: (accountId, endpoint, key, body) => claimIdempotencyKey(db, accountId, endpoint, key, body),
+      });
+      stops.push(() => smtp.stop()); // before start: a listen failure must close the ports already open
+      await smtp.start();
+      smtpPorts = smtp.ports;
+    }
+    stops.push(async () => {
+      await rateLimiter.close();
+      await requestLogs.flush();
+    });
 
     if (roles.has('worker')) {
       // Scheduled emails enter the queue when due; stopped before the worker it feeds.
@@ -114,6 +145,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
       db,
       logger,
       url,
+      smtpPorts,
       async stop() {
         if (stopped) return;
         stopped = true;

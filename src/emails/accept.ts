@@ -1,5 +1,5 @@
 // The accept pipeline: the one way an email enters Postline, whether it comes from the API
-// (single or batch) or, later, SMTP submission, broadcasts and automations.
+// (single or batch), SMTP submission (src/smtp/) or, later, broadcasts and automations.
 //
 //   render template → validate → resolve sender domain → load attachments → compose (with
 //   tracking) → sign → apply suppressions → persist and enqueue (one transaction)
@@ -21,6 +21,7 @@ import { loadAttachments, type Attachment } from './attachments.js';
 import { composeMessage, textPart } from './compose.js';
 import { signMessage } from './dkim.js';
 import type { EmailRequest } from './email-request.js';
+import { prepareSubmittedMessage } from './submitted-message.js';
 import type { FetchPolicy } from './fetch-attachment.js';
 import type { GroupCommitter } from './group-commit.js';
 import { renderTemplates } from './render-template.js';
@@ -144,9 +145,11 @@ async function composeAndSign(deps: AcceptDeps, submission: Submission, accepted
       const id = crypto.randomUUID();
       const messageId = `<${id}@${domain!.name}>`;
       const text = textPart(request!, texts);
-      // SMTP submission (a later issue) brings a message already composed: this is the one
-      // place to use it instead, after setting our Message-ID in it.
-      const message = await composeMessage({ request: track(request!, domain!, id, signers), text, messageId, date, attachments });
+      // SMTP submission brings the message already composed: kept, with our Message-ID set in
+      // it (not tracked: its html is the client's MIME, not rewritten).
+      const message = request!.submitted
+        ? prepareSubmittedMessage(request!.submitted, { messageId, date })
+        : await composeMessage({ request: track(request!, domain!, id, signers), text, messageId, date, attachments });
       const mime = await signMessage(message, domain!);
       return {
         id,

@@ -30,6 +30,12 @@ export interface EmailRequest {
   scheduledAt: Date | null;
   /** Validated attachments (attachments.ts), loaded by the accept pipeline's load step. */
   attachments: AttachmentRequest[] | null;
+  /**
+   * SMTP submission: the message as the client composed it. The compose step keeps it
+   * (submitted-message.ts) instead of composing one; the fields above then describe it for
+   * storage, events and the API, and its to/cc/bcc mailboxes are the envelope's recipients.
+   */
+  submitted?: Buffer;
 }
 
 export const MAX_RECIPIENTS = 50;

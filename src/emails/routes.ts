@@ -1,5 +1,6 @@
 // The /emails routes, one file per operation, for server.ts to mount. The accept pipeline's
-// group committer is made here, one per process (SMTP submission will share it).
+// dependencies (its group committer) are made here, once per process, and shared with SMTP
+// submission (server.ts passes the same ones to both).
 // Attachment downloads (/downloads/attachments/:id) are served here too, without an API key.
 import type { Route } from '../api/route.js';
 import type { Config } from '../config.js';
@@ -20,10 +21,11 @@ import { updateEmail } from './update-email.js';
 
 export type EmailConfig = Pick<Config, 'publicUrl' | 'attachmentFetchAllowPrivate' | 'attachmentFetchTimeoutMs'>;
 
-export function emailRoutes(db: Db, config: EmailConfig, dns: DnsResolver): Route[] {
+/** The accept pipeline's dependencies, made once per process and shared by the API and SMTP submission. */
+export function acceptDeps(db: Db, config: EmailConfig, dns: DnsResolver): AcceptDeps {
   const signer = signers(db);
   const { publicUrl } = config;
-  const accept: AcceptDeps = {
+  return {
     db,
     committer: new GroupCommitter(db),
     attachmentFetch: {
@@ -33,6 +35,11 @@ export function emailRoutes(db: Db, config: EmailConfig, dns: DnsResolver): Rout
     },
     tracking: async () => ({ publicUrl, open: await signer('open-tracking'), click: await signer('click-tracking') }),
   };
+}
+
+export function emailRoutes(db: Db, config: EmailConfig, dns: DnsResolver, accept = acceptDeps(db, config, dns)): Route[] {
+  const signer = signers(db);
+  const { publicUrl } = config;
   const links = async () => ({ publicUrl, signer: await signer('attachment-download') });
   return [
     sendEmail(accept), sendBatchEmails(accept), listEmails(db), getEmail(db), updateEmail(db), cancelEmail(db),

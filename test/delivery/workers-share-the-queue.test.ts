@@ -31,22 +31,28 @@ describe('delivery: several workers on one database', () => {
       assert.equal(error, null);
       ids.push(...data!.data.map((d) => d.id));
     }
-    await t.sink.waitFor(before + 300, 30_000);
+    await eventually(async () => t.sink.messages.slice(before).flatMap((m) => m.to).length >= 600, 30_000);
     await eventually(async () => {
       const [{ n }] = await t.sql(`SELECT count(*)::int AS n FROM deliveries WHERE email_id = ANY($1) AND status = 'delivered'`, [ids]);
       return n === 600;
     }, 30_000);
     await new Promise((r) => setTimeout(r, 300)); // anything duplicated would show up by now
     const received = t.sink.messages.slice(before);
-    assert.equal(received.length, 300);
+    // Two workers may each claim one recipient row of the same email (SKIP LOCKED splits an
+    // email's rows across claims), which sends that email in two SMTP transactions: more
+    // messages than emails is fine, a recipient reached twice is not.
+    assert.ok(received.length >= 300 && received.length <= 600, `${received.length} messages`);
     const recipients = received.flatMap((m) => m.to);
+    assert.equal(recipients.length, 600, 'no recipient is sent to twice');
     assert.equal(new Set(recipients).size, 600);
     const events = await t.sql(`SELECT data FROM events WHERE email_id = ANY($1) AND type = 'email.delivered'`, [ids]);
     const reported = events.flatMap((e) => e.data.to as string[]);
     assert.equal(reported.length, 600, 'each recipient is reported delivered once');
     assert.equal(new Set(reported).size, 600);
     for (const id of ids.slice(0, 5)) {
-      assert.deepEqual((await eventsOf(t, id)).map((e) => e.type), ['email.sent', 'email.delivered']);
+      const types = (await eventsOf(t, id)).map((e) => e.type);
+      assert.equal(types[0], 'email.sent');
+      assert.ok(types.length >= 2 && types.slice(1).every((type) => type === 'email.delivered'), types.join());
       assert.ok((await deliveriesOf(t, id)).every((d) => d.attempts === 1));
     }
   });

@@ -1,0 +1,26 @@
+// GET /emails/receiving/:id/attachments/:attachment_id: one attachment of one of the caller's
+// received emails, with a signed download URL.
+import { notFound } from '../api/errors.js';
+import { isUuid } from '../api/format.js';
+import type { Route } from '../api/route.js';
+import type { Db } from '../db/database.js';
+import { attachmentWithUrl, RECEIVED_ATTACHMENT_COLUMNS, type ReceivedLinks } from './received-view.js';
+
+export function getReceivedAttachment(db: Db, links: () => Promise<ReceivedLinks>): Route {
+  return {
+    method: 'GET',
+    url: '/emails/receiving/:id/attachments/:attachment_id',
+    async handler({ principal, params }) {
+      if (!isUuid(params.id)) throw notFound('Email');
+      const row = isUuid(params.attachment_id)
+        ? await db.one(
+            `SELECT ${RECEIVED_ATTACHMENT_COLUMNS} FROM received_attachments WHERE id = $1 AND received_email_id = $2 AND account_id = $3`,
+            [params.attachment_id, params.id, principal.accountId],
+          )
+        : undefined;
+      if (row) return { body: { object: 'attachment', ...attachmentWithUrl(row, await links()) } };
+      const email = await db.one(`SELECT id FROM received_emails WHERE id = $1 AND account_id = $2`, [params.id, principal.accountId]);
+      throw notFound(email ? 'Attachment' : 'Email');
+    },
+  };
+}

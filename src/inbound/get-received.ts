@@ -1,0 +1,50 @@
+// GET /emails/receiving/:id: one received email of the caller's account, with its body, its
+// headers, a signed link to the raw message and its attachment list. Another account's id, or
+// an outbound email's, is "Email not found". `html_format` (data_uri by default, or cid) says
+// how inline images appear in the html; the response echoes the form served.
+import { ApiError, notFound } from '../api/errors.js';
+import { isUuid } from '../api/format.js';
+import type { Route } from '../api/route.js';
+import type { Db } from '../db/database.js';
+import { inlineImages, referencesCid } from './inline-images.js';
+import { parseMime } from './parse-message.js';
+import { attachmentsOf, headerObject, RECEIVED_COLUMNS, receivedSummary, signedDownload, type ReceivedLinks } from './received-view.js';
+
+const HTML_FORMATS = ['data_uri', 'cid'] as const;
+
+export function getReceived(db: Db, links: () => Promise<ReceivedLinks>): Route {
+  return {
+    method: 'GET',
+    url: '/emails/receiving/:id',
+    async handler({ principal, params, query }) {
+      const format = query.html_format ?? 'data_uri';
+      if (!(HTML_FORMATS as readonly string[]).includes(format)) {
+        throw new ApiError('invalid_parameter', 'The `html_format` parameter must be `data_uri` or `cid`.');
+      }
+      const row = isUuid(params.id)
+        ? await db.one(`SELECT ${RECEIVED_COLUMNS}, html, text, headers, inbound_message_id FROM received_emails WHERE id = $1 AND account_id = $2`, [
+            params.id,
+            principal.accountId,
+          ])
+        : undefined;
+      if (!row) throw notFound('Email');
+      const attachments = (await attachmentsOf(db, [row.id])).get(row.id)!;
+      let html = row.html as string | null;
+      if (format === 'data_uri' && referencesCid(html) && attachments.some((a) => a.content_id)) {
+        const message = await db.one<{ raw: Buffer }>(`SELECT raw FROM inbound_messages WHERE id = $1`, [row.inbound_message_id]);
+        html = inlineImages(html, await parseMime(message!.raw));
+      }
+      return {
+        body: {
+          object: 'email',
+          ...receivedSummary(row, attachments),
+          html,
+          text: (row.text as string | null) ?? null,
+          headers: headerObject(row.headers),
+          raw: signedDownload(await links(), 'raw', row.id),
+          html_format: format,
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,126 @@
+// Inbound mail: what the SMTP server (src/smtp/) hands over from unauthenticated clients.
+// acceptsRecipient decides at RCPT TO (no relay: only our receiving domains and our return
+// paths); receive takes a whole message, as named steps:
+//   route recipients → authenticate (SPF, DKIM, DMARC; mail for receiving domains only)
+//   → put trace headers in front (Received, Authentication-Results) → parse (postal-mime)
+//   → one transaction: store the message and its `email.received` events, apply the reports
+//     (DSN, ARF) addressed to return paths
+// and resolves once that transaction has committed, so the SMTP 250 means durable. A throw
+// means nothing was kept (the client gets a 4xx and retries; NoLongerAccepted: a 550).
+// Authentication and parsing happen before the transaction: no DNS lookup holds it open.
+import crypto from 'node:crypto';
+import type { DNSResolver } from 'mailauth';
+import type { Email } from 'postal-mime';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { DnsResolver } from '../dns/resolver.js';
+import type { Logger } from '../logger.js';
+import { authenticateMessage, mailauthResolver } from './authenticate.js';
+import { describeMessage, parseMime, UNPARSEABLE } from './parse-message.js';
+import { routeRecipients, type RoutedRecipients } from './recipients.js';
+import { recordReports } from './record-reports.js';
+import { readReports, type Report } from './reports.js';
+import { storeReceived } from './store-received.js';
+
+export interface InboundEnvelope {
+  mailFrom: string;
+  rcptTo: string[];
+  remoteAddress: string;
+  clientHostname: string;
+  heloName: string;
+  secure: boolean;
+}
+
+export interface InboundDeps {
+  db: Db;
+  dns: DnsResolver;
+  config: Config;
+  logger: Logger;
+}
+
+/** Thrown by receive when no recipient is ours any more (a domain removed between RCPT and DATA): a permanent refusal. */
+export class NoLongerAccepted extends Error {
+  readonly responseCode = 550;
+}
+
+/** Characters safe in a trace header: printable ASCII, no line breaks. */
+const traceSafe = (value: string) => value.replace(/[^\x21-\x7e]/g, '').slice(0, 255) || 'unknown';
+
+export class InboundMail {
+  private resolver: DNSResolver;
+
+  constructor(private deps: InboundDeps) {
+    this.resolver = mailauthResolver(deps.dns);
+  }
+
+  /** Whether an unauthenticated client may send to this address (a receiving-enabled domain of ours, or a return path of ours for DSNs). */
+  async acceptsRecipient(address: string): Promise<boolean> {
+    const routed = await routeRecipients(this.deps.db, [address]);
+    return routed.byAccount.size > 0 || routed.returnPaths.length > 0;
+  }
+
+  /** Stores, parses, authenticates and reports the message; resolves only after commit. Throws on failure (reply 4xx). */
+  async receive(raw: Buffer, envelope: InboundEnvelope): Promise<void> {
+    const { db } = this.deps;
+    const routed = await routeRecipients(db, envelope.rcptTo);
+    if (routed.byAccount.size === 0 && routed.returnPaths.length === 0) {
+      throw new NoLongerAccepted('No recipient of this message is accepted here any more');
+    }
+    const id = crypto.randomUUID();
+    const receiving = routed.byAccount.size > 0;
+    const auth = receiving ? await authenticateMessage(raw, envelope, this.authDeps()) : undefined;
+    // What is stored, and parsed: downloads parse these same bytes again (attachment positions).
+    const stored = auth ? Buffer.concat([this.traceHeaders(id, envelope, auth.headerLines), raw]) : raw;
+    const email = await this.parse(stored);
+    const reports = email && routed.returnPaths.length > 0 ? readReports(email) : [];
+
+    const outcome = await db.tx(async (q) => {
+      const ids = auth
+        ? await storeReceived(q, { id, raw: stored, envelope, auth, parsed: email ? describeMessage(email) : UNPARSEABLE }, routed.byAccount)
+        : [];
+      let applied = 0;
+      // Email rows locked in id order, as delivery outcomes lock them: no deadlock between the two.
+      for (const emailId of [...new Set(routed.returnPaths.map((r) => r.emailId))].sort()) {
+        applied += await recordReports(q, emailId, reports);
+      }
+      return { stored: ids, applied };
+    });
+    this.log(routed, reports, outcome, envelope);
+  }
+
+  private authDeps() {
+    return { resolver: this.resolver, mtaHost: this.deps.config.smtpHostname, logger: this.deps.logger };
+  }
+
+  private async parse(raw: Buffer): Promise<Email | undefined> {
+    try {
+      return await parseMime(raw);
+    } catch (err) {
+      // The bytes are what the customer needs; keep them even when the structure is beyond repair.
+      this.deps.logger.warn({ err }, 'inbound message could not be parsed; stored raw only');
+      return undefined;
+    }
+  }
+
+  /** Received (RFC 5321 §4.4) and the authentication results, to put in front of the message as an MTA does. */
+  private traceHeaders(id: string, envelope: InboundEnvelope, authHeaderLines: string): Buffer {
+    const host = traceSafe(this.deps.config.smtpHostname);
+    const ip = traceSafe(envelope.remoteAddress.replace(/^::ffff:/, ''));
+    // The client's reverse-DNS name when there is one (smtp-server writes "[ip]" when there is not).
+    const rdns = envelope.clientHostname && !envelope.clientHostname.startsWith('[') ? `${traceSafe(envelope.clientHostname)} ` : '';
+    const received =
+      `Received: from ${traceSafe(envelope.heloName)} (${rdns}[${ip}])\r\n` +
+      `\tby ${host} (Postline) with ${envelope.secure ? 'ESMTPS' : 'ESMTP'} id ${id}\r\n` +
+      (envelope.rcptTo.length === 1 ? `\tfor <${traceSafe(envelope.rcptTo[0]!)}>` : '\t') +
+      `; ${new Date().toUTCString().replace('GMT', '+0000')}\r\n`;
+    return Buffer.from(received + authHeaderLines, 'utf8');
+  }
+
+  private log(routed: RoutedRecipients, reports: Report[], outcome: { stored: string[]; applied: number }, envelope: InboundEnvelope): void {
+    const { logger } = this.deps;
+    if (outcome.stored.length > 0) logger.info({ received: outcome.stored, from: envelope.mailFrom }, 'inbound message stored');
+    if (routed.returnPaths.length === 0) return;
+    if (reports.length === 0) logger.info({ to: routed.returnPaths.map((r) => r.address) }, 'message to a return path is no DSN or feedback report; ignored');
+    else logger.info({ emails: routed.returnPaths.map((r) => r.emailId), reports: reports.length, applied: outcome.applied }, 'reports applied');
+  }
+}

@@ -1,0 +1,79 @@
+// Parsing an inbound message with postal-mime: the fields the API returns (addresses bare, as
+// Resend gives them), the headers in message order, and the attachment list. The attachment
+// bytes are not kept apart from the raw message: downloads parse the raw again with the same
+// options (PARSE_OPTIONS) and take the attachment at the stored position, so what a download
+// returns is exactly what the parser made of the message the first time.
+import PostalMime, { type Address, type Attachment, type Email, type PostalMimeOptions } from 'postal-mime';
+
+export const PARSE_OPTIONS: PostalMimeOptions = { attachmentEncoding: 'arraybuffer' };
+
+export interface ParsedAttachment {
+  position: number;
+  filename: string | null;
+  contentType: string;
+  /** Without angle brackets. */
+  contentId: string | null;
+  disposition: 'inline' | 'attachment' | null;
+  size: number;
+}
+
+export interface ParsedMessage {
+  from: string;
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  replyTo: string[];
+  subject: string;
+  messageId: string | null;
+  html: string | null;
+  text: string | null;
+  /** [name as written, value unfolded] in message order. */
+  headers: [string, string][];
+  attachments: ParsedAttachment[];
+}
+
+export function parseMime(raw: Buffer): Promise<Email> {
+  return PostalMime.parse(raw, PARSE_OPTIONS);
+}
+
+/** PostgreSQL text cannot hold NUL; a message may (binary junk in a text part). */
+const noNul = (s: string) => (s.includes('\0') ? s.replaceAll('\0', '\uFFFD') : s);
+
+/** Bare addresses, group members included. */
+function addresses(list: Address[] | Address | undefined): string[] {
+  const all = list === undefined ? [] : Array.isArray(list) ? list : [list];
+  return all.flatMap((a) => (a.group ? a.group.map((m) => m.address) : [a.address ?? ''])).filter((a) => a !== '').map(noNul);
+}
+
+export const bareContentId = (id: string | undefined) => (id ? id.replace(/^<|>$/g, '').trim() || null : null);
+
+export const attachmentBytes = (a: Attachment): Buffer =>
+  typeof a.content === 'string' ? Buffer.from(a.content, a.encoding === 'base64' ? 'base64' : 'utf8') : Buffer.from(a.content as ArrayBuffer);
+
+export function describeMessage(email: Email): ParsedMessage {
+  return {
+    from: addresses(email.from)[0] ?? '',
+    to: addresses(email.to),
+    cc: addresses(email.cc),
+    bcc: addresses(email.bcc),
+    replyTo: addresses(email.replyTo),
+    subject: noNul(email.subject ?? ''),
+    messageId: email.messageId ? noNul(email.messageId) : null,
+    html: email.html ? noNul(email.html) : null,
+    text: email.text ? noNul(email.text) : null,
+    headers: email.headers.map((h) => [h.originalKey, noNul(h.value)]),
+    attachments: email.attachments.map((a, position) => ({
+      position,
+      filename: a.filename ? noNul(a.filename) : null,
+      contentType: a.mimeType || 'application/octet-stream',
+      contentId: bareContentId(a.contentId),
+      disposition: a.disposition ?? null,
+      size: typeof a.content === 'string' ? attachmentBytes(a).length : (a.content as ArrayBuffer).byteLength,
+    })),
+  };
+}
+
+/** What a message that cannot be parsed at all is stored as: its bytes are kept regardless. */
+export const UNPARSEABLE: ParsedMessage = {
+  from: '', to: [], cc: [], bcc: [], replyTo: [], subject: '', messageId: null, html: null, text: null, headers: [], attachments: [],
+};

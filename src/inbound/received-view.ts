@@ -1,0 +1,112 @@
+// How a received email reads over the API (resend-compat-notes §2.2) and in its
+// `email.received` webhook (§7.2): bare addresses, ISO timestamps, the attachment list, and
+// signed download URLs (raw message, attachments) on POSTLINE_PUBLIC_URL that work without an
+// API key until they expire (download-received.ts checks them).
+import { isoTimestamp } from '../api/format.js';
+import type { Queryable, Row } from '../db/database.js';
+import type { UrlSigner } from '../signing/url-signing.js';
+
+/** Never select the raw message or bodies for a list. */
+export const RECEIVED_COLUMNS = 'id, received_for, from_address, to_addresses, cc, bcc, reply_to, subject, message_id, created_at';
+export const RECEIVED_ATTACHMENT_COLUMNS = 'id, received_email_id, position, filename, content_type, content_id, content_disposition, size';
+/** How long a download URL works. */
+export const DOWNLOAD_URL_TTL_MS = 60 * 60 * 1000;
+
+export interface ReceivedLinks {
+  publicUrl: string;
+  signer: UrlSigner;
+}
+
+export type DownloadKind = 'raw' | 'attachment';
+const PATHS: Record<DownloadKind, string> = { raw: 'received-emails', attachment: 'received-attachments' };
+
+/** `/downloads/received-emails/:id` or `/downloads/received-attachments/:id`, signed over (kind, id, expires). */
+export function signedDownload(links: ReceivedLinks, kind: DownloadKind, id: string, now = Date.now()) {
+  const expiresAt = new Date(Math.floor((now + DOWNLOAD_URL_TTL_MS) / 1000) * 1000);
+  const expires = String(expiresAt.getTime() / 1000);
+  const signature = links.signer.sign(kind, id, expires);
+  return {
+    download_url: `${links.publicUrl}/downloads/${PATHS[kind]}/${id}?expires=${expires}&signature=${signature}`,
+    expires_at: isoTimestamp(expiresAt)!,
+  };
+}
+
+/** The attachment metadata embedded in a received email (no URL: those come from the attachment routes). */
+export function embeddedAttachment(row: Row) {
+  return {
+    id: row.id as string,
+    filename: (row.filename as string | null) ?? null,
+    size: Number(row.size),
+    content_type: row.content_type as string,
+    content_id: (row.content_id as string | null) ?? null,
+    content_disposition: (row.content_disposition as string | null) ?? null,
+  };
+}
+
+/** `RetrievedAttachment` of the attachment routes; GET of one adds `object`. */
+export function attachmentWithUrl(row: Row, links: ReceivedLinks) {
+  return { ...embeddedAttachment(row), ...signedDownload(links, 'attachment', row.id) };
+}
+
+/** The attachments of each received email among `ids`, in message order, by email id. One query. */
+export async function attachmentsOf(q: Queryable, ids: string[]): Promise<Map<string, Row[]>> {
+  const byEmail = new Map<string, Row[]>(ids.map((id) => [id, []]));
+  if (ids.length === 0) return byEmail;
+  const rows = await q.query(
+    `SELECT ${RECEIVED_ATTACHMENT_COLUMNS} FROM received_attachments WHERE received_email_id = ANY($1::uuid[]) ORDER BY position`,
+    [ids],
+  );
+  for (const row of rows) byEmail.get(row.received_email_id)!.push(row);
+  return byEmail;
+}
+
+export function receivedSummary(row: Row, attachments: Row[]) {
+  return {
+    id: row.id as string,
+    to: row.to_addresses as string[],
+    from: row.from_address as string,
+    created_at: isoTimestamp(row.created_at)!,
+    subject: row.subject as string,
+    bcc: row.bcc as string[],
+    cc: row.cc as string[],
+    reply_to: row.reply_to as string[],
+    received_for: row.received_for as string[],
+    message_id: (row.message_id as string | null) ?? null,
+    attachments: attachments.map(embeddedAttachment),
+  };
+}
+
+/** Headers as an object: the first occurrence of each name (the top-most trace line), named as written. */
+export function headerObject(headers: [string, string][]): Record<string, string> {
+  const seen = new Set<string>();
+  const out: Record<string, string> = {};
+  for (const [name, value] of headers) {
+    const key = name.toLowerCase();
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out[name] = value;
+  }
+  return out;
+}
+
+/** The `email.received` webhook `data`: no body, fetch it with GET /emails/receiving/:id. */
+export function receivedEventData(row: Row, attachments: Row[]): Record<string, unknown> {
+  return {
+    email_id: row.id,
+    created_at: isoTimestamp(row.created_at),
+    from: row.from_address,
+    to: row.to_addresses,
+    received_for: row.received_for,
+    cc: row.cc,
+    bcc: row.bcc,
+    message_id: row.message_id ?? null,
+    subject: row.subject,
+    attachments: attachments.map((a) => ({
+      id: a.id,
+      filename: a.filename ?? null,
+      content_type: a.content_type,
+      content_disposition: a.content_disposition ?? null,
+      content_id: a.content_id ?? null,
+    })),
+  };
+}

@@ -1,0 +1,114 @@
+// What a report that came back to an email's return path does to that email, in the receiving
+// transaction (reports.ts reads them):
+// - a failed DSN marks the recipient's delivery `bounced` with the Diagnostic-Code as its
+//   last_response, records `email.bounced` with the same bounce object delivery reports
+//   (src/delivery/bounce-codes.ts) and, for a permanent bounce about the address, suppresses it
+//   like a synchronous hard bounce (src/suppressions/suppress-on-outcome.ts);
+// - a delayed DSN records `email.delivery_delayed` (the remote MTA accepted it and is retrying);
+// - a complaint records `email.complained` and suppresses the address (origin complaint).
+// The recipient is the one the report names; a report naming none (feedback loops often
+// redact it) applies to an email with a single recipient only. Repeats change nothing: a
+// bounced delivery stays bounced, a complaint is recorded once per recipient.
+// Locks: the email row, then its deliveries, the order delivery outcomes take them in.
+import type { Queryable, Row } from '../db/database.js';
+import { bounceOf, parseReply } from '../delivery/bounce-codes.js';
+import type { EmailEventType } from '../events/catalogue.js';
+import { emailEventData, lastEventOf, recordEvents } from '../events/record-events.js';
+import { suppressAfterOutcomes, type OutcomeForSuppression } from '../suppressions/suppress-on-outcome.js';
+import type { Report } from './reports.js';
+
+interface Change {
+  type: EmailEventType;
+  recipient: string;
+  extra: Record<string, unknown>;
+}
+
+/** The bounce object of a failed DSN: Permanent for a 5.x.x Status, Transient for a 4.x.x one (given up). */
+export function bounceOfReport(report: { status: string; diagnostic: string | null }) {
+  // "smtp; 550 5.1.1 …" → the SMTP reply; other diagnostic types keep their text as the message.
+  const text = report.diagnostic?.replace(/^[\w-]+\s*;\s*/, '') ?? '';
+  const reply = parseReply(text || report.status);
+  const bounce = bounceOf({ ...reply, enhanced: report.status });
+  return {
+    ...bounce,
+    type: report.status.startsWith('5') ? ('Permanent' as const) : ('Transient' as const),
+    subType: report.status.startsWith('5') ? bounce.subType : ('General' as const),
+    message: reply.text || reply.raw || `Status ${report.status}`,
+    diagnosticCode: report.diagnostic ? [report.diagnostic] : [],
+  };
+}
+
+function matchDelivery(deliveries: Row[], names: string[]): Row | undefined {
+  for (const name of names) {
+    const found = deliveries.find((d) => d.recipient.toLowerCase() === name.toLowerCase());
+    if (found) return found;
+  }
+  return names.length === 0 && deliveries.length === 1 ? deliveries[0] : undefined;
+}
+
+/** Applies `reports` to the email; returns how many changed something (0: nothing matched or all repeats). */
+export async function recordReports(q: Queryable, emailId: string, reports: Report[]): Promise<number> {
+  if (reports.length === 0) return 0;
+  const email = await q.one(
+    `SELECT id, account_id, created_at, from_address, subject, message_id, tags FROM emails WHERE id = $1 FOR NO KEY UPDATE`,
+    [emailId],
+  );
+  if (!email) return 0;
+  const deliveries = await q.query(`SELECT id, recipient, status FROM deliveries WHERE email_id = $1 ORDER BY id FOR UPDATE`, [emailId]);
+  const complained = new Set(
+    (
+      await q.query<{ recipient: string }>(
+        `SELECT jsonb_array_elements_text(data->'to') AS recipient FROM events WHERE email_id = $1 AND type = 'email.complained'`,
+        [emailId],
+      )
+    ).map((r) => r.recipient.toLowerCase()),
+  );
+
+  const changes: Change[] = [];
+  const bounced: { id: number; response: string }[] = [];
+  const suppress: OutcomeForSuppression[] = [];
+  const target = { id: email.id as string, accountId: email.account_id as string };
+  for (const report of reports) {
+    const delivery = matchDelivery(deliveries, report.recipients);
+    if (!delivery) continue;
+    const recipient = delivery.recipient as string;
+    if (report.kind === 'failed' && (delivery.status === 'delivered' || delivery.status === 'queued')) {
+      const bounce = bounceOfReport(report);
+      delivery.status = 'bounced';
+      bounced.push({ id: delivery.id, response: report.diagnostic ?? `Status ${report.status}` });
+      changes.push({ type: 'email.bounced', recipient, extra: { bounce } });
+      if (bounce.type === 'Permanent') suppress.push({ delivery: { recipient, email: target }, verdict: { kind: 'bounced', bounce } });
+    } else if (report.kind === 'delayed' && delivery.status === 'delivered') {
+      changes.push({ type: 'email.delivery_delayed', recipient, extra: {} });
+    } else if (report.kind === 'complaint' && delivery.status === 'delivered' && !complained.has(recipient.toLowerCase())) {
+      complained.add(recipient.toLowerCase());
+      changes.push({ type: 'email.complained', recipient, extra: {} });
+      suppress.push({ delivery: { recipient, email: target }, verdict: { kind: 'complained' } });
+    }
+  }
+  if (changes.length === 0) return 0;
+
+  if (bounced.length > 0) {
+    await q.query(
+      `UPDATE deliveries d SET status = 'bounced', last_response = v.response, updated_at = now()
+         FROM unnest($1::bigint[], $2::text[]) AS v(id, response) WHERE d.id = v.id`,
+      [bounced.map((b) => b.id), bounced.map((b) => b.response)],
+    );
+  }
+  const sent = {
+    id: target.id,
+    created_at: email.created_at as Date,
+    from_address: email.from_address as string,
+    subject: email.subject as string,
+    message_id: email.message_id as string,
+    tags: email.tags as { name: string; value: string }[] | null,
+  };
+  await recordEvents(
+    q,
+    changes.map((c) => ({ accountId: target.accountId, type: c.type, emailId: target.id, data: emailEventData(sent, [c.recipient], c.extra) })),
+  );
+  await suppressAfterOutcomes(q, suppress);
+  const last = lastEventOf(changes[changes.length - 1]!.type);
+  if (last) await q.query(`UPDATE emails SET last_event = $2 WHERE id = $1`, [target.id, last]);
+  return changes.length;
+}

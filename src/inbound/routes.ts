@@ -1,0 +1,22 @@
+// The /emails/receiving routes and the signed downloads of received mail, for server.ts to
+// mount. `/emails/receiving…` sits beside `/emails/:id…`: the router prefers the static
+// segment, so `receiving` never reads as an email id.
+import type { Route } from '../api/route.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import { signers } from '../signing/url-signing.js';
+import { downloadReceivedAttachment, downloadReceivedEmail } from './download-received.js';
+import { getReceivedAttachment } from './get-received-attachment.js';
+import { getReceived } from './get-received.js';
+import { listReceivedAttachments } from './list-received-attachments.js';
+import { listReceived } from './list-received.js';
+
+export function inboundRoutes(db: Db, config: Pick<Config, 'publicUrl'>): Route[] {
+  const sign = signers(db);
+  const signer = () => sign('received-download');
+  const links = async () => ({ publicUrl: config.publicUrl, signer: await signer() });
+  return [
+    listReceived(db), getReceived(db, links), listReceivedAttachments(db, links), getReceivedAttachment(db, links),
+    downloadReceivedEmail(db, signer), downloadReceivedAttachment(db, signer),
+  ];
+}

@@ -1,0 +1,44 @@
+// Connection policy: at most smtpMaxConnectionsPerIp open connections per client address
+// (over all ports), so one client cannot hold every slot with idle or trickling sessions;
+// and AUTH is neither offered nor accepted before TLS (RFC 4954 §4: credentials never cross
+// the network in clear), on the STARTTLS ports until the client has upgraded.
+import type { SMTPServerSession } from 'smtp-server';
+import { REPLIES } from './replies.js';
+import { stateOf } from './session.js';
+
+export class ConnectionPolicy {
+  private open = new Map<string, number>();
+
+  constructor(private maxPerAddress: number) {}
+
+  onConnect = (session: SMTPServerSession, callback: (err?: Error | null) => void): void => {
+    const count = this.open.get(session.remoteAddress) ?? 0;
+    if (count >= this.maxPerAddress) return callback(REPLIES.tooManyConnectionsFromAddress());
+    this.open.set(session.remoteAddress, count + 1);
+    stateOf(session).counted = true;
+    // A session-level list replaces the server's disabledCommands, for EHLO and for commands.
+    session.disabledCommands = session.secure ? [] : ['AUTH'];
+    callback();
+  };
+
+  onSecure = (_socket: unknown, session: SMTPServerSession, callback: (err?: Error | null) => void): void => {
+    session.disabledCommands = [];
+    callback();
+  };
+
+  onClose = (session: SMTPServerSession): void => {
+    const state = stateOf(session);
+    if (!state.counted) return;
+    state.counted = false;
+    const count = (this.open.get(session.remoteAddress) ?? 1) - 1;
+    if (count > 0) this.open.set(session.remoteAddress, count);
+    else this.open.delete(session.remoteAddress);
+  };
+
+  /** Open connections, all addresses. */
+  get connections(): number {
+    let total = 0;
+    for (const n of this.open.values()) total += n;
+    return total;
+  }
+}

@@ -1,0 +1,80 @@
+// Submission: an authenticated message through the same accept pipeline as POST /emails,
+// as named steps:
+//   parse (line length, postal-mime) → idempotency (Resend-Idempotency-Key) → accept
+//   (validate from the headers and the envelope, sender domain, suppressions, keep the
+//   message with our Message-ID, DKIM sign, persist and enqueue in one group-committed
+//   transaction with the idempotent response) → request log
+// and the 250 (with the email id) only once that transaction has committed.
+import type { SMTPServerSession } from 'smtp-server';
+import { ApiError } from '../api/errors.js';
+import type { Principal } from '../api/route.js';
+import type { Queryable } from '../db/database.js';
+import { acceptEmails, type AcceptDeps } from '../emails/accept.js';
+import type { Logger } from '../logger.js';
+import type { MessageParser } from './parse-message.js';
+import { ACCEPTED, replyFor, SmtpReply } from './replies.js';
+import { idempotencyFingerprint, parseSubmission, submissionRequest, type SubmittedMessage } from './submission-request.js';
+import { principalOf, recipientsOf } from './session.js';
+import { logSubmission, type SubmissionLogDeps, type SubmissionSummary } from './submission-log.js';
+
+/** http/idempotency.ts's claim, passed in by server.ts (concepts do not import http/). */
+export type IdempotencyClaim =
+  | { kind: 'replay'; status: number; body: unknown }
+  | { kind: 'claimed'; save(q: Queryable, status: number, body: unknown): Promise<void>; release(): Promise<void> };
+export type ClaimIdempotencyKey = (accountId: string, endpoint: string, key: string, body: unknown) => Promise<IdempotencyClaim>;
+
+/** Idempotency keys are scoped per account and endpoint: SMTP keys are their own. */
+export const IDEMPOTENCY_ENDPOINT = 'SMTP';
+
+export interface SubmitDeps extends SubmissionLogDeps {
+  accept: AcceptDeps;
+  parser: MessageParser;
+  claimIdempotencyKey: ClaimIdempotencyKey;
+  logger: Logger;
+}
+
+/** Returns the text of the 250 reply; throws the SmtpReply to refuse with. */
+export async function submitMessage(deps: SubmitDeps, session: SMTPServerSession, raw: Buffer): Promise<string> {
+  const principal = principalOf(session)!;
+  const summary: SubmissionSummary = { to: recipientsOf(session), size: raw.length };
+  try {
+    const message = await parseSubmission(deps.parser, raw, summary.to!);
+    summary.from = message.parsed.headers.find((h) => h.key === 'from')?.value;
+    summary.subject = message.parsed.subject;
+    summary.idempotency_key = message.idempotencyKey;
+    const { id, replayed } = await accept(deps, principal, message);
+    logSubmission(deps, session, 250, summary, { id });
+    return replayed ? ACCEPTED.replayed(id) : ACCEPTED.queued(id);
+  } catch (err) {
+    const reply = replyFor(err);
+    // Refusals of the message are the client's business; a 4xx or an unexpected error is ours.
+    if (reply.responseCode < 500 || !(err instanceof SmtpReply || err instanceof ApiError)) {
+      deps.logger.warn({ err, accountId: principal.accountId, reply: reply.line }, 'SMTP submission not accepted');
+    }
+    logSubmission(deps, session, reply.responseCode, summary, { message: reply.line });
+    throw reply;
+  }
+}
+
+async function accept(deps: SubmitDeps, principal: Principal, message: SubmittedMessage): Promise<{ id: string; replayed: boolean }> {
+  const claim =
+    message.idempotencyKey === undefined
+      ? undefined
+      : await deps.claimIdempotencyKey(principal.accountId, IDEMPOTENCY_ENDPOINT, message.idempotencyKey, idempotencyFingerprint(message));
+  if (claim?.kind === 'replay') return { id: (claim.body as { id: string }).id, replayed: true };
+  try {
+    const { ids } = await acceptEmails(deps.accept, {
+      principal,
+      source: 'smtp',
+      payloads: [message],
+      validate: (payload) => submissionRequest(payload as SubmittedMessage),
+      mode: 'strict',
+      beforeCommit: claim && ((q, result) => claim.save(q, 250, { id: result.ids[0] })),
+    });
+    return { id: ids[0]!, replayed: false };
+  } catch (err) {
+    await claim?.release().catch(() => {});
+    throw err;
+  }
+}
+
