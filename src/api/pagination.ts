@@ -74,3 +74,31 @@ export async function listPage(
 export function envelope<T>(data: T[], hasMore: boolean): ListEnvelope<T> {
   return { object: 'list', has_more: hasMore, data };
 }
+
+/**
+ * Lists the children of one parent in their `position` order (attachments of an email), with
+ * `after`/`before` cursors being child ids of the same parent.
+ */
+export async function listByPosition(
+  q: Queryable,
+  options: { table: string; columns: string; parentColumn: string; parentId: string; page: Page },
+): Promise<{ rows: Row[]; hasMore: boolean }> {
+  const { table, columns, parentColumn, parentId, page } = options;
+  const args: unknown[] = [parentId];
+  let cursor = '';
+  const backwards = page.before !== undefined;
+  if (page.after ?? page.before) {
+    args.push(page.after ?? page.before);
+    cursor = `AND position ${backwards ? '<' : '>'} (SELECT position FROM ${table} WHERE id = $2 AND ${parentColumn} = $1)`;
+  }
+  args.push(page.limit + 1);
+  const rows = await q.query(
+    `SELECT ${columns} FROM ${table} WHERE ${parentColumn} = $1 ${cursor}
+      ORDER BY position ${backwards ? 'DESC' : 'ASC'} LIMIT $${args.length}`,
+    args,
+  );
+  const hasMore = rows.length > page.limit;
+  const pageRows = rows.slice(0, page.limit);
+  if (backwards) pageRows.reverse();
+  return { rows: pageRows, hasMore };
+}

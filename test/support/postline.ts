@@ -30,10 +30,11 @@ export interface TestPostline {
 
 export const testDbMode = () => (process.env.POSTLINE_TEST_DB === 'external' ? 'external' : 'embedded');
 
-async function createExternalDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+/** A fresh database on TEST_DATABASE_URL, dropped by `drop()`. */
+export async function createExternalDatabase(prefix = 'postline_test'): Promise<{ url: string; drop: () => Promise<void> }> {
   const base = process.env.TEST_DATABASE_URL;
   if (!base) throw new Error('POSTLINE_TEST_DB=external needs TEST_DATABASE_URL');
-  const name = `postline_test_${crypto.randomBytes(6).toString('hex')}`;
+  const name = `${prefix}_${crypto.randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
