@@ -2,31 +2,7 @@
 // (POSTLINE_DELIVERY_CONCURRENCY) and per destination (POSTLINE_DELIVERY_CONCURRENCY_PER_HOST).
 // The destination slot is taken before the global one, so work queued behind a busy host
 // never holds a global slot that another host's mail could use.
-
-class Semaphore {
-  private waiters: (() => void)[] = [];
-  active = 0;
-
-  constructor(private max: number) {}
-
-  async acquire(): Promise<void> {
-    if (this.active < this.max) {
-      this.active++;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiters.push(resolve));
-  }
-
-  release(): void {
-    const next = this.waiters.shift();
-    if (next) next(); // the slot passes straight to the next waiter
-    else this.active--;
-  }
-
-  get idle(): boolean {
-    return this.active === 0 && this.waiters.length === 0;
-  }
-}
+import { Semaphore } from '../concurrency/semaphore.js';
 
 export class DeliveryLimits {
   private total: Semaphore;

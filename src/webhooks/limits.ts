@@ -10,38 +10,13 @@
 // feeds it for a while, and no more than its concurrency for one that times out, so that a
 // dead endpoint's backlog stays in the database where other nodes and retries can reach it.
 // An endpoint is claimed for again once it is down to half of that.
+import { Semaphore } from '../concurrency/semaphore.js';
 
 const QUEUE_TARGET_MS = 1_000;
 const MAX_DEPTH = 2_000;
 /** Latency assumed for an endpoint not heard from yet. */
 const FIRST_GUESS_MS = 100;
 const EWMA = 0.2;
-
-class Semaphore {
-  private waiters: (() => void)[] = [];
-  active = 0;
-
-  constructor(private max: number) {}
-
-  async acquire(): Promise<void> {
-    if (this.active < this.max) {
-      this.active++;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiters.push(resolve));
-  }
-
-  release(): void {
-    const next = this.waiters.shift();
-    if (next) next(); // the slot passes straight to the next waiter
-    else this.active--;
-  }
-
-  /** Running plus waiting. */
-  get load(): number {
-    return this.active + this.waiters.length;
-  }
-}
 
 export class EndpointLimits {
   private total: Semaphore;
