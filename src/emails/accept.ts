@@ -16,7 +16,7 @@ import type { SendingDomain } from '../domains/sending-domain.js';
 import { rewriteHtml } from '../tracking/rewrite-html.js';
 import type { TrackingSigners } from '../tracking/tracking-links.js';
 import { applySuppressions, lookUpSuppressions } from './apply-suppressions.js';
-import { locateAttachments } from './attachment-parts.js';
+import { locateAttachments, locateSubmittedAttachments } from './attachment-parts.js';
 import { loadAttachments, type Attachment } from './attachments.js';
 import { composeMessage, textPart } from './compose.js';
 import { signMessage } from './dkim.js';
@@ -162,7 +162,9 @@ async function composeAndSign(deps: AcceptDeps, submission: Submission, accepted
         envelopeFrom: `bounces+${id}@${domain!.returnPathHost}`,
         recipients: uniqueRecipients(request!),
         mime,
-        attachments: attachments && locateAttachments(mime, attachments, !!request!.html),
+        attachments: request!.submitted
+          ? locateSubmittedAttachments(mime)
+          : attachments && locateAttachments(mime, attachments, !!request!.html),
       };
     }),
   );

@@ -11,11 +11,12 @@ import crypto from 'node:crypto';
 import * as mimeFuncs from 'nodemailer/lib/mime-funcs';
 import type { Queryable } from '../db/database.js';
 import type { Attachment } from './attachments.js';
+import { decodeTransfer, parseStructuredHeader } from './mime-decoding.js';
 
 export interface StoredAttachment {
   id: string;
   position: number;
-  filename: string;
+  filename: string | null;
   contentType: string;
   contentId: string | null;
   disposition: 'inline' | 'attachment';
@@ -91,6 +92,37 @@ export function locateAttachments(mime: Buffer, attachments: Attachment[], hasHt
     };
   });
   return stored.sort((a, b) => a.position - b.position);
+}
+
+/**
+ * The attachments of a message submitted over SMTP, which its client composed: the leaf parts
+ * a mail reader shows as attachments (a Content-Disposition of attachment, a filename, or a
+ * Content-ID on a part that is not text), in message order.
+ */
+export function locateSubmittedAttachments(mime: Buffer): StoredAttachment[] {
+  const stored: StoredAttachment[] = [];
+  for (const part of leafParts(mime, 0, mime.length, [])) {
+    const type = parseStructuredHeader(header(part.headers, 'content-type') ?? 'text/plain');
+    const disposition = parseStructuredHeader(header(part.headers, 'content-disposition') ?? '');
+    const cid = header(part.headers, 'content-id');
+    const filename = disposition.params.filename ?? type.params.name ?? null;
+    const isText = /^text\//i.test(type.value);
+    if (!(disposition.value.toLowerCase() === 'attachment' || filename || (cid && !isText))) continue;
+    const transferEncoding = (header(part.headers, 'content-transfer-encoding') ?? '7bit').toLowerCase();
+    stored.push({
+      id: crypto.randomUUID(),
+      position: stored.length,
+      filename,
+      contentType: type.value.toLowerCase(),
+      contentId: cid ? cid.replace(/^<|>$/g, '') : null,
+      disposition: disposition.value.toLowerCase() === 'inline' ? 'inline' : 'attachment',
+      size: decodeTransfer(mime.subarray(part.bodyStart, part.bodyEnd), transferEncoding).length,
+      transferEncoding,
+      offset: part.bodyStart,
+      length: part.bodyEnd - part.bodyStart,
+    });
+  }
+  return stored;
 }
 
 /** Writes the attachment rows of `emails`, one statement for all. Inside the accepting transaction. */

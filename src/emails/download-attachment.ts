@@ -8,6 +8,7 @@ import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
 import type { UrlSigner } from '../signing/url-signing.js';
+import { decodeTransfer } from './mime-decoding.js';
 
 /** RFC 6266: an ASCII fallback and the exact name in RFC 5987 encoding. */
 function contentDisposition(filename: string | null): string {
@@ -34,7 +35,7 @@ export function downloadAttachment(db: Db, signer: () => Promise<UrlSigner>): Ro
         [params.id],
       );
       if (!row) throw notFound('Attachment');
-      const body: Buffer = row.transfer_encoding === 'base64' ? Buffer.from(row.body.toString('latin1'), 'base64') : row.body;
+      const body = decodeTransfer(row.body, row.transfer_encoding);
       return {
         status: 200,
         body,

@@ -1,0 +1,70 @@
+// Attachments of a message submitted over SMTP are listed and downloadable like those of an
+// API send: the client composed the MIME, Postline indexes its attachment parts in place.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { TestPostline } from '../support/postline.js';
+import { FROM, queuedId, startSmtpTest, transport } from './support.js';
+
+const PUBLIC_URL = 'https://mail.postline.test';
+
+describe('SMTP submission: attachments', () => {
+  let t: TestPostline;
+  before(async () => {
+    t = await startSmtpTest({ POSTLINE_PUBLIC_URL: PUBLIC_URL });
+  });
+  after(() => t.stop());
+
+  const download = async (url: string) => {
+    assert.ok(url.startsWith(`${PUBLIC_URL}/downloads/attachments/`), url);
+    const res = await fetch(t.url + url.slice(PUBLIC_URL.length));
+    assert.equal(res.status, 200);
+    return Buffer.from(await res.arrayBuffer());
+  };
+
+  it('lists base64, quoted-printable and inline parts, and downloads their decoded bytes', async () => {
+    const pdf = Buffer.from(Array.from({ length: 5000 }, (_, i) => i % 256));
+    const notes = 'Grüße aus Köln — line one\nline two with = sign\n'.repeat(20);
+    const png = Buffer.alloc(300, 7);
+    const info = await transport(t).sendMail({
+      from: FROM,
+      to: 'alice@example.net',
+      subject: 'With attachments',
+      text: 'See attached',
+      html: '<p>Logo: <img src="cid:logo@client"></p>',
+      attachments: [
+        { filename: 'report.pdf', content: pdf, contentType: 'application/pdf' },
+        { filename: 'Notizen Köln.txt', content: notes, contentType: 'text/plain; charset=utf-8', encoding: 'utf8', contentTransferEncoding: 'quoted-printable' },
+        { content: png, contentType: 'image/png', cid: 'logo@client' },
+      ],
+    });
+    const emailId = queuedId(info.response);
+
+    const { data, error } = await t.resend.emails.attachments.list({ emailId });
+    assert.equal(error, null, JSON.stringify(error));
+    const items = data!.data;
+    assert.equal(items.length, 3, JSON.stringify(items));
+    const [logo, report, notesPart] = [
+      items.find((a) => a.content_id === 'logo@client'),
+      items.find((a) => a.filename === 'report.pdf'),
+      items.find((a) => a.filename === 'Notizen Köln.txt'),
+    ];
+    assert.ok(logo && report && notesPart, JSON.stringify(items));
+    assert.equal(report.content_type, 'application/pdf');
+    assert.equal(report.content_disposition, 'attachment');
+    assert.equal(report.size, pdf.length);
+    assert.deepEqual(await download(report.download_url), pdf);
+    // A text part's line breaks are CRLF on the wire (RFC 2046 §4.1.1), so they are in the download.
+    const wireNotes = notes.replace(/\n/g, '\r\n');
+    assert.equal(notesPart.size, Buffer.byteLength(wireNotes));
+    assert.equal((await download(notesPart.download_url)).toString('utf8'), wireNotes);
+    assert.equal(logo.content_disposition, 'inline');
+    assert.equal(logo.content_type, 'image/png');
+    assert.deepEqual(await download(logo.download_url), png);
+  });
+
+  it('lists nothing for a message without attachments', async () => {
+    const info = await transport(t).sendMail({ from: FROM, to: 'bob@example.net', subject: 'Plain', text: 'Hi', html: '<p>Hi</p>' });
+    const { data } = await t.resend.emails.attachments.list({ emailId: queuedId(info.response) });
+    assert.deepEqual(data!.data, []);
+  });
+});
