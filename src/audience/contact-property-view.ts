@@ -1,0 +1,59 @@
+// Contact property definitions over the API (resend-compat-notes §2.7): a key of at most 50
+// characters [A-Za-z0-9_], a type (string | number) and an optional fallback_value of that
+// type, used for {{{KEY}}} when a contact has no value.
+import { ApiError, notFound, validation } from '../api/errors.js';
+import { isUuid, restTimestamp } from '../api/format.js';
+import type { Body } from '../api/validate.js';
+import type { Queryable, Row } from '../db/database.js';
+import { ofType, type PropertyType } from './property-values.js';
+
+export const PROPERTY_COLUMNS = 'id, key, type, fallback_value, created_at';
+export const PROPERTY_TYPES: readonly PropertyType[] = ['string', 'number'];
+const KEY = /^[A-Za-z0-9_]{1,50}$/;
+/** Contact fields and the unsubscribe link already fill these template variables. */
+const RESERVED = ['FIRST_NAME', 'LAST_NAME', 'EMAIL', 'UNSUBSCRIBE_URL', 'RESEND_UNSUBSCRIBE_URL'];
+
+export function parsePropertyKey(value: unknown): string {
+  if (typeof value !== 'string') throw validation('The `key` field must be a string.');
+  if (!KEY.test(value)) {
+    throw validation('The `key` field must be 1 to 50 characters long and contain only letters, digits and underscores.');
+  }
+  if (RESERVED.includes(value.toUpperCase())) throw validation(`The key \`${value}\` is reserved.`);
+  return value;
+}
+
+/** `fallback_value` of `type`: undefined when absent, null to clear. */
+export function parseFallback(body: Body, type: PropertyType): string | number | null | undefined {
+  const value = body.fallback_value;
+  if (value === undefined) return undefined;
+  if (value === null) return null;
+  if (!ofType(value, type)) throw validation(`The \`fallback_value\` field must be a ${type}, like the property.`);
+  return value as string | number;
+}
+
+export async function findProperty(q: Queryable, accountId: string, id: string | undefined, lock = false): Promise<Row> {
+  const row = isUuid(id)
+    ? await q.one(`SELECT ${PROPERTY_COLUMNS} FROM contact_properties WHERE id = $1 AND account_id = $2${lock ? ' FOR UPDATE' : ''}`, [
+        id.toLowerCase(),
+        accountId,
+      ])
+    : undefined;
+  if (!row) throw notFound('Contact property');
+  return row;
+}
+
+export function propertySummary(row: Row) {
+  return {
+    id: row.id as string,
+    key: row.key as string,
+    type: row.type as PropertyType,
+    fallback_value: (row.fallback_value ?? null) as string | number | null,
+    created_at: restTimestamp(row.created_at)!,
+  };
+}
+
+export function propertyDetail(row: Row) {
+  return { object: 'contact_property' as const, ...propertySummary(row) };
+}
+
+export const keyTaken = (key: string) => new ApiError('validation_error', `A contact property with the key \`${key}\` already exists.`);

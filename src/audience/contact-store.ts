@@ -1,0 +1,323 @@
+// The contact store: the one place that writes contacts, their segment memberships and
+// topic choices, and records contact.* events in the caller's transaction. Other concepts
+// (broadcasts, automations, custom events, the unsubscribe page) code against these exports,
+// so change their signatures only together with those callers.
+//
+// A duplicate address on create is not an error: as on Resend (resend-node issue #494,
+// "contacts.create returns a normal success response if a contact exists"), creating an
+// address that already exists answers with the existing contact. Its fields and topic
+// choices stay as they were (a create must not silently overwrite a name or re-subscribe
+// someone: use updateContact / PATCH), but it joins the segments the request names, since
+// that only adds and is what a signup form posting to a list means; contact.updated is
+// recorded when it joined one, no event otherwise.
+import { ApiError, notFound, validation } from '../api/errors.js';
+import { isUuid } from '../api/format.js';
+import type { Queryable } from '../db/database.js';
+import { recordEvents } from '../events/record-events.js';
+import type { EventType } from '../events/catalogue.js';
+import {
+  CONTACT_COLUMNS,
+  contactEventData,
+  contactKey,
+  parseContactEmail,
+  parseName,
+  parsePropertiesShape,
+  parseUnsubscribed,
+  toContact,
+} from './contact-fields.js';
+import { checkPropertyValues, mergeProperties, propertyDefinitions, type PropertyDefinition } from './property-values.js';
+
+export type PropertyValue = string | number | null;
+
+export interface Contact {
+  id: string;
+  accountId: string;
+  /** lower-cased bare address */
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  unsubscribed: boolean;
+  properties: Record<string, PropertyValue>;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface ContactFields {
+  email: string;
+  firstName?: string | null;
+  lastName?: string | null;
+  unsubscribed?: boolean;
+  properties?: Record<string, PropertyValue>;
+}
+
+export type Subscription = 'opt_in' | 'opt_out';
+export interface TopicChoice {
+  topicId: string;
+  subscription: Subscription;
+}
+
+/** By uuid or by address (case-insensitive). undefined when not this account's. */
+export async function findContact(q: Queryable, accountId: string, idOrEmail: string): Promise<Contact | undefined> {
+  return lockContact(q, accountId, idOrEmail, false);
+}
+
+/**
+ * Inserts and records contact.created in q's transaction. Validates fields (ApiError on bad
+ * input, including properties not defined in /contact-properties or of the wrong type).
+ * An address that already exists returns that contact unchanged, with no event (see above).
+ */
+export async function createContact(q: Queryable, accountId: string, fields: ContactFields): Promise<Contact> {
+  return (await insertContact(q, accountId, fields)).contact;
+}
+
+/**
+ * createContact, telling whether it created; with `segmentIds` and `topics` (POST /contacts)
+ * joined before contact.created is recorded, so the event carries them. An existing address
+ * keeps its fields and topics and only joins `segmentIds` (see the top of this file).
+ */
+export async function insertContact(
+  q: Queryable,
+  accountId: string,
+  fields: ContactFields,
+  extras: { segmentIds?: string[]; topics?: TopicChoice[] } = {},
+): Promise<{ contact: Contact; created: boolean }> {
+  const email = parseContactEmail(fields.email);
+  const firstName = parseName(fields.firstName, 'first_name') ?? null;
+  const lastName = parseName(fields.lastName, 'last_name') ?? null;
+  const unsubscribed = parseUnsubscribed(fields.unsubscribed) ?? false;
+  const properties = mergeProperties({}, parsePropertiesShape(fields.properties) ?? {});
+  await checkPropertyValues(q, accountId, properties);
+  const segmentIds = [...new Set(extras.segmentIds ?? [])];
+  await assertOwned(q, accountId, 'segments', segmentIds, 'Segment');
+  await checkTopicChoices(q, accountId, extras.topics ?? []);
+
+  const row = await q.one(
+    `INSERT INTO contacts (id, account_id, email, first_name, last_name, unsubscribed, properties)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)
+     ON CONFLICT (account_id, email) DO NOTHING
+     RETURNING ${CONTACT_COLUMNS}`,
+    [crypto.randomUUID(), accountId, email, firstName, lastName, unsubscribed, JSON.stringify(properties)],
+  );
+  if (!row) return { contact: await joinExisting(q, accountId, email, segmentIds), created: false };
+  const contact = toContact(row);
+  for (const segmentId of segmentIds) await joinSegment(q, contact.id, segmentId);
+  await writeTopicChoices(q, contact.id, extras.topics ?? []);
+  await recordContactEvent(q, 'contact.created', contact);
+  return { contact, created: true };
+}
+
+/** A create that found `email` taken: the existing contact, joined to `segmentIds`. */
+async function joinExisting(q: Queryable, accountId: string, email: string, segmentIds: string[]): Promise<Contact> {
+  const existing = await lockContact(q, accountId, email, true);
+  if (!existing) throw new ApiError('application_error', 'The contact could not be created; try again.');
+  let joined = false;
+  for (const segmentId of segmentIds) joined = (await joinSegment(q, existing.id, segmentId)) || joined;
+  if (!joined) return existing;
+  return touchContact(q, existing.id);
+}
+
+/** For POST /events/send and automations: the contact of this address, created (contact.created) if missing. */
+export async function findOrCreateContact(q: Queryable, accountId: string, email: string): Promise<{ contact: Contact; created: boolean }> {
+  const existing = await findContact(q, accountId, parseContactEmail(email));
+  if (existing) return { contact: existing, created: false };
+  return insertContact(q, accountId, { email });
+}
+
+/**
+ * Applies changes, records contact.updated (an unsubscribe included). undefined when not
+ * found. `contactId` may also be the address. Properties merge: given keys change, null
+ * clears one, others stay.
+ */
+export async function updateContact(
+  q: Queryable,
+  accountId: string,
+  contactId: string,
+  changes: Partial<ContactFields>,
+): Promise<Contact | undefined> {
+  const current = await lockContact(q, accountId, contactId, true);
+  if (!current) return undefined;
+  const email = changes.email === undefined ? current.email : parseContactEmail(changes.email);
+  const firstName = parseName(changes.firstName, 'first_name');
+  const lastName = parseName(changes.lastName, 'last_name');
+  const unsubscribed = parseUnsubscribed(changes.unsubscribed);
+  const propertyChanges = parsePropertiesShape(changes.properties) ?? {};
+  await checkPropertyValues(q, accountId, propertyChanges);
+  if (email !== current.email) await assertAddressFree(q, accountId, email);
+
+  const next = {
+    email,
+    firstName: firstName === undefined ? current.firstName : firstName,
+    lastName: lastName === undefined ? current.lastName : lastName,
+    unsubscribed: unsubscribed ?? current.unsubscribed,
+    properties: mergeProperties(current.properties, propertyChanges),
+  };
+  // A PATCH that changes nothing is answered without an event, so webhooks report changes only.
+  if (sameFields(current, next)) return current;
+  const row = await q.one(
+    `UPDATE contacts SET email = $3, first_name = $4, last_name = $5, unsubscribed = $6, properties = $7, updated_at = now()
+      WHERE id = $1 AND account_id = $2 RETURNING ${CONTACT_COLUMNS}`,
+    [current.id, accountId, next.email, next.firstName, next.lastName, next.unsubscribed, JSON.stringify(next.properties)],
+  );
+  const contact = toContact(row!);
+  await recordContactEvent(q, 'contact.updated', contact);
+  return contact;
+}
+
+/** Deletes, records contact.deleted. false when not found. `contactId` may also be the address. */
+export async function deleteContact(q: Queryable, accountId: string, contactId: string): Promise<boolean> {
+  const contact = await lockContact(q, accountId, contactId, true);
+  if (!contact) return false;
+  const segmentIds = await segmentIdsOf(q, contact.id);
+  await q.query('DELETE FROM contacts WHERE id = $1 AND account_id = $2', [contact.id, accountId]);
+  await recordEvents(q, [{ accountId, type: 'contact.deleted', data: contactEventData(contact, segmentIds) }]);
+  return true;
+}
+
+/** Idempotent. ApiError not_found (404) when the segment is not this account's. */
+export async function addContactToSegment(q: Queryable, accountId: string, contactId: string, segmentId: string): Promise<void> {
+  await assertOwned(q, accountId, 'contacts', [contactId], 'Contact');
+  await assertOwned(q, accountId, 'segments', [segmentId], 'Segment');
+  await joinSegment(q, contactId, segmentId);
+}
+
+/** Adds the membership; true when it was not there before. The caller checked both ids are the account's. */
+export async function joinSegment(q: Queryable, contactId: string, segmentId: string): Promise<boolean> {
+  const rows = await q.query(
+    `INSERT INTO segment_contacts (segment_id, contact_id) VALUES ($1, $2)
+     ON CONFLICT DO NOTHING RETURNING segment_id`,
+    [segmentId, contactId],
+  );
+  return rows.length > 0;
+}
+
+/** Removes the membership; true when it was there. */
+export async function leaveSegment(q: Queryable, contactId: string, segmentId: string): Promise<boolean> {
+  const rows = await q.query('DELETE FROM segment_contacts WHERE segment_id = $1 AND contact_id = $2 RETURNING segment_id', [
+    segmentId,
+    contactId,
+  ]);
+  return rows.length > 0;
+}
+
+/** Explicit per-topic choices; ApiError 404 for a topic not this account's. Records contact.updated. */
+export async function setTopicSubscriptions(
+  q: Queryable,
+  accountId: string,
+  contactId: string,
+  choices: TopicChoice[],
+): Promise<void> {
+  const contact = await lockContact(q, accountId, contactId, true);
+  if (!contact) throw notFound('Contact');
+  await checkTopicChoices(q, accountId, choices);
+  await writeTopicChoices(q, contact.id, choices);
+  await touchContact(q, contact.id);
+}
+
+/** Marks a contact changed by something beside its own columns (segments, topics) and records contact.updated. */
+export async function touchContact(q: Queryable, contactId: string): Promise<Contact> {
+  const row = await q.one(`UPDATE contacts SET updated_at = now() WHERE id = $1 RETURNING ${CONTACT_COLUMNS}`, [contactId]);
+  const contact = toContact(row!);
+  await recordContactEvent(q, 'contact.updated', contact);
+  return contact;
+}
+
+/**
+ * Merge variables of a contact for {{{VAR}}} rendering: FIRST_NAME, LAST_NAME, EMAIL (only
+ * when non-null) and each defined contact property key → the contact's value, else the
+ * property's fallback_value (absent when neither).
+ */
+export async function contactVariables(q: Queryable, accountId: string, contact: Contact): Promise<Record<string, string | number>> {
+  return contactVariablesWith(await propertyDefinitions(q, accountId), contact);
+}
+
+/**
+ * contactVariables with the account's definitions loaded once (`propertyDefinitions(q,
+ * accountId)` from ./property-values.js), for callers rendering many contacts in a chunk.
+ */
+export function contactVariablesWith(definitions: Map<string, PropertyDefinition>, contact: Contact): Record<string, string | number> {
+  const variables: Record<string, string | number> = {};
+  for (const definition of definitions.values()) {
+    const value = contact.properties[definition.key] ?? definition.fallbackValue;
+    if (value !== null && value !== undefined) variables[definition.key] = value;
+  }
+  if (contact.firstName !== null) variables.FIRST_NAME = contact.firstName;
+  if (contact.lastName !== null) variables.LAST_NAME = contact.lastName;
+  variables.EMAIL = contact.email;
+  return variables;
+}
+
+/** The ids of the segments a contact is in, oldest membership first. */
+export async function segmentIdsOf(q: Queryable, contactId: string): Promise<string[]> {
+  const rows = await q.query('SELECT segment_id FROM segment_contacts WHERE contact_id = $1 ORDER BY created_at, segment_id', [contactId]);
+  return rows.map((r) => r.segment_id as string);
+}
+
+/** Records a contact.* event with the contact's current segments, in q's transaction. */
+export async function recordContactEvent(q: Queryable, type: EventType, contact: Contact): Promise<void> {
+  const segmentIds = await segmentIdsOf(q, contact.id);
+  await recordEvents(q, [{ accountId: contact.accountId, type, data: contactEventData(contact, segmentIds) }]);
+}
+
+/** ApiError 404 "<What> not found" unless every id is a row of `table` in this account. */
+export async function assertOwned(
+  q: Queryable,
+  accountId: string,
+  table: 'segments' | 'topics' | 'contacts',
+  ids: string[],
+  what: string,
+): Promise<void> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return;
+  if (!unique.every((id) => isUuid(id))) throw notFound(what);
+  const rows = await q.query(`SELECT id FROM ${table} WHERE account_id = $1 AND id = ANY($2::uuid[])`, [accountId, unique]);
+  if (rows.length !== unique.length) throw notFound(what);
+}
+
+async function lockContact(q: Queryable, accountId: string, idOrEmail: string, forUpdate: boolean): Promise<Contact | undefined> {
+  const key = contactKey(idOrEmail);
+  if (!key) return undefined;
+  const row = await q.one(
+    `SELECT ${CONTACT_COLUMNS} FROM contacts WHERE account_id = $1 AND ${key.column} = $2${forUpdate ? ' FOR UPDATE' : ''}`,
+    [accountId, key.value],
+  );
+  return row ? toContact(row) : undefined;
+}
+
+/** Each choice is opt_in | opt_out (callers are typed, requests are not) and of a topic of this account. */
+async function checkTopicChoices(q: Queryable, accountId: string, choices: TopicChoice[]): Promise<void> {
+  for (const choice of choices) {
+    if (choice.subscription !== 'opt_in' && choice.subscription !== 'opt_out') {
+      throw validation('The `subscription` field must be one of "opt_in" | "opt_out".');
+    }
+  }
+  await assertOwned(q, accountId, 'topics', choices.map((c) => c.topicId), 'Topic');
+}
+
+async function writeTopicChoices(q: Queryable, contactId: string, choices: TopicChoice[]): Promise<void> {
+  if (choices.length === 0) return;
+  // The last choice for a topic wins when a request names it twice.
+  const byTopic = new Map(choices.map((c) => [c.topicId.toLowerCase(), c.subscription]));
+  await q.query(
+    `INSERT INTO contact_topics (contact_id, topic_id, subscription)
+     SELECT $1, t, s FROM unnest($2::uuid[], $3::text[]) AS c(t, s)
+     ON CONFLICT (contact_id, topic_id) DO UPDATE SET subscription = EXCLUDED.subscription, updated_at = now()`,
+    [contactId, [...byTopic.keys()], [...byTopic.values()]],
+  );
+}
+
+function sameFields(a: Contact, b: Omit<ContactFields, 'unsubscribed'> & { unsubscribed: boolean }): boolean {
+  return (
+    a.email === b.email &&
+    a.firstName === b.firstName &&
+    a.lastName === b.lastName &&
+    a.unsubscribed === b.unsubscribed &&
+    JSON.stringify(sortedEntries(a.properties)) === JSON.stringify(sortedEntries(b.properties ?? {}))
+  );
+}
+
+const sortedEntries = (o: Record<string, PropertyValue>) => Object.entries(o).sort(([x], [y]) => (x < y ? -1 : 1));
+
+async function assertAddressFree(q: Queryable, accountId: string, email: string): Promise<void> {
+  const taken = await q.one('SELECT 1 FROM contacts WHERE account_id = $1 AND email = $2', [accountId, email]);
+  if (taken) throw validation(`A contact with the email \`${email}\` already exists.`);
+}

@@ -1,0 +1,31 @@
+// POST /contact-properties {key, type, fallback_value?}: 201 {object:'contact_property', id}.
+// Keys are unique per account.
+import { missingField } from '../api/errors.js';
+import type { Route } from '../api/route.js';
+import { objectBody, optionalEnum, rejectUnknown } from '../api/validate.js';
+import type { Db } from '../db/database.js';
+import { keyTaken, parseFallback, parsePropertyKey, PROPERTY_TYPES } from './contact-property-view.js';
+
+export function createContactProperty(db: Db): Route {
+  return {
+    method: 'POST',
+    url: '/contact-properties',
+    async handler({ principal, body: raw }) {
+      const body = objectBody(raw);
+      rejectUnknown(body, ['key', 'type', 'fallback_value']);
+      if (body.key === undefined || body.key === null) throw missingField('key');
+      const key = parsePropertyKey(body.key);
+      if (body.type === undefined || body.type === null) throw missingField('type');
+      const type = optionalEnum(body, 'type', PROPERTY_TYPES)!;
+      const fallback = parseFallback(body, type) ?? null;
+      const id = crypto.randomUUID();
+      const inserted = await db.query(
+        `INSERT INTO contact_properties (id, account_id, key, type, fallback_value) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (account_id, key) DO NOTHING RETURNING id`,
+        [id, principal.accountId, key, type, JSON.stringify(fallback)],
+      );
+      if (inserted.length === 0) throw keyTaken(key);
+      return { status: 201, body: { object: 'contact_property', id } };
+    },
+  };
+}

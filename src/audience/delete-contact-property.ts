@@ -1,0 +1,24 @@
+// DELETE /contact-properties/:id: removes the definition and, in the same transaction, the
+// values contacts held for it, so no contact keeps a property that no longer exists.
+import type { Route } from '../api/route.js';
+import type { Db } from '../db/database.js';
+import { findProperty } from './contact-property-view.js';
+
+export function deleteContactProperty(db: Db): Route {
+  return {
+    method: 'DELETE',
+    url: '/contact-properties/:id',
+    async handler({ principal, params }) {
+      const id = await db.tx(async (q) => {
+        const property = await findProperty(q, principal.accountId, params.id, true);
+        await q.query('DELETE FROM contact_properties WHERE id = $1', [property.id]);
+        await q.query('UPDATE contacts SET properties = properties - $2::text WHERE account_id = $1 AND properties ? $2', [
+          principal.accountId,
+          property.key,
+        ]);
+        return property.id as string;
+      });
+      return { body: { object: 'contact_property', id, deleted: true } };
+    },
+  };
+}

@@ -1,0 +1,20 @@
+// GET /contacts/:contact (id or address, unencoded `a+b@x.com` included) and its legacy
+// /audiences/:id/contacts/:contact form.
+import type { Route } from '../api/route.js';
+import type { Db } from '../db/database.js';
+import { contactDetail } from './contact-fields.js';
+import { contactUrl, pathContact, type ContactPath } from './contact-paths.js';
+import { propertyDefinitions } from './property-values.js';
+
+export function getContact(db: Db, path: ContactPath): Route {
+  return {
+    method: 'GET',
+    url: contactUrl(path),
+    async handler({ principal, params }) {
+      const contact = await pathContact(db, principal.accountId, params);
+      const definitions = await propertyDefinitions(db, principal.accountId);
+      const types = new Map([...definitions.values()].map((d) => [d.key, d.type as string]));
+      return { body: contactDetail(contact, types) };
+    },
+  };
+}

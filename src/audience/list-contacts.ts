@@ -1,0 +1,33 @@
+// GET /contacts[?segment_id=] and the segment's own lists, GET /segments/:id/contacts (what
+// the SDK calls for contacts.list({segmentId})) and the legacy GET /audiences/:id/contacts:
+// newest first, 100 per page unless `limit` says otherwise.
+import { envelope, listPage, parsePage } from '../api/pagination.js';
+import type { Route } from '../api/route.js';
+import type { Db } from '../db/database.js';
+import { CONTACT_COLUMNS, contactSummary, toContact } from './contact-fields.js';
+import { findSegment, type SegmentNoun } from './segment-view.js';
+
+type ListUrl = '/contacts' | '/segments/:id/contacts' | '/audiences/:id/contacts';
+
+export function listContacts(db: Db, url: ListUrl): Route {
+  return {
+    method: 'GET',
+    url,
+    async handler({ principal, params, query }) {
+      const page = parsePage(query, { defaultLimit: 100 });
+      const noun: SegmentNoun = url === '/audiences/:id/contacts' ? 'audience' : 'segment';
+      const segmentParam = url === '/contacts' ? (query.segment_id ?? query.audience_id) : params.id;
+      const segmentId = segmentParam === undefined ? undefined : (await findSegment(db, principal.accountId, segmentParam, noun)).id;
+      const { rows, hasMore } = await listPage(db, {
+        table: 'contacts',
+        columns: CONTACT_COLUMNS,
+        where: segmentId
+          ? 'account_id = $1 AND id IN (SELECT contact_id FROM segment_contacts WHERE segment_id = $2)'
+          : 'account_id = $1',
+        params: segmentId ? [principal.accountId, segmentId] : [principal.accountId],
+        page,
+      });
+      return { body: envelope(rows.map((r) => contactSummary(toContact(r))), hasMore) };
+    },
+  };
+}

@@ -1,0 +1,26 @@
+// DELETE /contacts/:contact/segments/:segmentId: 200 {object:'contact_segment', id,
+// contact_id, segment_id, deleted:true}. Idempotent like Resend's deletes: a contact that is
+// not in the segment answers the same (the contact and the segment must exist: 404 otherwise).
+import type { Route } from '../api/route.js';
+import type { Db } from '../db/database.js';
+import { pathContact } from './contact-paths.js';
+import { leaveSegment, touchContact } from './contact-store.js';
+import { findSegment } from './segment-view.js';
+
+export function removeContactSegment(db: Db): Route {
+  return {
+    method: 'DELETE',
+    url: '/contacts/:contact/segments/:segmentId',
+    async handler({ principal, params }) {
+      const result = await db.tx(async (q) => {
+        const contact = await pathContact(q, principal.accountId, params);
+        const segment = await findSegment(q, principal.accountId, params.segmentId);
+        if (await leaveSegment(q, contact.id, segment.id)) await touchContact(q, contact.id);
+        return { contactId: contact.id, segmentId: segment.id as string };
+      });
+      return {
+        body: { object: 'contact_segment', id: result.segmentId, contact_id: result.contactId, segment_id: result.segmentId, deleted: true },
+      };
+    },
+  };
+}

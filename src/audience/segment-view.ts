@@ -1,0 +1,29 @@
+// How a segment reads over the API (resend-compat-notes §2.5). /audiences is the deprecated
+// name of the same thing: the same rows, with `object: 'audience'` and "Audience not found".
+import { notFound } from '../api/errors.js';
+import { isUuid, restTimestamp } from '../api/format.js';
+import type { Queryable, Row } from '../db/database.js';
+
+export type SegmentNoun = 'segment' | 'audience';
+export const SEGMENT_COLUMNS = 'id, name, created_at';
+/** Longest segment name kept. */
+export const MAX_SEGMENT_NAME = 256;
+
+export const segmentNotFound = (noun: SegmentNoun) => notFound(noun === 'segment' ? 'Segment' : 'Audience');
+
+/** The account's segment `id`, or 404 (a malformed id is simply not found). */
+export async function findSegment(q: Queryable, accountId: string, id: string | undefined, noun: SegmentNoun = 'segment'): Promise<Row> {
+  const row = isUuid(id)
+    ? await q.one(`SELECT ${SEGMENT_COLUMNS} FROM segments WHERE id = $1 AND account_id = $2`, [id.toLowerCase(), accountId])
+    : undefined;
+  if (!row) throw segmentNotFound(noun);
+  return row;
+}
+
+export function segmentSummary(row: Row) {
+  return { id: row.id as string, name: row.name as string, created_at: restTimestamp(row.created_at)! };
+}
+
+export function segmentDetail(row: Row, noun: SegmentNoun) {
+  return { object: noun, ...segmentSummary(row) };
+}

@@ -1,0 +1,46 @@
+// Topics over the API (resend-compat-notes §2.7): what a contact may opt in to or out of.
+// default_subscription is fixed at creation: it decides for every contact without an
+// explicit choice, so changing it would silently re-subscribe people.
+import { notFound, validation } from '../api/errors.js';
+import { isUuid, restTimestamp } from '../api/format.js';
+import { optionalString, type Body } from '../api/validate.js';
+import type { Queryable, Row } from '../db/database.js';
+
+export const TOPIC_COLUMNS = 'id, name, description, default_subscription, visibility, created_at';
+export const SUBSCRIPTIONS = ['opt_in', 'opt_out'] as const;
+export const VISIBILITIES = ['public', 'private'] as const;
+export const MAX_TOPIC_NAME = 50;
+export const MAX_TOPIC_DESCRIPTION = 200;
+
+export async function findTopic(q: Queryable, accountId: string, id: string | undefined, lock = false): Promise<Row> {
+  const row = isUuid(id)
+    ? await q.one(`SELECT ${TOPIC_COLUMNS} FROM topics WHERE id = $1 AND account_id = $2${lock ? ' FOR UPDATE' : ''}`, [id.toLowerCase(), accountId])
+    : undefined;
+  if (!row) throw notFound('Topic');
+  return row;
+}
+
+/** `description`: undefined when absent, null to clear. */
+export function parseDescription(body: Body): string | null | undefined {
+  if (body.description === null) return null;
+  return optionalString(body, 'description', { max: MAX_TOPIC_DESCRIPTION, allowEmpty: true });
+}
+
+export function refuseDefaultChange(body: Body): void {
+  if ('default_subscription' in body) throw validation('The `default_subscription` of a topic cannot be changed.');
+}
+
+export function topicSummary(row: Row) {
+  return {
+    id: row.id as string,
+    name: row.name as string,
+    description: (row.description ?? null) as string | null,
+    default_subscription: row.default_subscription as string,
+    visibility: row.visibility as string,
+    created_at: restTimestamp(row.created_at)!,
+  };
+}
+
+export function topicDetail(row: Row) {
+  return { object: 'topic' as const, ...topicSummary(row) };
+}

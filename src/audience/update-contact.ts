@@ -1,0 +1,25 @@
+// PATCH /contacts/:contact {first_name?, last_name?, unsubscribed?, properties?, email?}
+// (and the legacy path): 200 {object:'contact', id}. An unsubscribe is a change like any
+// other: contact.updated is recorded with it, in the same transaction.
+import { notFound } from '../api/errors.js';
+import type { Route } from '../api/route.js';
+import type { Db } from '../db/database.js';
+import { contactUrl, legacyAudience, type ContactPath } from './contact-paths.js';
+import { parseUpdateRequest } from './contact-request.js';
+import { updateContact as applyChanges } from './contact-store.js';
+
+export function updateContact(db: Db, path: ContactPath): Route {
+  return {
+    method: 'PATCH',
+    url: contactUrl(path),
+    async handler({ principal, params, body }) {
+      const changes = parseUpdateRequest(body);
+      const contact = await db.tx(async (q) => {
+        await legacyAudience(q, principal.accountId, params);
+        return applyChanges(q, principal.accountId, params.contact ?? '', changes);
+      });
+      if (!contact) throw notFound('Contact');
+      return { body: { object: 'contact', id: contact.id } };
+    },
+  };
+}

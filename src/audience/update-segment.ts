@@ -1,0 +1,20 @@
+// PATCH /segments/:id {name}: renames a segment (resend.segments.update).
+import type { Route } from '../api/route.js';
+import { objectBody, rejectUnknown, requiredString } from '../api/validate.js';
+import type { Db } from '../db/database.js';
+import { findSegment, MAX_SEGMENT_NAME } from './segment-view.js';
+
+export function updateSegment(db: Db): Route {
+  return {
+    method: 'PATCH',
+    url: '/segments/:id',
+    async handler({ principal, params, body: raw }) {
+      const body = objectBody(raw);
+      rejectUnknown(body, ['name']);
+      const name = requiredString(body, 'name', { max: MAX_SEGMENT_NAME });
+      const segment = await findSegment(db, principal.accountId, params.id);
+      await db.query('UPDATE segments SET name = $3 WHERE id = $1 AND account_id = $2', [segment.id, principal.accountId, name]);
+      return { body: { object: 'segment', id: segment.id } };
+    },
+  };
+}

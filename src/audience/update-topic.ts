@@ -1,0 +1,34 @@
+// PATCH /topics/:id {name?, description?, visibility?}: 200 {object:'topic', id}. The SDK
+// sends the whole options object, `id` included, so an `id` equal to the path's is accepted.
+import { validation } from '../api/errors.js';
+import type { Route } from '../api/route.js';
+import { objectBody, optionalEnum, optionalString, rejectUnknown } from '../api/validate.js';
+import type { Db } from '../db/database.js';
+import { findTopic, MAX_TOPIC_NAME, parseDescription, refuseDefaultChange, VISIBILITIES } from './topic-view.js';
+
+export function updateTopic(db: Db): Route {
+  return {
+    method: 'PATCH',
+    url: '/topics/:id',
+    async handler({ principal, params, body: raw }) {
+      const body = objectBody(raw);
+      refuseDefaultChange(body);
+      rejectUnknown(body, ['id', 'name', 'description', 'visibility']);
+      if (body.id !== undefined && String(body.id).toLowerCase() !== params.id?.toLowerCase()) {
+        throw validation('The `id` field must match the topic in the path.');
+      }
+      const name = optionalString(body, 'name', { max: MAX_TOPIC_NAME });
+      const description = parseDescription(body);
+      const visibility = optionalEnum(body, 'visibility', VISIBILITIES);
+      const id = await db.tx(async (q) => {
+        const topic = await findTopic(q, principal.accountId, params.id, true);
+        await q.query(
+          `UPDATE topics SET name = $2, description = $3, visibility = $4 WHERE id = $1`,
+          [topic.id, name ?? topic.name, description === undefined ? topic.description : description, visibility ?? topic.visibility],
+        );
+        return topic.id as string;
+      });
+      return { body: { object: 'topic', id } };
+    },
+  };
+}
