@@ -15,14 +15,28 @@ export interface RouteContext {
   params: Record<string, string>;
   query: Record<string, string | undefined>;
   body: unknown;
+  /** The request's method: a GET route also answers HEAD (with the same handler, no body sent). */
+  method: string;
   headers: Record<string, string | string[] | undefined>;
+  /** The client's address (behind a trusted proxy, the one it forwarded: POSTLINE_TRUST_PROXY). */
   ip: string;
   /**
    * Present on idempotent routes when the request carries an Idempotency-Key: call it inside
    * the transaction that commits the work, so the stored response commits with it.
    */
   saveIdempotentResponse?: (q: Queryable, status: number, body: unknown) => Promise<void>;
+  /** 'multipart' routes: the body's parts, streamed in the order the client sent them. */
+  form?: AsyncIterable<FormPart>;
 }
+
+/**
+ * One part of a multipart/form-data body. A file's `content` arrives as it is received: read
+ * it to the end before asking for the next part (it throws ApiError 413 past the route's
+ * `maxFileBytes`, and 400 when the body is malformed or cut short).
+ */
+export type FormPart =
+  | { kind: 'field'; name: string; value: string }
+  | { kind: 'file'; name: string; filename: string; mimeType: string; content: AsyncIterable<Buffer> };
 
 export interface RouteResult {
   status?: number;
@@ -43,7 +57,14 @@ export interface Route {
   access?: 'full' | 'sending' | 'public';
   /** POST /emails and /emails/batch: honour the Idempotency-Key header. */
   idempotent?: boolean;
-  /** Accept a JSON body of any shape (arrays for batch); default expects an object or nothing. */
-  bodyShape?: 'object' | 'array';
+  /**
+   * Accept a JSON body of any shape (arrays for batch); default expects an object or nothing.
+   * 'multipart': a multipart/form-data body (uploads), read part by part from `ctx.form`.
+   * 'form': an HTML form post (public pages, RFC 8058 one-click unsubscribe): urlencoded
+   * fields in `body` (a repeated name as an array), or multipart parts in `ctx.form`.
+   */
+  bodyShape?: 'object' | 'array' | 'multipart' | 'form';
+  /** 'multipart' routes: the largest file part accepted, bytes (default: the JSON body limit). */
+  maxFileBytes?: number;
   handler(ctx: RouteContext): Promise<RouteResult>;
 }

@@ -10,6 +10,7 @@ import type { Db } from '../db/database.js';
 import type { ApiKeys } from '../accounts/api-keys.js';
 import type { RequestLogs } from '../logs/request-logs.js';
 import { claimIdempotencyKey } from './idempotency.js';
+import { formParts, registerMultipart } from './multipart.js';
 import type { RateLimiter } from './rate-limit.js';
 
 export interface AppDeps {
@@ -18,6 +19,10 @@ export interface AppDeps {
   bodyLimitBytes: number;
   apiKeys: ApiKeys;
   rateLimiter: RateLimiter;
+  /** Public links in mail (tracking, signed downloads), per client address; default: rateLimiter. */
+  publicRateLimiter?: RateLimiter;
+  /** Fastify's trustProxy: which proxies' X-Forwarded-For sets the client address (POSTLINE_TRUST_PROXY). */
+  trustProxy?: boolean | number | string;
   requestLogs: RequestLogs;
   /** Every concept's routes, in the order written in server.ts. */
   routes: Route[];
@@ -51,6 +56,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     loggerInstance: deps.logger as unknown as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.bodyLimitBytes,
+    // A number of hops: the addresses that many hops from the server are proxies.
+    trustProxy: typeof deps.trustProxy === 'number' ? ((_address: string, hop: number) => hop < (deps.trustProxy as number)) : (deps.trustProxy ?? false),
     // Contacts are addressed by email in the path (`/contacts/a+b@x.com`), unencoded.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
   });
@@ -97,8 +104,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       setRateHeaders(reply, decision);
       return;
     }
-    // Links in mail (tracking, signed downloads): no API key; the handler checks the URL's signature.
-    if (route.route.access === 'public') return;
+    // Links in mail (tracking, signed downloads): no API key; the handler checks the URL's
+    // signature. Like every request without a key they are limited per client address, with a
+    // limit of their own: many readers may share one address (a proxy fetching images).
+    if (route.route.access === 'public') {
+      const decision = await (deps.publicRateLimiter ?? rateLimiter).hit(`ip:${req.ip}`);
+      setRateHeaders(reply, decision);
+      if (!decision.allowed) throw rateLimited(reply, decision);
+      return;
+    }
     const token = bearerToken(req);
     const principal = token ? await apiKeys.authenticate(token) : null;
     if (!principal) {
@@ -148,18 +162,41 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   });
 
+  // Uploads (multipart/form-data) and HTML form posts (urlencoded, or multipart as RFC 8058
+  // one-click unsubscribe clients send) are parsed only in a context of their own: every other
+  // route keeps refusing them (415) and pays nothing for them.
+  const inForms = (r: Route) => r.bodyShape === 'multipart' || r.bodyShape === 'form';
+  let uploads: FastifyInstance | undefined;
+  if (deps.routes.some(inForms)) {
+    app.register(async (instance) => {
+      await registerMultipart(instance);
+      instance.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (req, raw, done) => {
+        req.bodySize = (raw as string).length;
+        done(null, urlEncodedFields(raw as string));
+      });
+      uploads = instance;
+    });
+    await app.after();
+  }
+
   const byUrl = new Map<string, Set<string>>();
   for (const route of deps.routes) {
     const methods = byUrl.get(route.url) ?? new Set();
     methods.add(route.method);
     byUrl.set(route.url, methods);
-    app.route({
+    (inForms(route) ? uploads! : app).route({
       method: route.method,
       url: route.url,
       config: { route },
       handler: async (req, reply) => {
         const body = req.body;
-        if (route.bodyShape === 'array' ? !Array.isArray(body) : body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
+        if (route.bodyShape === 'multipart') {
+          if (!req.isMultipart()) throw validation('Requests to this endpoint must have `Content-Type: multipart/form-data`.', 415);
+        } else if (route.bodyShape === 'form') {
+          if (!req.isMultipart() && body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
+            throw validation('The request body must be a form.', 415);
+          }
+        } else if (route.bodyShape === 'array' ? !Array.isArray(body) : body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
           throw validation(route.bodyShape === 'array' ? 'The request body must be a JSON array.' : 'The request body must be a JSON object.');
         }
         const ctx: RouteContext = {
@@ -167,8 +204,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           params: req.params as Record<string, string>,
           query: req.query as Record<string, string | undefined>,
           body,
+          method: req.method,
           headers: req.headers,
           ip: req.ip,
+          form:
+            route.bodyShape === 'multipart' || (route.bodyShape === 'form' && req.isMultipart())
+              ? formParts(req, route.maxFileBytes ?? deps.bodyLimitBytes)
+              : undefined,
         };
         const key = req.headers['idempotency-key'];
         if (!route.idempotent || key === undefined) {
@@ -208,6 +250,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
 
   return app;
+}
+
+/** An HTML form's urlencoded fields; a name given more than once (checkboxes) becomes an array. */
+function urlEncodedFields(raw: string): Record<string, string | string[]> {
+  const fields: Record<string, string | string[]> = {};
+  for (const [name, value] of new URLSearchParams(raw)) {
+    const earlier = fields[name];
+    fields[name] = earlier === undefined ? value : [...(Array.isArray(earlier) ? earlier : [earlier]), value];
+  }
+  return fields;
 }
 
 function rateLimited(reply: FastifyReply, decision: { resetSeconds: number }): ApiError {

@@ -1,0 +1,24 @@
+// GET /contacts/imports/:id: the import with its counts so far and its first failed rows.
+import { notFound } from '../../api/errors.js';
+import { isUuid } from '../../api/format.js';
+import type { Route } from '../../api/route.js';
+import type { Db } from '../../db/database.js';
+import { IMPORT_COLUMNS, importDetail, VISIBLE } from './import-view.js';
+
+export function getImport(db: Db): Route {
+  return {
+    method: 'GET',
+    url: '/contacts/imports/:id',
+    async handler({ principal, params }) {
+      const id = params.id!;
+      const row = isUuid(id)
+        ? await db.one(`SELECT ${IMPORT_COLUMNS}, errors FROM contact_imports WHERE id = $1 AND account_id = $2 AND ${VISIBLE}`, [
+            id.toLowerCase(),
+            principal.accountId,
+          ])
+        : undefined;
+      if (!row) throw notFound('Contact import');
+      return { body: importDetail(row) };
+    },
+  };
+}

@@ -1,0 +1,156 @@
+// The contact import worker (runs with the `worker` role). It owns getting every queued
+// import to completed or failed: it claims the oldest queued import (or one whose holder's
+// lease ran out), runs it batch by batch (run-import.ts), and deletes uploads whose request
+// died before the import was queued.
+//
+// Any number of nodes may run it: a claim takes the row with SKIP LOCKED and sets a lease
+// token that fences every batch; each batch renews the lease. A node that dies leaves its
+// import to be taken over when the lease runs out, and the taker resumes after the last
+// committed batch. One import at a time per node: imports are bulk work and must not crowd
+// out delivery on the same cores.
+//
+// Shutdown (stop): the import in progress stops after its current batch and gives its lease
+// back, so the next start (this node or another) resumes it at once.
+import crypto from 'node:crypto';
+import type { Db, Row } from '../../db/database.js';
+import type { Logger } from '../../logger.js';
+import type { ColumnMap } from './import-options.js';
+import { purgeAbandonedUploads } from './import-upload.js';
+import { giveUpImport, runImport } from './run-import.js';
+import { LeaseLost, type ImportJob } from './write-batch.js';
+
+const POLL_MS = 250;
+const PURGE_EVERY_MS = 60_000;
+/** Renewed by every batch; long enough for a slow batch, short enough to take over a dead node's import soon. */
+const LEASE_MS = 2 * 60_000;
+/** Runs that end in an unexpected error (not a bad file) before the import is failed. */
+const MAX_ATTEMPTS = 5;
+const ERROR_BACKOFF_MS = 5_000;
+
+export class ContactImportWorker {
+  private running = false;
+  private loopDone: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private wake: (() => void) | undefined;
+  private lastPurge = 0;
+
+  constructor(
+    private db: Db,
+    private logger: Logger,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loopDone = this.loop();
+  }
+
+  /** Stops after the current batch; the import's lease is given back. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    clearTimeout(this.timer);
+    this.wake?.();
+    await this.loopDone;
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      let job: { job: ImportJob; columnMap: ColumnMap } | undefined;
+      try {
+        await this.maybePurge();
+        job = await claimImport(this.db);
+      } catch (err) {
+        if (!this.running) break;
+        this.logger.error({ err }, 'claiming a contact import failed');
+        await this.sleep(ERROR_BACKOFF_MS);
+        continue;
+      }
+      if (!job) {
+        await this.sleep(POLL_MS);
+        continue;
+      }
+      await this.run(job.job, job.columnMap);
+    }
+  }
+
+  private async run(job: ImportJob, columnMap: ColumnMap): Promise<void> {
+    const log = this.logger.child({ importId: job.id });
+    try {
+      const outcome = await runImport(this.db, job, columnMap, () => !this.running);
+      if (outcome === 'stopped') await releaseImport(this.db, job, 0, false);
+      log.info({ outcome, rows: job.done }, 'contact import ran');
+    } catch (err) {
+      if (err instanceof LeaseLost) {
+        log.warn('contact import taken over by another worker');
+        return;
+      }
+      log.error({ err }, 'contact import failed; it will be retried');
+      await this.recordFailure(job, err as Error).catch((e) => log.error({ err: e }, 'recording the import failure failed'));
+      await this.sleep(ERROR_BACKOFF_MS);
+    }
+  }
+
+  /** Gives the import back for a later run, or fails it after MAX_ATTEMPTS. */
+  private async recordFailure(job: ImportJob, err: Error): Promise<void> {
+    const attempts = await releaseImport(this.db, job, ERROR_BACKOFF_MS, true);
+    if (attempts >= MAX_ATTEMPTS) {
+      await giveUpImport(this.db, job.id, `The import stopped after ${attempts} failed attempts: ${err.message}`);
+    }
+  }
+
+  private async maybePurge(): Promise<void> {
+    if (Date.now() - this.lastPurge < PURGE_EVERY_MS) return;
+    this.lastPurge = Date.now();
+    const purged = await purgeAbandonedUploads(this.db);
+    if (purged > 0) this.logger.info({ purged }, 'deleted abandoned contact import uploads');
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.wake = resolve;
+      this.timer = setTimeout(resolve, ms);
+    });
+  }
+}
+
+/** Takes the oldest import waiting to run (queued, or in progress under a lease that ran out). */
+async function claimImport(db: Db): Promise<{ job: ImportJob; columnMap: ColumnMap } | undefined> {
+  const leaseToken = crypto.randomUUID();
+  const row = await db.one(
+    `UPDATE contact_imports
+        SET status = 'in_progress', started_at = COALESCE(started_at, now()),
+            lease_token = $1, lease_until = now() + $2 * interval '1 millisecond'
+      WHERE id = (SELECT id FROM contact_imports
+                   WHERE status = 'queued' OR (status = 'in_progress' AND lease_until < now())
+                   ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+     RETURNING id, account_id, on_conflict, column_map, segment_ids, topics, total, jsonb_array_length(errors) AS errors_kept`,
+    [leaseToken, LEASE_MS],
+  );
+  return row ? { job: toJob(row, leaseToken), columnMap: row.column_map as ColumnMap } : undefined;
+}
+
+function toJob(row: Row, leaseToken: string): ImportJob {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    leaseToken,
+    leaseMs: LEASE_MS,
+    onConflict: row.on_conflict,
+    segmentIds: row.segment_ids ?? [],
+    topics: (row.topics as { id: string; subscription: 'opt_in' | 'opt_out' }[]).map((t) => ({ topicId: t.id, subscription: t.subscription })),
+    done: row.total,
+    errorsKept: row.errors_kept,
+  };
+}
+
+/** Gives the lease back so the import runs again after `delayMs`; returns its failed attempts. */
+async function releaseImport(db: Db, job: ImportJob, delayMs: number, failed: boolean): Promise<number> {
+  const row = await db.one<{ attempts: number }>(
+    `UPDATE contact_imports
+        SET lease_token = NULL, lease_until = now() + $3 * interval '1 millisecond', attempts = attempts + $4
+      WHERE id = $1 AND lease_token = $2 RETURNING attempts`,
+    [job.id, job.leaseToken, delayMs, failed ? 1 : 0],
+  );
+  return row?.attempts ?? 0;
+}

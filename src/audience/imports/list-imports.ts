@@ -1,0 +1,30 @@
+// GET /contacts/imports[?status=queued|in_progress|completed|failed]: newest first, paginated.
+import { validation } from '../../api/errors.js';
+import { envelope, listPage, parsePage } from '../../api/pagination.js';
+import type { Route } from '../../api/route.js';
+import type { Db } from '../../db/database.js';
+import { IMPORT_COLUMNS, importView, VISIBLE } from './import-view.js';
+
+const STATUSES = ['queued', 'in_progress', 'completed', 'failed'];
+
+export function listImports(db: Db): Route {
+  return {
+    method: 'GET',
+    url: '/contacts/imports',
+    async handler({ principal, query }) {
+      const page = parsePage(query);
+      const { status } = query;
+      if (status !== undefined && !STATUSES.includes(status)) {
+        throw validation(`The \`status\` parameter must be one of ${STATUSES.map((s) => `"${s}"`).join(' | ')}.`);
+      }
+      const { rows, hasMore } = await listPage(db, {
+        table: 'contact_imports',
+        columns: IMPORT_COLUMNS,
+        where: status ? `account_id = $1 AND ${VISIBLE} AND status = $2` : `account_id = $1 AND ${VISIBLE}`,
+        params: status ? [principal.accountId, status] : [principal.accountId],
+        page,
+      });
+      return { body: envelope(rows.map(importView), hasMore) };
+    },
+  };
+}
