@@ -1,0 +1,24 @@
+// GET /automations/:id/runs/:run_id: a run with the steps it has reached, in the order it
+// reached them, each with its status, output and error.
+import { notFound } from '../api/errors.js';
+import { isUuid } from '../api/format.js';
+import type { Route } from '../api/route.js';
+import type { Db } from '../db/database.js';
+import { RUN_COLUMNS, RUN_STEP_COLUMNS, runDetail } from './automation-view.js';
+import { findAutomation } from './find-automation.js';
+
+export function getRun(db: Db): Route {
+  return {
+    method: 'GET',
+    url: '/automations/:id/runs/:run_id',
+    async handler({ principal, params }) {
+      const automation = await findAutomation(db, principal.accountId, params.id);
+      const run = isUuid(params.run_id)
+        ? await db.one(`SELECT ${RUN_COLUMNS} FROM automation_runs WHERE id = $1 AND automation_id = $2`, [params.run_id, automation.id])
+        : undefined;
+      if (!run) throw notFound('Automation run');
+      const steps = await db.query(`SELECT ${RUN_STEP_COLUMNS} FROM automation_run_steps WHERE run_id = $1 ORDER BY position, key`, [run.id]);
+      return { body: runDetail(run, steps) };
+    },
+  };
+}

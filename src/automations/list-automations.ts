@@ -1,0 +1,26 @@
+// GET /automations[?status=enabled|disabled]: the caller's automations, newest first, paginated.
+import { envelope, listPage, parsePage } from '../api/pagination.js';
+import type { Route } from '../api/route.js';
+import { optionalEnum } from '../api/validate.js';
+import type { Db } from '../db/database.js';
+import { STATUSES } from './automation-fields.js';
+import { AUTOMATION_COLUMNS, automationSummary } from './automation-view.js';
+
+export function listAutomations(db: Db): Route {
+  return {
+    method: 'GET',
+    url: '/automations',
+    async handler({ principal, query }) {
+      const page = parsePage(query);
+      const status = optionalEnum(query, 'status', STATUSES);
+      const { rows, hasMore } = await listPage(db, {
+        table: 'automations',
+        columns: AUTOMATION_COLUMNS,
+        where: status ? 'account_id = $1 AND status = $2' : 'account_id = $1',
+        params: status ? [principal.accountId, status] : [principal.accountId],
+        page,
+      });
+      return { body: envelope(rows.map(automationSummary), hasMore) };
+    },
+  };
+}

@@ -1,0 +1,40 @@
+// GET /automations/:id/runs[?status=running,completed,…]: the automation's runs, newest first.
+import { validation } from '../api/errors.js';
+import { envelope, listPage, parsePage } from '../api/pagination.js';
+import type { Route } from '../api/route.js';
+import type { Db } from '../db/database.js';
+import { RUN_COLUMNS, runSummary } from './automation-view.js';
+import { findAutomation } from './find-automation.js';
+
+const RUN_STATUSES = ['running', 'completed', 'failed', 'cancelled'];
+
+function statusFilter(raw: string | undefined): string[] | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const statuses = raw.split(',').map((s) => s.trim());
+  for (const status of statuses) {
+    if (!RUN_STATUSES.includes(status)) {
+      throw validation(`The \`status\` parameter must be a comma-separated list of ${RUN_STATUSES.map((s) => `"${s}"`).join(' | ')}.`);
+    }
+  }
+  return statuses;
+}
+
+export function listRuns(db: Db): Route {
+  return {
+    method: 'GET',
+    url: '/automations/:id/runs',
+    async handler({ principal, params, query }) {
+      const page = parsePage(query);
+      const statuses = statusFilter(query.status);
+      const automation = await findAutomation(db, principal.accountId, params.id);
+      const { rows, hasMore } = await listPage(db, {
+        table: 'automation_runs',
+        columns: RUN_COLUMNS,
+        where: `automation_id = $1 AND account_id = $2${statuses ? ' AND status = ANY($3::text[])' : ''}`,
+        params: statuses ? [automation.id, principal.accountId, statuses] : [automation.id, principal.accountId],
+        page,
+      });
+      return { body: envelope(rows.map(runSummary), hasMore) };
+    },
+  };
+}

@@ -1,0 +1,30 @@
+// POST /events {name, schema?}: defines a custom event; 201 {object:'event', id}. Defining an
+// event is optional (any name may be sent); a defined event's payloads are checked against
+// its schema by POST /events/send.
+import crypto from 'node:crypto';
+import { validation } from '../api/errors.js';
+import type { Route } from '../api/route.js';
+import { objectBody, rejectUnknown } from '../api/validate.js';
+import type { Db } from '../db/database.js';
+import { parseEventName, parseSchema } from './event-fields.js';
+
+export function createEvent(db: Db): Route {
+  return {
+    method: 'POST',
+    url: '/events',
+    async handler({ principal, body: raw }) {
+      const body = objectBody(raw);
+      rejectUnknown(body, ['name', 'schema']);
+      const name = parseEventName(body.name, 'name');
+      const schema = parseSchema(body.schema);
+      const id = crypto.randomUUID();
+      const inserted = await db.query(
+        `INSERT INTO event_definitions (id, account_id, name, schema) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (account_id, name) DO NOTHING RETURNING id`,
+        [id, principal.accountId, name, schema && JSON.stringify(schema)],
+      );
+      if (inserted.length === 0) throw validation(`An event named \`${name}\` already exists.`);
+      return { status: 201, body: { object: 'event', id } };
+    },
+  };
+}

@@ -1,0 +1,20 @@
+// How a custom event definition reads over the API (resend-compat-notes §2.11): list items
+// without `object`, a single one with it.
+import { restTimestamp } from '../api/format.js';
+import type { Row } from '../db/database.js';
+
+export const EVENT_COLUMNS = 'id, name, schema, created_at, updated_at';
+
+export function eventSummary(row: Row) {
+  return {
+    id: row.id as string,
+    name: row.name as string,
+    schema: (row.schema as Record<string, string> | null) ?? null,
+    created_at: restTimestamp(row.created_at)!,
+    updated_at: restTimestamp(row.updated_at),
+  };
+}
+
+export function eventDetail(row: Row) {
+  return { object: 'event' as const, ...eventSummary(row) };
+}

@@ -1,0 +1,73 @@
+// POST /events/send {event, contact_id | email, payload?}: 202 {object:'event', event}.
+//
+// Exactly one of contact_id (an existing contact, else 404) or email (the contact of that
+// address, created with contact.created when there is none) names the contact. A defined
+// event's payload is checked against its schema. The event is then put in `received_events`
+// in the same transaction, and 202 means it is committed there: the automation worker
+// (src/automations/ingest-events.ts) starts the runs it triggers and wakes the steps waiting
+// for it, exactly once, from that table. Coupled with 0015_automations.sql.
+import { ApiError, notFound, validation } from '../api/errors.js';
+import { isUuid } from '../api/format.js';
+import type { Route } from '../api/route.js';
+import { objectBody, rejectUnknown, type Body } from '../api/validate.js';
+import { findContact, findOrCreateContact } from '../audience/contact-store.js';
+import type { Db, Queryable } from '../db/database.js';
+import { parseMailbox } from '../mailbox/mailbox.js';
+import { checkPayload, parseEventName, parsePayload, type EventSchema } from './event-fields.js';
+
+type ContactRef = { contactId: string } | { email: string };
+
+function contactRef(body: Body): ContactRef {
+  const hasId = body.contact_id !== undefined && body.contact_id !== null;
+  const hasEmail = body.email !== undefined && body.email !== null;
+  if (hasId && hasEmail) throw validation('Provide either `contact_id` or `email`, not both.');
+  if (!hasId && !hasEmail) throw new ApiError('missing_required_field', 'Missing `contact_id` or `email` field.');
+  if (hasId) {
+    if (!isUuid(body.contact_id)) throw new ApiError('invalid_parameter', 'The `contact_id` must be a valid UUID.');
+    return { contactId: body.contact_id };
+  }
+  if (typeof body.email !== 'string') throw validation('The `email` field must be a string.');
+  const mailbox = parseMailbox(body.email, 'email');
+  if (mailbox.name !== '') throw validation('The `email` field must be a bare address: `email@example.com`.');
+  return { email: mailbox.address.toLowerCase() };
+}
+
+async function checkAgainstDefinition(q: Queryable, accountId: string, name: string, payload: Body): Promise<void> {
+  const row = await q.one<{ schema: EventSchema | null }>('SELECT schema FROM event_definitions WHERE account_id = $1 AND name = $2', [
+    accountId,
+    name,
+  ]);
+  if (row?.schema) checkPayload(name, row.schema, payload);
+}
+
+async function resolveContact(q: Queryable, accountId: string, ref: ContactRef): Promise<string> {
+  if ('email' in ref) return (await findOrCreateContact(q, accountId, ref.email)).contact.id;
+  const contact = await findContact(q, accountId, ref.contactId);
+  if (!contact) throw notFound('Contact');
+  return contact.id;
+}
+
+export function sendEvent(db: Db): Route {
+  return {
+    method: 'POST',
+    url: '/events/send',
+    async handler({ principal, body: raw }) {
+      const body = objectBody(raw);
+      rejectUnknown(body, ['event', 'contact_id', 'email', 'payload']);
+      const name = parseEventName(body.event, 'event');
+      const ref = contactRef(body);
+      const payload = parsePayload(body.payload);
+      await db.tx(async (q) => {
+        await checkAgainstDefinition(q, principal.accountId, name, payload);
+        const contactId = await resolveContact(q, principal.accountId, ref);
+        await q.query('INSERT INTO received_events (account_id, name, contact_id, payload) VALUES ($1, $2, $3, $4)', [
+          principal.accountId,
+          name,
+          contactId,
+          JSON.stringify(payload),
+        ]);
+      });
+      return { status: 202, body: { object: 'event', event: name } };
+    },
+  };
+}

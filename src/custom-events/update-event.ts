@@ -1,0 +1,30 @@
+// PATCH /events/:identifier {schema}: replaces the schema (null clears it). Payloads sent
+// from now on are checked against the new schema; runs already started keep theirs.
+import { missingField } from '../api/errors.js';
+import type { Route } from '../api/route.js';
+import { objectBody, rejectUnknown } from '../api/validate.js';
+import type { Db } from '../db/database.js';
+import { parseSchema } from './event-fields.js';
+import { findEvent } from './find-event.js';
+
+export function updateEvent(db: Db): Route {
+  return {
+    method: 'PATCH',
+    url: '/events/:identifier',
+    async handler({ principal, params, body: raw }) {
+      const body = objectBody(raw);
+      rejectUnknown(body, ['schema']);
+      if (!('schema' in body)) throw missingField('schema');
+      const schema = parseSchema(body.schema);
+      const id = await db.tx(async (q) => {
+        const event = await findEvent(q, principal.accountId, params.identifier!, { lock: true });
+        await q.query('UPDATE event_definitions SET schema = $2, updated_at = now() WHERE id = $1', [
+          event.id,
+          schema && JSON.stringify(schema),
+        ]);
+        return event.id as string;
+      });
+      return { body: { object: 'event', id } };
+    },
+  };
+}
