@@ -51,18 +51,29 @@ export interface ClaimOptions {
   maxBytes: number;
 }
 
-// Ordered by next_attempt_at alone so the deliveries_due index yields the rows in order and
-// the scan stops at the limit (adding id would sort every due row on each claim). Rows of
-// one email share next_attempt_at and sit next to each other in that index.
+// Transactional rows (priority 0) are taken first; bulk rows (priority 1: broadcasts) fill
+// what is left of the batch, so a large broadcast never holds up a password reset
+// (0014_broadcasts.sql). Within a class, ordered by next_attempt_at alone so the
+// deliveries_due index (priority, next_attempt_at) yields the rows in order and the scan
+// stops at the limit (adding id would sort every due row on each claim). Rows of one email
+// share next_attempt_at and sit next to each other in that index.
 // The lease is truncated to milliseconds so that the JS Date we keep compares equal to the
 // stored value when it is used as the fencing token.
 const CLAIM_SQL = `
-WITH locked AS (
+WITH transactional AS (
   SELECT id, email_id FROM deliveries
-   WHERE status = 'queued' AND next_attempt_at <= now()
+   WHERE status = 'queued' AND priority = 0 AND next_attempt_at <= now()
    ORDER BY next_attempt_at
    LIMIT $1
    FOR UPDATE SKIP LOCKED
+), bulk AS (
+  SELECT id, email_id FROM deliveries
+   WHERE status = 'queued' AND priority = 1 AND next_attempt_at <= now()
+   ORDER BY next_attempt_at
+   LIMIT $1 - (SELECT count(*) FROM transactional)
+   FOR UPDATE SKIP LOCKED
+), locked AS (
+  SELECT id, email_id FROM transactional UNION ALL SELECT id, email_id FROM bulk
 ), first_rows AS (
   SELECT email_id, min(id) AS first_id FROM locked GROUP BY email_id
 ), budget AS (

@@ -26,7 +26,7 @@ interface DkimTags {
 const require = createRequire(import.meta.url);
 const tools = require('mailauth/lib/tools.js') as {
   parseHeaders(headers: Buffer): { parsed: HeaderLine[] };
-  getSigningHeaderLines(parsed: HeaderLine[]): { keys: string; headers: HeaderLine[] };
+  getSigningHeaderLines(parsed: HeaderLine[], fieldNames?: string): { keys: string; headers: HeaderLine[] };
   formatSignatureHeaderLine(type: 'DKIM', tags: DkimTags, folded: boolean): string;
 };
 const { dkimBody } = require('mailauth/lib/dkim/body/index.js') as {
@@ -49,6 +49,17 @@ const { generateCanonicalizedHeader } = require('mailauth/lib/dkim/header/index.
     },
   ): { canonicalizedHeader: Buffer; dkimHeaderOpts: DkimTags };
 };
+
+/**
+ * The headers signed: mailauth's default list (From, Subject, Date, To, List-Unsubscribe, …)
+ * plus List-Unsubscribe-Post, which RFC 8058 §4 requires a DKIM signature to cover for
+ * one-click unsubscribe (broadcasts, src/audience/unsubscribe-links.ts).
+ */
+const SIGNED_HEADERS =
+  'From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:Content-Transfer-Encoding:' +
+  'Content-ID:Content-Description:Resent-Date:Resent-From:Resent-Sender:Resent-To:Resent-Cc:Resent-Message-ID:' +
+  'In-Reply-To:References:List-Id:List-Help:List-Unsubscribe:List-Subscribe:List-Post:List-Owner:List-Archive:' +
+  'BIMI-Selector:List-Unsubscribe-Post';
 
 const rsaSign = promisify(crypto.sign) as (algorithm: string, data: Buffer, key: crypto.KeyObject) => Promise<Buffer>;
 
@@ -76,7 +87,7 @@ export async function signMessage(message: Buffer, domain: SendingDomain): Promi
   body.update(message.subarray(split + 4));
   const { canonicalizedHeader, dkimHeaderOpts } = generateCanonicalizedHeader(
     'DKIM',
-    tools.getSigningHeaderLines(tools.parseHeaders(message.subarray(0, split + 2)).parsed),
+    tools.getSigningHeaderLines(tools.parseHeaders(message.subarray(0, split + 2)).parsed, SIGNED_HEADERS),
     {
       signingDomain: domain.name,
       selector: domain.dkimSelector,

@@ -36,6 +36,11 @@ export interface EmailRequest {
    * storage, events and the API, and its to/cc/bcc mailboxes are the envelope's recipients.
    */
   submitted?: Buffer;
+  /**
+   * A broadcast's email (src/broadcasts/fan-out.ts): the broadcast and the contact it goes to,
+   * stored with the email (one per contact: emails_broadcast_contact) and queued as bulk.
+   */
+  broadcast?: { id: string; contactId: string };
 }
 
 export const MAX_RECIPIENTS = 50;

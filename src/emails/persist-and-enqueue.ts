@@ -5,7 +5,8 @@
 //
 // Coupled with src/delivery/ (which reads emails.mime, emails.envelope_from and the
 // deliveries rows written here) and with 0001_core.sql / 0002_emails.sql; the 'scheduled'
-// rows of scheduled emails with release-scheduled.ts and 0007_scheduling.sql.
+// rows of scheduled emails with release-scheduled.ts and 0007_scheduling.sql; a broadcast's
+// emails (broadcast_id, contact_id, bulk priority) with src/broadcasts/ and 0014_broadcasts.sql.
 import type { Queryable } from '../db/database.js';
 import { emailEventData, recordEvents } from '../events/record-events.js';
 import type { EmailRequest } from './email-request.js';
@@ -39,14 +40,20 @@ export interface OutgoingEmail {
 const EMAIL_COLUMNS = [
   'id', 'account_id', 'domain_id', 'source', 'from_address', 'to_addresses', 'cc', 'bcc', 'reply_to', 'subject',
   'html', 'text', 'headers', 'tags', 'message_id', 'mime', 'envelope_from', 'scheduled_at', 'last_event',
+  'broadcast_id', 'contact_id',
 ];
+
+/** Queue priority (0014_broadcasts.sql): the delivery claim takes transactional rows first. */
+const TRANSACTIONAL = 0;
+const BULK = 1;
+const priorityOf = (e: OutgoingEmail) => (e.source === 'broadcast' ? BULK : TRANSACTIONAL);
 
 function emailValues(e: OutgoingEmail): unknown[] {
   const r = e.request;
   return [
     e.id, e.accountId, e.domainId, e.source, r.from, r.to, r.cc, r.bcc, r.replyTo, r.subject,
     r.html, e.text, r.headers && JSON.stringify(r.headers), r.tags && JSON.stringify(r.tags), e.messageId, e.mime, e.envelopeFrom,
-    r.scheduledAt, acceptedState(r.scheduledAt).lastEvent,
+    r.scheduledAt, acceptedState(r.scheduledAt).lastEvent, r.broadcast?.id ?? null, r.broadcast?.contactId ?? null,
   ];
 }
 
@@ -62,11 +69,11 @@ export async function persistAndEnqueue(q: Queryable, emails: OutgoingEmail[]): 
   // A scheduled email's deliveries wait as 'scheduled' until their time (schedule.ts).
   const deliveries = emails.flatMap((e) => {
     const { deliveryStatus, dueAt } = acceptedState(e.request.scheduledAt);
-    return e.recipients.map((r) => [e.id, e.accountId, r.address, r.domain, deliveryStatus, dueAt]);
+    return e.recipients.map((r) => [e.id, e.accountId, r.address, r.domain, deliveryStatus, dueAt, priorityOf(e)]);
   });
   const column = (k: number) => deliveries.map((d) => d[k]);
   const base = params.length;
-  params.push(column(0), column(1), column(2), column(3), column(4), column(5));
+  params.push(column(0), column(1), column(2), column(3), column(4), column(5), column(6));
   // One statement for both tables: the deliveries' foreign key is checked at its end.
   const inserted = await q.query<{ id: string; created_at: Date }>(
     `WITH e AS (
@@ -74,10 +81,11 @@ export async function persistAndEnqueue(q: Queryable, emails: OutgoingEmail[]): 
        VALUES ${rows.join(',\n')}
        RETURNING id, created_at
      ), d AS (
-       INSERT INTO deliveries (email_id, account_id, recipient, domain, status, next_attempt_at)
-       SELECT v.email_id, v.account_id, v.recipient, v.domain, v.status, COALESCE(v.due, now())
+       INSERT INTO deliveries (email_id, account_id, recipient, domain, status, next_attempt_at, priority)
+       SELECT v.email_id, v.account_id, v.recipient, v.domain, v.status, COALESCE(v.due, now()), v.priority
          FROM unnest($${base + 1}::uuid[], $${base + 2}::uuid[], $${base + 3}::text[], $${base + 4}::text[],
-                     $${base + 5}::text[], $${base + 6}::timestamptz[]) AS v(email_id, account_id, recipient, domain, status, due)
+                     $${base + 5}::text[], $${base + 6}::timestamptz[], $${base + 7}::smallint[])
+              AS v(email_id, account_id, recipient, domain, status, due, priority)
      )
      SELECT id, created_at FROM e`,
     params,

@@ -1,0 +1,47 @@
+// How a broadcast reads over the API (resend-compat-notes §2.8): list items with the
+// summary fields, GET with everything. `audience_id` is the deprecated name of segment_id
+// and always carries the same value.
+import { restTimestamp } from '../api/format.js';
+import type { Row } from '../db/database.js';
+
+export type BroadcastStatus = 'draft' | 'scheduled' | 'sending' | 'sent' | 'canceled';
+
+export const BROADCAST_COLUMNS =
+  'id, account_id, name, segment_id, topic_id, from_address, subject, reply_to, preview_text, html, text, status, ' +
+  'scheduled_at, sent_at, cursor, recipients, created_at';
+
+export function broadcastSummary(row: Row) {
+  return {
+    id: row.id as string,
+    name: (row.name as string | null) ?? null,
+    audience_id: (row.segment_id as string | null) ?? null,
+    segment_id: (row.segment_id as string | null) ?? null,
+    status: row.status as BroadcastStatus,
+    created_at: restTimestamp(row.created_at)!,
+    scheduled_at: restTimestamp(row.scheduled_at),
+    sent_at: restTimestamp(row.sent_at),
+    topic_id: (row.topic_id as string | null) ?? null,
+  };
+}
+
+export function broadcastDetail(row: Row) {
+  const { id, name, audience_id, segment_id, status, created_at, scheduled_at, sent_at, topic_id } = broadcastSummary(row);
+  return {
+    object: 'broadcast' as const,
+    id,
+    name,
+    audience_id,
+    segment_id,
+    from: (row.from_address as string | null) ?? null,
+    subject: (row.subject as string | null) ?? null,
+    reply_to: (row.reply_to as string[] | null) ?? null,
+    preview_text: (row.preview_text as string | null) ?? null,
+    status,
+    created_at,
+    scheduled_at,
+    sent_at,
+    html: (row.html as string | null) ?? null,
+    text: (row.text as string | null) ?? null,
+    topic_id,
+  };
+}

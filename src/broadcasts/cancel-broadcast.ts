@@ -1,0 +1,24 @@
+// POST /broadcasts/:id/cancel: a scheduled broadcast is not sent after all; one being sent
+// stops mid-way (Resend's "queued"): the fan-out's next chunk finds it canceled and rolls
+// back, so no further emails are accepted; those already accepted still go out. Canceling
+// again succeeds and changes nothing; a draft or a sent broadcast: 403 validation_error (§2.8).
+import type { Route } from '../api/route.js';
+import type { Db } from '../db/database.js';
+import { findBroadcast, wrongState } from './broadcast-lookup.js';
+
+export function cancelBroadcast(db: Db): Route {
+  return {
+    method: 'POST',
+    url: '/broadcasts/:id/cancel',
+    async handler({ principal, params }) {
+      const id = await db.tx(async (q) => {
+        const broadcast = await findBroadcast(q, principal.accountId, params.id!, true);
+        if (broadcast.status === 'canceled') return broadcast.id as string;
+        if (broadcast.status !== 'scheduled' && broadcast.status !== 'sending') throw wrongState(broadcast.status, 'canceled');
+        await q.query(`UPDATE broadcasts SET status = 'canceled', lease_until = NULL, updated_at = now() WHERE id = $1`, [broadcast.id]);
+        return broadcast.id as string;
+      });
+      return { body: { object: 'broadcast', id } };
+    },
+  };
+}

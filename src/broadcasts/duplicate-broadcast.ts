@@ -1,0 +1,24 @@
+// POST /broadcasts/:id/duplicate (the SDK's broadcasts.duplicate): a new draft with the same
+// segment, topic, sender and content, whatever the state of the original.
+import crypto from 'node:crypto';
+import type { Route } from '../api/route.js';
+import type { Db } from '../db/database.js';
+import { findBroadcast } from './broadcast-lookup.js';
+
+export function duplicateBroadcast(db: Db): Route {
+  return {
+    method: 'POST',
+    url: '/broadcasts/:id/duplicate',
+    async handler({ principal, params }) {
+      const original = await findBroadcast(db, principal.accountId, params.id!);
+      const id = crypto.randomUUID();
+      await db.query(
+        `INSERT INTO broadcasts (id, account_id, name, segment_id, topic_id, from_address, subject, reply_to, preview_text, html, text)
+         SELECT $1, account_id, name, segment_id, topic_id, from_address, subject, reply_to, preview_text, html, text
+           FROM broadcasts WHERE id = $2 AND account_id = $3`,
+        [id, original.id, principal.accountId],
+      );
+      return { status: 201, body: { object: 'broadcast', id } };
+    },
+  };
+}

@@ -1,0 +1,141 @@
+// The broadcast fan-out (runs with the `worker` role): turns each due broadcast into one email
+// per contact, chunk by chunk (fan-out-chunk.ts), until the segment is walked and the
+// broadcast is `sent`.
+//
+// Claiming: a broadcast that is due (scheduled_at passed, or sent without a time) or whose
+// lease ran out is taken with FOR UPDATE SKIP LOCKED and leased to this node, which extends
+// the lease with every committed chunk. Any number of nodes may run it: they take different
+// broadcasts, and a node that dies simply stops extending its lease, so another one resumes
+// after the last committed chunk. Nothing lives in memory: after a restart (or a node being
+// down at the due time) the next poll finds every overdue broadcast and starts it.
+//
+// One broadcast at a time per node, chunk after chunk, two in flight: the next one is composed
+// while the previous one is signed (on libuv's pool) and committed, so one broadcast keeps a
+// node's cores busy.
+// Broadcast mail is queued with bulk priority: the delivery claim serves transactional mail
+// first (src/delivery/claim.ts).
+//
+// Shutdown (stop): the chunk in progress finishes (its transaction commits or rolls back),
+// then the lease is given back so another node need not wait for it to run out.
+import type { Db } from '../db/database.js';
+import type { Logger } from '../logger.js';
+import { BROADCAST_COLUMNS } from './broadcast-view.js';
+import { acceptChunk, BroadcastLost, markSent, prepareChunk, sendingBroadcast, type FanOutDeps, type SendingBroadcast } from './fan-out-chunk.js';
+
+const POLL_MS = 250;
+const ERROR_BACKOFF_MS = 1_000;
+/** A broadcast whose chunk failed (say, its domain is no longer verified) is tried again after this. */
+const RETRY_AFTER_MS = 10_000;
+export const LEASE_MS = 60_000;
+
+/** Takes one due broadcast, or one whose lease ran out, for this node. */
+export async function claimBroadcast(db: Db, leaseMs = LEASE_MS): Promise<SendingBroadcast | undefined> {
+  const row = await db.one(
+    `UPDATE broadcasts b
+        SET status = 'sending', sent_at = COALESCE(b.sent_at, now()),
+            lease_until = now() + $1 * interval '1 millisecond', updated_at = now()
+      WHERE b.id = (
+        SELECT id FROM broadcasts
+         WHERE status IN ('scheduled', 'sending')
+           AND (status = 'sending' OR scheduled_at <= now())
+           AND (lease_until IS NULL OR lease_until < now())
+         ORDER BY scheduled_at NULLS FIRST, created_at
+         LIMIT 1
+         FOR UPDATE SKIP LOCKED)
+      RETURNING ${BROADCAST_COLUMNS.split(', ').map((c) => `b.${c}`).join(', ')}`,
+    [leaseMs],
+  );
+  return row && sendingBroadcast(row);
+}
+
+/** Gives the lease back (now, or after `delayMs`) if this node still holds the broadcast where it left it. */
+async function releaseLease(db: Db, b: SendingBroadcast, delayMs = 0): Promise<void> {
+  await db.query(
+    `UPDATE broadcasts SET lease_until = CASE WHEN $3 > 0 THEN now() + $3 * interval '1 millisecond' END
+      WHERE id = $1 AND status = 'sending' AND cursor IS NOT DISTINCT FROM $2::uuid`,
+    [b.id, b.cursor, delayMs],
+  );
+}
+
+export class BroadcastFanOut {
+  private running = false;
+  private loopDone: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private wake: (() => void) | undefined;
+
+  constructor(private deps: FanOutDeps & { logger: Logger }) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loopDone = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    clearTimeout(this.timer);
+    this.wake?.();
+    await this.loopDone;
+  }
+
+  private async loop(): Promise<void> {
+    const { db, logger } = this.deps;
+    while (this.running) {
+      let broadcast: SendingBroadcast | undefined;
+      try {
+        broadcast = await claimBroadcast(db, this.deps.leaseMs);
+      } catch (err) {
+        if (!this.running) break;
+        logger.error({ err }, 'claiming broadcasts failed');
+        await this.sleep(ERROR_BACKOFF_MS);
+        continue;
+      }
+      if (!broadcast) {
+        await this.sleep(POLL_MS);
+        continue;
+      }
+      await this.send(broadcast);
+    }
+  }
+
+  /**
+   * Chunks until the broadcast is sent, lost to cancel or another node, failing, or we stop.
+   * Two chunks are in flight: the next is prepared and composed while the previous one signs
+   * and commits (acceptChunk commits them in order).
+   */
+  private async send(broadcast: SendingBroadcast): Promise<void> {
+    const { db, logger } = this.deps;
+    let from = broadcast.cursor;
+    let accepting: Promise<void> | undefined;
+    try {
+      while (this.running) {
+        const chunk = await prepareChunk(this.deps, broadcast, from);
+        if (!chunk) {
+          await accepting;
+          await markSent(db, broadcast);
+          return;
+        }
+        const previous = accepting;
+        accepting = acceptChunk(this.deps, broadcast, chunk, previous);
+        accepting.catch(() => {}); // awaited below or at the end; a failure surfaces there
+        from = chunk.last;
+        await previous;
+      }
+      await accepting;
+      await releaseLease(db, broadcast);
+    } catch (err) {
+      await accepting?.catch(() => {}); // settled (it commits nothing after a failure) before the lease is given back
+      if (err instanceof BroadcastLost) return;
+      logger.error({ err, broadcast: broadcast.id }, 'broadcast fan-out failed; retrying later');
+      await releaseLease(db, broadcast, RETRY_AFTER_MS).catch(() => {});
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.wake = resolve;
+      this.timer = setTimeout(resolve, ms);
+    });
+  }
+}

@@ -1,0 +1,15 @@
+// GET /broadcasts/:id: the whole broadcast, its content included.
+import type { Route } from '../api/route.js';
+import type { Db } from '../db/database.js';
+import { findBroadcast } from './broadcast-lookup.js';
+import { broadcastDetail } from './broadcast-view.js';
+
+export function getBroadcast(db: Db): Route {
+  return {
+    method: 'GET',
+    url: '/broadcasts/:id',
+    async handler({ principal, params }) {
+      return { body: broadcastDetail(await findBroadcast(db, principal.accountId, params.id!)) };
+    },
+  };
+}

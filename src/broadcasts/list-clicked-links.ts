@@ -1,0 +1,28 @@
+// GET /broadcasts/:id/clicked-links: each link clicked in the broadcast's emails (recorded by
+// click tracking as email.clicked, src/tracking/), with its clicks and unique clicks (how
+// many recipients clicked it), most clicked first.
+import type { Route } from '../api/route.js';
+import type { Db } from '../db/database.js';
+import { findBroadcast } from './broadcast-lookup.js';
+import { offsetEnvelope, parseOffsetPage } from './offset-page.js';
+
+export function listClickedLinks(db: Db): Route {
+  return {
+    method: 'GET',
+    url: '/broadcasts/:id/clicked-links',
+    async handler({ principal, params, query }) {
+      const page = parseOffsetPage(query);
+      const broadcast = await findBroadcast(db, principal.accountId, params.id!);
+      const rows = await db.query(
+        `SELECT v.data->'click'->>'link' AS url, count(*)::int AS clicks, count(DISTINCT v.email_id)::int AS unique_clicks
+           FROM emails e JOIN events v ON v.email_id = e.id AND v.type = 'email.clicked'
+          WHERE e.broadcast_id = $1 AND e.account_id = $2
+          GROUP BY 1
+          ORDER BY clicks DESC, url
+         OFFSET $3 LIMIT $4`,
+        [broadcast.id, principal.accountId, page.offset, page.take],
+      );
+      return { body: offsetEnvelope(rows.map((r) => ({ url: r.url as string, clicks: r.clicks as number, unique_clicks: r.unique_clicks as number })), page) };
+    },
+  };
+}

@@ -1,0 +1,78 @@
+// Merge tags of a broadcast (resend-compat-notes §2.8): `{{{FIRST_NAME|there}}}`, the other
+// contact fields, the account's contact properties, and `{{{RESEND_UNSUBSCRIBE_URL}}}`, in the
+// subject, html, text and preview text. Rendered per contact at fan-out with the templates'
+// renderer (src/templates/variables.ts), so values are HTML-escaped in html exactly as there.
+//
+// A tag that names none of these is an error when the broadcast is sent (POST /send, or create
+// with send: true): 422 naming the tags, and nothing is scheduled. A draft may hold any tag,
+// since the property it names may be defined later. A known tag with no value for a contact
+// (no first name, no property value and no fallback) renders its inline fallback, else the
+// empty string: one contact's missing name never stops a broadcast half-way.
+import { validation } from '../api/errors.js';
+import type { Queryable } from '../db/database.js';
+import { placeholderKeys, renderString, type RenderInput } from '../templates/variables.js';
+
+/** Contact fields every contact has (EMAIL) or may have. */
+const CONTACT_FIELDS = ['FIRST_NAME', 'LAST_NAME', 'EMAIL'];
+/** The contact's unsubscribe link; UNSUBSCRIBE_URL is the reserved template name of it. */
+export const UNSUBSCRIBE_TAGS = ['RESEND_UNSUBSCRIBE_URL', 'UNSUBSCRIBE_URL'];
+
+export interface BroadcastContent {
+  subject: string;
+  html: string | null;
+  text: string | null;
+  previewText: string | null;
+}
+
+function usedKeys(content: BroadcastContent): string[] {
+  return [...new Set([content.subject, content.html, content.text, content.previewText].flatMap((s) => placeholderKeys(s)))];
+}
+
+/** 422 when the content uses a tag that is neither a contact field, a contact property of the account, nor the unsubscribe link. */
+export async function checkMergeTags(q: Queryable, accountId: string, content: BroadcastContent): Promise<void> {
+  const used = usedKeys(content);
+  if (used.length === 0) return;
+  const rows = await q.query<{ key: string }>('SELECT key FROM contact_properties WHERE account_id = $1', [accountId]);
+  const known = new Set([...CONTACT_FIELDS, ...UNSUBSCRIBE_TAGS, ...rows.map((r) => r.key)]);
+  const unknown = used.filter((key) => !known.has(key));
+  if (unknown.length === 0) return;
+  const tags = unknown.map((key) => `\`{{{${key}}}}\``).join(', ');
+  throw validation(
+    `Unknown merge tag${unknown.length > 1 ? 's' : ''} ${tags}: use FIRST_NAME, LAST_NAME, EMAIL, RESEND_UNSUBSCRIBE_URL ` +
+      'or the key of a contact property (POST /contact-properties).',
+  );
+}
+
+/** A renderer for one broadcast's content: call it per contact with the contact's variables. */
+export function contentRenderer(content: BroadcastContent): (values: Record<string, string | number>) => BroadcastContent {
+  // Every tag the content uses falls back to '' (after the contact's value and the inline fallback).
+  const definitions: RenderInput['definitions'] = new Map(usedKeys(content).map((key) => [key, { type: 'string', fallback_value: '' }]));
+  const render = (source: string | null, mode: 'html' | 'text') => (source === null ? null : renderString(source, { definitions, values }, mode));
+  let values: Record<string, string | number> = {};
+  return (contactValues) => {
+    values = contactValues;
+    const previewText = render(content.previewText, 'text');
+    const html = render(content.html, 'html');
+    return {
+      subject: render(content.subject, 'text')!,
+      html: html !== null && previewText ? withPreview(html, previewText) : html,
+      text: render(content.text, 'text'),
+      previewText,
+    };
+  };
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+
+/**
+ * The preview text as the inbox shows it beside the subject: a hidden block at the start of
+ * the body, which mail clients read as the first text of the message.
+ */
+function withPreview(html: string, previewText: string): string {
+  const block = `<div style="display:none;max-height:0;overflow:hidden;mso-hide:all">${escapeHtml(previewText)}</div>`;
+  const body = /<body\b[^>]*>/i.exec(html);
+  if (!body) return block + html;
+  const at = body.index + body[0].length;
+  return html.slice(0, at) + block + html.slice(at);
+}

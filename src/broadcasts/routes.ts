@@ -1,0 +1,29 @@
+// The /broadcasts routes (resend-compat-notes §2.8), one file per operation, for server.ts to
+// mount. The fan-out that sends them runs in the worker role (fan-out.ts).
+import type { Route } from '../api/route.js';
+import type { Db } from '../db/database.js';
+import { cancelBroadcast } from './cancel-broadcast.js';
+import { createBroadcast } from './create-broadcast.js';
+import { deleteBroadcast } from './delete-broadcast.js';
+import { duplicateBroadcast } from './duplicate-broadcast.js';
+import { getBroadcast } from './get-broadcast.js';
+import { listBroadcasts } from './list-broadcasts.js';
+import { listClickedLinks } from './list-clicked-links.js';
+import { listRecipients } from './list-recipients.js';
+import { sendBroadcast } from './send-broadcast.js';
+import { updateBroadcast } from './update-broadcast.js';
+
+export function broadcastRoutes(db: Db): Route[] {
+  return [
+    createBroadcast(db),
+    listBroadcasts(db),
+    getBroadcast(db),
+    updateBroadcast(db),
+    deleteBroadcast(db),
+    sendBroadcast(db),
+    cancelBroadcast(db),
+    duplicateBroadcast(db),
+    listRecipients(db),
+    listClickedLinks(db),
+  ];
+}

@@ -1,0 +1,28 @@
+// POST /broadcasts/:id/send {scheduled_at?}: a draft goes out at once or at `scheduled_at`
+// (ISO 8601 or natural language, src/emails/schedule.ts); a scheduled one may be moved to
+// another time or sent at once. Anything else: 403 naming its state. Answers 200 {id}.
+import type { Route } from '../api/route.js';
+import { objectBody, rejectUnknown } from '../api/validate.js';
+import type { Db } from '../db/database.js';
+import { parseScheduledAt } from '../emails/schedule.js';
+import { findBroadcast, UNSENT, wrongState } from './broadcast-lookup.js';
+import { startSending } from './start-sending.js';
+
+export function sendBroadcast(db: Db): Route {
+  return {
+    method: 'POST',
+    url: '/broadcasts/:id/send',
+    async handler({ principal, params, body: raw }) {
+      const body = objectBody(raw);
+      rejectUnknown(body, ['scheduled_at']);
+      const scheduledAt = body.scheduled_at === undefined || body.scheduled_at === null ? null : parseScheduledAt(body.scheduled_at);
+      const id = await db.tx(async (q) => {
+        const broadcast = await findBroadcast(q, principal.accountId, params.id!, true);
+        if (!UNSENT.includes(broadcast.status)) throw wrongState(broadcast.status, 'sent');
+        await startSending(q, principal, broadcast, scheduledAt);
+        return broadcast.id as string;
+      });
+      return { body: { id } };
+    },
+  };
+}
