@@ -8,6 +8,8 @@ import { migrate } from './migrate.js';
 
 export interface Database {
   db: Db;
+  /** The connection string in use: DATABASE_URL or the embedded server's. */
+  url: string;
   close(): Promise<void>;
 }
 
@@ -36,7 +38,8 @@ export async function connectDatabase(
   options: { poolSize?: number; migrate?: boolean; startWaitMs?: number } = {},
 ): Promise<Database> {
   const embedded = config.databaseUrl ? undefined : await startEmbedded(config.dataDir, log);
-  const db = openDb(config.databaseUrl ?? embedded!.url, { max: options.poolSize });
+  const url = config.databaseUrl ?? embedded!.url;
+  const db = openDb(url, { max: options.poolSize });
   try {
     await waitUntilReachable(db, log, options.startWaitMs ?? START_WAIT_MS);
     if (options.migrate !== false) {
@@ -50,6 +53,7 @@ export async function connectDatabase(
   }
   return {
     db,
+    url,
     async close() {
       await db.close();
       await embedded?.release();
