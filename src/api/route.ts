@@ -58,12 +58,13 @@ export interface Route {
   /** POST /emails and /emails/batch: honour the Idempotency-Key header. */
   idempotent?: boolean;
   /**
-   * Accept a JSON body of any shape (arrays for batch); default expects an object or nothing.
+   * Accept a JSON body of any shape (arrays for batch); default expects an object or nothing;
+   * 'json': an object or an array (a contract that documents one and an SDK that sends the other).
    * 'multipart': a multipart/form-data body (uploads), read part by part from `ctx.form`.
    * 'form': an HTML form post (public pages, RFC 8058 one-click unsubscribe): urlencoded
    * fields in `body` (a repeated name as an array), or multipart parts in `ctx.form`.
    */
-  bodyShape?: 'object' | 'array' | 'multipart' | 'form';
+  bodyShape?: 'object' | 'array' | 'json' | 'multipart' | 'form';
   /** 'multipart' routes: the largest file part accepted, bytes (default: the JSON body limit). */
   maxFileBytes?: number;
   handler(ctx: RouteContext): Promise<RouteResult>;

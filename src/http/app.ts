@@ -196,6 +196,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           if (!req.isMultipart() && body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
             throw validation('The request body must be a form.', 415);
           }
+        } else if (route.bodyShape === 'json') {
+          if (typeof body !== 'object' || body === null) throw validation('The request body must be a JSON object or array.');
         } else if (route.bodyShape === 'array' ? !Array.isArray(body) : body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
           throw validation(route.bodyShape === 'array' ? 'The request body must be a JSON array.' : 'The request body must be a JSON object.');
         }

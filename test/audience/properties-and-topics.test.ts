@@ -220,8 +220,14 @@ describe('/topics and /contacts/:contact/topics: subscriptions', () => {
       const res = await rawRequest(t, 'PATCH', `/contacts/${contact.data!.id}/topics`, { body });
       assert.equal(res.status, 422, JSON.stringify(body));
     }
-    const notArray = await rawRequest(t, 'PATCH', `/contacts/${contact.data!.id}/topics`, { body: { topics: [] } });
-    assert.equal(notArray.status, 422);
+    // The OpenAPI contract's form, {topics: [...]}, is taken as well as the SDK's bare array.
+    const wrapped = await rawRequest(t, 'PATCH', `/contacts/${contact.data!.id}/topics`, { body: { topics: [{ id: optIn, subscription: 'opt_in' }] } });
+    assert.equal(wrapped.status, 200, JSON.stringify(wrapped.body));
+    assert.deepEqual(wrapped.body.topics, [{ id: optIn, subscription: 'opt_in' }]);
+    for (const body of [{ topics: [] }, {}, { topics: [{ id: optIn, subscription: 'opt_in' }], extra: 1 }, '"opt_in"']) {
+      const res = await rawRequest(t, 'PATCH', `/contacts/${contact.data!.id}/topics`, { body });
+      assert.equal(res.status, 422, JSON.stringify(body));
+    }
 
     const stranger = new Resend((await createAccount(t.postline.db, 'stranger')).token, { baseUrl: t.url });
     const theirs = (await stranger.contacts.create({ email: 'them@example.com' })).data!.id;
