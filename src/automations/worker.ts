@@ -12,6 +12,7 @@
 // Shutdown (stop): the loop ends after its current turn; steps in execution finish and are
 // recorded. Nothing is lost if the process dies instead: unrecorded claims come due again
 // when their lease runs out, and nothing of theirs was committed.
+import { PollingLoop } from '../concurrency/polling-loop.js';
 import type { Db } from '../db/database.js';
 import type { AcceptDeps } from '../emails/accept.js';
 import type { Logger } from '../logger.js';
@@ -33,41 +34,24 @@ export interface AutomationWorkerOptions {
 }
 
 export class AutomationWorker {
-  private running = false;
-  private loopDone: Promise<void> | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private wake: (() => void) | undefined;
+  private loop: PollingLoop;
 
-  constructor(private options: AutomationWorkerOptions) {}
+  constructor(private options: AutomationWorkerOptions) {
+    this.loop = new PollingLoop({
+      logger: options.logger,
+      failure: 'automation worker turn failed',
+      idleMs: options.pollMs ?? POLL_MS,
+      errorBackoffMs: ERROR_BACKOFF_MS,
+      turn: async () => (await ingestEvents(options.db)) + (await this.runDueSteps()) > 0,
+    });
+  }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loopDone = this.loop();
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    clearTimeout(this.timer);
-    this.wake?.();
-    await this.loopDone;
-  }
-
-  private async loop(): Promise<void> {
-    while (this.running) {
-      let worked = 0;
-      try {
-        worked += await ingestEvents(this.options.db);
-        worked += await this.runDueSteps();
-      } catch (err) {
-        if (!this.running) break;
-        this.options.logger.error({ err }, 'automation worker turn failed');
-        await this.sleep(ERROR_BACKOFF_MS);
-        continue;
-      }
-      if (worked === 0) await this.sleep(this.options.pollMs ?? POLL_MS);
-    }
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   private async runDueSteps(): Promise<number> {
@@ -81,12 +65,5 @@ export class AutomationWorker {
       ),
     );
     return steps.length;
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      this.wake = resolve;
-      this.timer = setTimeout(resolve, ms);
-    });
   }
 }

@@ -17,6 +17,7 @@
 //
 // Shutdown (stop): the chunk in progress finishes (its transaction commits or rolls back),
 // then the lease is given back so another node need not wait for it to run out.
+import { PollingLoop } from '../concurrency/polling-loop.js';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import { BROADCAST_COLUMNS } from './broadcast-view.js';
@@ -58,45 +59,29 @@ async function releaseLease(db: Db, b: SendingBroadcast, delayMs = 0): Promise<v
 }
 
 export class BroadcastFanOut {
-  private running = false;
-  private loopDone: Promise<void> | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private wake: (() => void) | undefined;
+  private loop: PollingLoop;
 
-  constructor(private deps: FanOutDeps & { logger: Logger }) {}
+  constructor(private deps: FanOutDeps & { logger: Logger }) {
+    this.loop = new PollingLoop({
+      logger: deps.logger,
+      failure: 'claiming broadcasts failed',
+      idleMs: POLL_MS,
+      errorBackoffMs: ERROR_BACKOFF_MS,
+      turn: async () => {
+        const broadcast = await claimBroadcast(deps.db, deps.leaseMs);
+        if (!broadcast) return false;
+        await this.send(broadcast);
+        return true;
+      },
+    });
+  }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loopDone = this.loop();
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    clearTimeout(this.timer);
-    this.wake?.();
-    await this.loopDone;
-  }
-
-  private async loop(): Promise<void> {
-    const { db, logger } = this.deps;
-    while (this.running) {
-      let broadcast: SendingBroadcast | undefined;
-      try {
-        broadcast = await claimBroadcast(db, this.deps.leaseMs);
-      } catch (err) {
-        if (!this.running) break;
-        logger.error({ err }, 'claiming broadcasts failed');
-        await this.sleep(ERROR_BACKOFF_MS);
-        continue;
-      }
-      if (!broadcast) {
-        await this.sleep(POLL_MS);
-        continue;
-      }
-      await this.send(broadcast);
-    }
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /**
@@ -109,7 +94,7 @@ export class BroadcastFanOut {
     let from = broadcast.cursor;
     let accepting: Promise<void> | undefined;
     try {
-      while (this.running) {
+      while (this.loop.running) {
         const chunk = await prepareChunk(this.deps, broadcast, from);
         if (!chunk) {
           await accepting;
@@ -130,12 +115,5 @@ export class BroadcastFanOut {
       logger.error({ err, broadcast: broadcast.id }, 'broadcast fan-out failed; retrying later');
       await releaseLease(db, broadcast, RETRY_AFTER_MS).catch(() => {});
     }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      this.wake = resolve;
-      this.timer = setTimeout(resolve, ms);
-    });
   }
 }

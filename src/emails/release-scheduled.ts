@@ -14,6 +14,7 @@
 // cancel-email.ts and update-email.ts, and 0007_scheduling.sql (the deliveries_scheduled index).
 import type { Db, Queryable, Row } from '../db/database.js';
 import { emailEventData, recordEvents } from '../events/record-events.js';
+import { PollingLoop } from '../concurrency/polling-loop.js';
 import type { Logger } from '../logger.js';
 
 const POLL_MS = 250;
@@ -55,51 +56,24 @@ async function release(q: Queryable, emails: Row[]): Promise<void> {
 }
 
 export class ScheduledEmailReleaser {
-  private running = false;
-  private loopDone: Promise<void> | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private wake: (() => void) | undefined;
+  private loop: PollingLoop;
 
-  constructor(
-    private db: Db,
-    private logger: Logger,
-    private pollMs = POLL_MS,
-  ) {}
+  constructor(db: Db, logger: Logger, pollMs = POLL_MS) {
+    this.loop = new PollingLoop({
+      logger,
+      failure: 'releasing scheduled emails failed',
+      idleMs: pollMs,
+      errorBackoffMs: ERROR_BACKOFF_MS,
+      turn: async () => (await releaseDueEmails(db)) > 0,
+    });
+  }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loopDone = this.loop();
+    this.loop.start();
   }
 
   /** Stops polling; a release in progress finishes (its transaction commits or rolls back). */
-  async stop(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    clearTimeout(this.timer);
-    this.wake?.();
-    await this.loopDone;
-  }
-
-  private async loop(): Promise<void> {
-    while (this.running) {
-      let released = 0;
-      try {
-        released = await releaseDueEmails(this.db);
-      } catch (err) {
-        if (!this.running) break;
-        this.logger.error({ err }, 'releasing scheduled emails failed');
-        await this.sleep(ERROR_BACKOFF_MS);
-        continue;
-      }
-      if (released === 0) await this.sleep(this.pollMs);
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      this.wake = resolve;
-      this.timer = setTimeout(resolve, ms);
-    });
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }

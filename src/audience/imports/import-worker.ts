@@ -12,6 +12,7 @@
 // Shutdown (stop): the import in progress stops after its current batch and gives its lease
 // back, so the next start (this node or another) resumes it at once.
 import crypto from 'node:crypto';
+import { PollingLoop } from '../../concurrency/polling-loop.js';
 import type { Db, Row } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
 import type { ColumnMap } from './import-options.js';
@@ -28,56 +29,41 @@ const MAX_ATTEMPTS = 5;
 const ERROR_BACKOFF_MS = 5_000;
 
 export class ContactImportWorker {
-  private running = false;
-  private loopDone: Promise<void> | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private wake: (() => void) | undefined;
+  private loop: PollingLoop;
   private lastPurge = 0;
 
   constructor(
     private db: Db,
     private logger: Logger,
-  ) {}
+  ) {
+    this.loop = new PollingLoop({
+      logger,
+      failure: 'claiming a contact import failed',
+      idleMs: POLL_MS,
+      errorBackoffMs: ERROR_BACKOFF_MS,
+      turn: async () => {
+        await this.maybePurge();
+        const claimed = await claimImport(this.db);
+        if (!claimed) return false;
+        await this.run(claimed.job, claimed.columnMap);
+        return true;
+      },
+    });
+  }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loopDone = this.loop();
+    this.loop.start();
   }
 
   /** Stops after the current batch; the import's lease is given back. */
-  async stop(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    clearTimeout(this.timer);
-    this.wake?.();
-    await this.loopDone;
-  }
-
-  private async loop(): Promise<void> {
-    while (this.running) {
-      let job: { job: ImportJob; columnMap: ColumnMap } | undefined;
-      try {
-        await this.maybePurge();
-        job = await claimImport(this.db);
-      } catch (err) {
-        if (!this.running) break;
-        this.logger.error({ err }, 'claiming a contact import failed');
-        await this.sleep(ERROR_BACKOFF_MS);
-        continue;
-      }
-      if (!job) {
-        await this.sleep(POLL_MS);
-        continue;
-      }
-      await this.run(job.job, job.columnMap);
-    }
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   private async run(job: ImportJob, columnMap: ColumnMap): Promise<void> {
     const log = this.logger.child({ importId: job.id });
     try {
-      const outcome = await runImport(this.db, job, columnMap, () => !this.running);
+      const outcome = await runImport(this.db, job, columnMap, () => !this.loop.running);
       if (outcome === 'stopped') await releaseImport(this.db, job, 0, false);
       log.info({ outcome, rows: job.done }, 'contact import ran');
     } catch (err) {
@@ -87,7 +73,7 @@ export class ContactImportWorker {
       }
       log.error({ err }, 'contact import failed; it will be retried');
       await this.recordFailure(job, err as Error).catch((e) => log.error({ err: e }, 'recording the import failure failed'));
-      await this.sleep(ERROR_BACKOFF_MS);
+      await this.loop.sleep(ERROR_BACKOFF_MS);
     }
   }
 
@@ -104,13 +90,6 @@ export class ContactImportWorker {
     this.lastPurge = Date.now();
     const purged = await purgeAbandonedUploads(this.db);
     if (purged > 0) this.logger.info({ purged }, 'deleted abandoned contact import uploads');
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      this.wake = resolve;
-      this.timer = setTimeout(resolve, ms);
-    });
   }
 }
 
