@@ -1,21 +1,14 @@
 // Shared by the automation tests: a sending setup (a verified domain, recipients' MX at the
 // sink, a published welcome template) and polling through the public API (never sleeps).
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { CreateAutomationOptions, GetAutomationRunResponseSuccess } from 'resend';
 import { createVerifiedDomain } from '../support/domains.js';
+import { eventually as poll } from '../support/eventually.js';
 import type { TestPostline } from '../support/postline.js';
 
-/** Polls `check` every 50 ms until it returns a value other than undefined. */
-export async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
+/** `eventually` with the description first, as these tests read best. */
+export const eventually = <T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> =>
+  poll(check, timeoutMs, what);
 
 /** acme.test verified, example.org's MX at the sink, and a published template `welcome`. */
 export async function setUpSending(t: TestPostline): Promise<{ templateId: string }> {

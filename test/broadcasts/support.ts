@@ -5,6 +5,7 @@ import PostalMime from 'postal-mime';
 import { createVerifiedDomain } from '../support/domains.js';
 import { startTestPostline, type TestPostline } from '../support/postline.js';
 import type { Role } from '../../src/config.js';
+import { eventually } from '../support/eventually.js';
 
 export const FROM = 'News <news@news.test>';
 export const PUBLIC_URL = 'https://mail.postline.test';
@@ -49,21 +50,7 @@ export async function createContacts(t: TestPostline, segmentId: string, contact
   return ids;
 }
 
-/** Polls until `check` returns a value other than undefined/false. */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${last}` : ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+export { eventually };
 
 export async function waitForStatus(t: TestPostline, id: string, status: string, timeoutMs = 20_000): Promise<void> {
   let seen: string | undefined;

@@ -6,6 +6,7 @@ import dns from 'node:dns';
 import { authenticate } from 'mailauth';
 import { createVerifiedDomain } from '../support/domains.js';
 import { startTestPostline, type TestPostline } from '../support/postline.js';
+import { eventually } from '../support/eventually.js';
 
 export const SENDER_DOMAIN = 'sender.test';
 export const FROM = `Postline Tests <hello@${SENDER_DOMAIN}>`;
@@ -29,21 +30,7 @@ export async function send(t: TestPostline, payload: Record<string, unknown>): P
   return data!.id;
 }
 
-/** Polls until `check` returns a value other than undefined/false (or fails after `timeoutMs`). */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 15_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${last}` : ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+export { eventually };
 
 /** Waits until GET /emails/:id reports `lastEvent`. */
 export async function waitForLastEvent(t: TestPostline, id: string, lastEvent: string, timeoutMs = 15_000): Promise<void> {

@@ -9,6 +9,7 @@ import { dkimSign } from 'mailauth';
 import nodemailer from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { startTestPostline, type TestPostline } from '../support/postline.js';
+import { eventually } from '../support/eventually.js';
 
 /** A free loopback port, for a Postline whose URL must be known before it starts. */
 export async function freePort(): Promise<number> {
@@ -79,13 +80,4 @@ export async function composeMessage(
   return Buffer.concat([Buffer.from(signed.signatures), raw]);
 }
 
-/** Polls until `check` returns something other than undefined/false. */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 15_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+export { eventually };

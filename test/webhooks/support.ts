@@ -9,6 +9,7 @@ import type { Resend } from 'resend';
 import { Webhook } from 'standardwebhooks';
 import { createVerifiedDomain } from '../support/domains.js';
 import { startTestPostline, type TestPostline } from '../support/postline.js';
+import { eventually } from '../support/eventually.js';
 
 export interface ReceivedWebhook {
   id: string;
@@ -172,15 +173,6 @@ export async function recordedEvents(t: TestPostline, emailIds: string[]): Promi
   return t.sql(`SELECT id, type, email_id, data, created_at FROM events WHERE email_id = ANY($1) ORDER BY id`, [emailIds]);
 }
 
-/** Polls until `check` returns something other than undefined/false. */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 15_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+export { eventually };
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
