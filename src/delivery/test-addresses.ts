@@ -7,6 +7,11 @@ import type { Verdict } from './outcomes.js';
 
 const PATTERN = /^(?:(delivered|bounced|complained)(?:\+[^@]*)?|(suppressed))@resend\.dev$/i;
 
+/** Whether `address` is one of Resend's test addresses (whose outcomes are simulated). */
+export function isTestAddress(address: string): boolean {
+  return PATTERN.test(address.trim());
+}
+
 /** The outcome a test address simulates, or undefined for a real address. */
 export function simulatedVerdict(address: string): Verdict | undefined {
   const match = PATTERN.exec(address.trim());

@@ -16,7 +16,7 @@ import type { Db } from '../db/database.js';
 import type { DnsResolver } from '../dns/resolver.js';
 import type { Logger } from '../logger.js';
 import { authenticateMessage, mailauthResolver } from './authenticate.js';
-import { describeMessage, parseMime, UNPARSEABLE } from './parse-message.js';
+import { describeMessage, parseMime, UnparseableMessage, UNPARSEABLE } from './parse-message.js';
 import { routeRecipients, type RoutedRecipients } from './recipients.js';
 import { recordReports } from './record-reports.js';
 import { readReports, type Report } from './reports.js';
@@ -55,14 +55,14 @@ export class InboundMail {
 
   /** Whether an unauthenticated client may send to this address (a receiving-enabled domain of ours, or a return path of ours for DSNs). */
   async acceptsRecipient(address: string): Promise<boolean> {
-    const routed = await routeRecipients(this.deps.db, [address]);
+    const routed = await routeRecipients(this.deps.db, [address], this.deps.config.smtpHostname);
     return routed.byAccount.size > 0 || routed.returnPaths.length > 0;
   }
 
   /** Stores, parses, authenticates and reports the message; resolves only after commit. Throws on failure (reply 4xx). */
   async receive(raw: Buffer, envelope: InboundEnvelope): Promise<void> {
     const { db } = this.deps;
-    const routed = await routeRecipients(db, envelope.rcptTo);
+    const routed = await routeRecipients(db, envelope.rcptTo, this.deps.config.smtpHostname);
     if (routed.byAccount.size === 0 && routed.returnPaths.length === 0) {
       throw new NoLongerAccepted('No recipient of this message is accepted here any more');
     }
@@ -96,6 +96,8 @@ export class InboundMail {
     try {
       return await parseMime(raw);
     } catch (err) {
+      // The parser failing (its thread gone) is ours: nothing is stored, the client retries.
+      if (!(err instanceof UnparseableMessage)) throw err;
       // The bytes are what the customer needs; keep them even when the structure is beyond repair.
       this.deps.logger.warn({ err }, 'inbound message could not be parsed; stored raw only');
       return undefined;

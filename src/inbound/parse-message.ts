@@ -1,11 +1,14 @@
 // Parsing an inbound message with postal-mime: the fields the API returns (addresses bare, as
 // Resend gives them), the headers in message order, and the attachment list. The attachment
-// bytes are not kept apart from the raw message: downloads parse the raw again with the same
-// options (PARSE_OPTIONS) and take the attachment at the stored position, so what a download
-// returns is exactly what the parser made of the message the first time.
-import PostalMime, { type Address, type Attachment, type Email, type PostalMimeOptions } from 'postal-mime';
+// bytes are not kept apart from the raw message: downloads parse the raw again (parseMime, the
+// same options) and take the attachment at the stored position, so what a download returns is
+// exactly what the parser made of the message the first time.
+// Large messages are parsed in the SMTP server's parser thread (src/smtp/parse-message.ts), off
+// the event loop that serves every other session and the API.
+import type { Address, Attachment, Email } from 'postal-mime';
+import { messageParser } from '../smtp/parse-message.js';
 
-export const PARSE_OPTIONS: PostalMimeOptions = { attachmentEncoding: 'arraybuffer' };
+export { UnparseableMessage } from '../smtp/parse-message.js';
 
 export interface ParsedAttachment {
   position: number;
@@ -32,8 +35,9 @@ export interface ParsedMessage {
   attachments: ParsedAttachment[];
 }
 
+/** The message as postal-mime's Email; throws UnparseableMessage when it cannot be parsed. */
 export function parseMime(raw: Buffer): Promise<Email> {
-  return PostalMime.parse(raw, PARSE_OPTIONS);
+  return messageParser.parseEmail(raw);
 }
 
 /** PostgreSQL text cannot hold NUL; a message may (binary junk in a text part). */

@@ -1,7 +1,9 @@
 // RCPT TO: the no-open-relay rule. An authenticated session submits, to any address (up to 50
 // per message, the API's limit); an unauthenticated one may only deliver to what inbound mail
-// accepts (receiving-enabled domains of ours, our return paths for DSNs), anything else is
-// `554 5.7.1 Relay access denied`.
+// accepts (receiving-enabled domains of ours, our return paths for DSNs, `postmaster`: see
+// src/inbound/recipients.ts), anything else is `554 5.7.1 Relay access denied`.
+// A submission cannot go to a bare `postmaster` (no domain: there is nowhere to send it); the
+// reply says to send it without AUTH, as mail for the server itself.
 import type { SMTPServerAddress, SMTPServerSession } from 'smtp-server';
 import { MAX_RECIPIENTS } from '../emails/email-request.js';
 import type { Logger } from '../logger.js';
@@ -31,6 +33,7 @@ export function onRcptTo(deps: RcptToDeps) {
     const repeated = session.envelope.rcptTo.some((r) => r.address.toLowerCase() === key);
     if (!repeated && session.envelope.rcptTo.length >= max) return callback(REPLIES.tooManyRecipients(max));
     if (principal) {
+      if (ascii.toLowerCase() === 'postmaster') return callback(REPLIES.postmasterNotSubmitted());
       try {
         parseMailbox(ascii, 'to'); // the API's own address rules, so the message cannot fail on them later
       } catch {

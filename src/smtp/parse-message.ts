@@ -1,11 +1,15 @@
-// Parsing a submitted message (postal-mime) into what submission needs: the header fields,
-// the html and text bodies, and a hash of each attachment (for Resend-Idempotency-Key).
+// Parsing messages with postal-mime, for submission and for inbound mail:
+//   parse       a submitted message into what submission needs: the header fields, the html
+//               and text bodies, and a hash of each attachment (for Resend-Idempotency-Key);
+//   parseEmail  any message into postal-mime's whole Email (src/inbound/: received mail, its
+//               downloads, DSN and ARF reports).
 //
 // Speed: postal-mime collects each part's lines in a Blob, which on Node 20 costs ~10 µs per
 // line: nothing for a small message, but seconds for a large one (5 s for 38 MB of text), all
 // of it on the event loop, stalling every other session and the API of the process. Messages
 // over INLINE_MAX_BYTES are therefore parsed in a worker thread (parse-worker.ts), the same
-// code, so the event loop only copies the bytes over.
+// code, so the event loop only copies the bytes over (and takes the attachments' bytes back
+// without a copy). One worker per process (`messageParser`), shared by SMTP and inbound mail.
 import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import PostalMime, { type Address, type Email } from 'postal-mime';
@@ -27,14 +31,28 @@ const INLINE_MAX_BYTES = 64 * 1024;
 /** The message itself cannot be parsed (as opposed to the parser failing): a permanent refusal. */
 export class UnparseableMessage extends Error {}
 
-export async function parseInProcess(raw: Uint8Array): Promise<ParsedMessage> {
+/** What a parse returns: a submission's summary, or postal-mime's whole Email. */
+export type ParseKind = 'submission' | 'email';
+type Parsed<K extends ParseKind> = K extends 'submission' ? ParsedMessage : Email;
+
+/** postal-mime's options for every parse here (attachment downloads re-parse with the same ones). */
+const OPTIONS = { attachmentEncoding: 'arraybuffer' } as const;
+
+export async function parseInProcess<K extends ParseKind>(raw: Uint8Array, kind: K): Promise<Parsed<K>> {
   let email: Email;
   try {
-    email = await PostalMime.parse(raw, { attachmentEncoding: 'arraybuffer' });
+    email = await PostalMime.parse(raw, OPTIONS);
   } catch (err) {
     throw new UnparseableMessage((err as Error).message);
   }
-  return describe(email);
+  return (kind === 'submission' ? describe(email) : email) as Parsed<K>;
+}
+
+/** The attachments' bytes of a parsed Email, moved (not copied) between threads. */
+export function transferablesOf(result: ParsedMessage | Email): ArrayBuffer[] {
+  if (!('attachments' in result) || !Array.isArray(result.attachments)) return [];
+  const buffers = (result as Email).attachments.flatMap((a) => (a.content instanceof ArrayBuffer ? [a.content] : []));
+  return [...new Set(buffers)]; // a buffer listed twice cannot be transferred
 }
 
 function describe(email: Email): ParsedMessage {
@@ -57,24 +75,28 @@ function describe(email: Email): ParsedMessage {
 /** One worker, started on first need and left idle (unref'd) between large messages. */
 export class MessageParser {
   private worker: Worker | undefined;
-  private pending = new Map<number, { resolve: (m: ParsedMessage) => void; reject: (err: Error) => void }>();
+  private pending = new Map<number, { resolve: (m: any) => void; reject: (err: Error) => void }>();
   private next = 0;
 
-  async parse(raw: Buffer): Promise<ParsedMessage> {
-    if (raw.length <= INLINE_MAX_BYTES) return parseInProcess(raw);
+  /** A submitted message, for submission (src/smtp/submit-message.ts). */
+  parse(raw: Buffer): Promise<ParsedMessage> {
+    return this.run(raw, 'submission');
+  }
+
+  /** Any message as postal-mime's Email (src/inbound/); throws UnparseableMessage when it cannot be parsed. */
+  parseEmail(raw: Buffer): Promise<Email> {
+    return this.run(raw, 'email');
+  }
+
+  private async run<K extends ParseKind>(raw: Buffer, kind: K): Promise<Parsed<K>> {
+    if (raw.length <= INLINE_MAX_BYTES) return parseInProcess(raw, kind);
     const worker = this.start();
     const id = this.next++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       if (this.pending.size === 1) worker.ref();
-      worker.postMessage({ id, raw });
+      worker.postMessage({ id, raw, kind });
     });
-  }
-
-  async close(): Promise<void> {
-    const worker = this.worker;
-    this.worker = undefined;
-    await worker?.terminate();
   }
 
   private start(): Worker {
@@ -88,7 +110,7 @@ export class MessageParser {
         )
       : new Worker(new URL('./parse-worker.js', import.meta.url));
     worker.unref();
-    worker.on('message', ({ id, result, error }: { id: number; result?: ParsedMessage; error?: string }) => {
+    worker.on('message', ({ id, result, error }: { id: number; result?: ParsedMessage | Email; error?: string }) => {
       const waiting = this.pending.get(id);
       this.pending.delete(id);
       if (this.pending.size === 0) worker.unref();
@@ -106,3 +128,6 @@ export class MessageParser {
     return worker;
   }
 }
+
+/** The process's parser: SMTP submission and inbound mail share its one worker thread. */
+export const messageParser = new MessageParser();

@@ -44,6 +44,8 @@ export const REPLIES = {
   smtpUtf8NotSupported: () => reply(555, '5.5.4', 'SMTPUTF8 is not supported'),
   nonAsciiAddress: (address: string) => reply(553, '5.6.7', `<${address}>: non-ASCII addresses are not supported`),
   badRecipient: (address: string) => reply(553, '5.1.3', `<${address}>: bad recipient address syntax`),
+  postmasterNotSubmitted: () =>
+    reply(553, '5.1.3', '<postmaster>: submission needs a full address; mail for the postmaster of this server is taken without AUTH'),
   rateLimited: () => reply(451, '4.7.1', 'Rate limit exceeded: too many messages per second for this account, try again later'),
   relayDenied: (address: string) => reply(554, '5.7.1', `<${address}>: Relay access denied`),
   tooManyRecipients: (max: number) => reply(452, '4.5.3', `Too many recipients: at most ${max} per message`),

@@ -17,9 +17,10 @@ import { ConnectionPolicy } from './on-connect.js';
 import { MessageMemory, onData, type DataDeps } from './on-data.js';
 import { onMailFrom, type RateLimit } from './on-mail-from.js';
 import { onRcptTo, type RecipientPolicy } from './on-rcpt-to.js';
-import { MessageParser } from './parse-message.js';
+import { messageParser } from './parse-message.js';
 import { MAX_MESSAGE_BYTES, type SmtpReply } from './replies.js';
-import type { SubmitDeps } from './submit-message.js';
+import { SubmissionBatcher } from './submission-batch.js';
+import { acceptSubmitted, type SubmitDeps } from './submit-message.js';
 import { loadTlsCredentials } from './tls.js';
 
 export type SmtpConfig = Pick<
@@ -49,7 +50,6 @@ export class SmtpServer {
   readonly throttle = new AuthThrottle();
   private listeners: SmtpListener[] = [];
   private inFlight = new Set<Promise<unknown>>();
-  private parser = new MessageParser();
   private connections: ConnectionPolicy;
 
   constructor(private deps: SmtpDeps) {
@@ -78,7 +78,6 @@ export class SmtpServer {
   async stop(): Promise<void> {
     await Promise.all(this.listeners.map((l) => new Promise<void>((resolve) => l.close(() => resolve()))));
     await Promise.allSettled([...this.inFlight]);
-    await this.parser.close();
   }
 
   stats(): { connections: number; authFailures: number } {
@@ -114,7 +113,8 @@ export class SmtpServer {
       onData: onData({
         ...logDeps,
         accept: this.deps.accept,
-        parser: this.parser,
+        batcher: new SubmissionBatcher(acceptSubmitted(this.deps.accept)),
+        parser: messageParser,
         claimIdempotencyKey: this.deps.claimIdempotencyKey,
         logger: smtpLogger,
         inbound: this.deps.inbound,

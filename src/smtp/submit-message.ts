@@ -1,19 +1,23 @@
 // Submission: an authenticated message through the same accept pipeline as POST /emails,
 // as named steps:
-//   parse (line length, postal-mime) → idempotency (Resend-Idempotency-Key) → accept
-//   (validate from the headers and the envelope, sender domain, suppressions, keep the
+//   parse (line length, postal-mime) → validate from the headers and the envelope →
+//   idempotency (Resend-Idempotency-Key) → accept (sender domain, suppressions, keep the
 //   message with our Message-ID, DKIM sign, persist and enqueue in one group-committed
 //   transaction with the idempotent response) → request log
-// and the 250 (with the email id) only once that transaction has committed.
+// and the 250 (with the email id) only once that transaction has committed. Messages without
+// an idempotency key are accepted together with the key's other messages ready at the same
+// time (submission-batch.ts).
 import type { SMTPServerSession } from 'smtp-server';
 import { ApiError } from '../api/errors.js';
 import type { Principal } from '../api/route.js';
 import type { Queryable } from '../db/database.js';
 import { acceptEmails, type AcceptDeps } from '../emails/accept.js';
+import type { EmailRequest } from '../emails/email-request.js';
 import type { Logger } from '../logger.js';
 import type { MessageParser } from './parse-message.js';
 import { ACCEPTED, replyFor, SmtpReply } from './replies.js';
 import { idempotencyFingerprint, parseSubmission, submissionRequest, type SubmittedMessage } from './submission-request.js';
+import type { AcceptMessages, SubmissionBatcher } from './submission-batch.js';
 import { principalOf, recipientsOf } from './session.js';
 import { logSubmission, type SubmissionLogDeps, type SubmissionSummary } from './submission-log.js';
 
@@ -28,6 +32,8 @@ export const IDEMPOTENCY_ENDPOINT = 'SMTP';
 
 export interface SubmitDeps extends SubmissionLogDeps {
   accept: AcceptDeps;
+  /** Messages without an idempotency key, accepted together with others ready at the same time. */
+  batcher: SubmissionBatcher;
   parser: MessageParser;
   claimIdempotencyKey: ClaimIdempotencyKey;
   logger: Logger;
@@ -57,24 +63,28 @@ export async function submitMessage(deps: SubmitDeps, session: SMTPServerSession
 }
 
 async function accept(deps: SubmitDeps, principal: Principal, message: SubmittedMessage): Promise<{ id: string; replayed: boolean }> {
-  const claim =
-    message.idempotencyKey === undefined
-      ? undefined
-      : await deps.claimIdempotencyKey(principal.accountId, IDEMPOTENCY_ENDPOINT, message.idempotencyKey, idempotencyFingerprint(message));
-  if (claim?.kind === 'replay') return { id: (claim.body as { id: string }).id, replayed: true };
+  const request = submissionRequest(message); // a malformed message is refused before anything else
+  if (message.idempotencyKey === undefined) return { id: await deps.batcher.submit(principal, request), replayed: false };
+  const claim = await deps.claimIdempotencyKey(principal.accountId, IDEMPOTENCY_ENDPOINT, message.idempotencyKey, idempotencyFingerprint(message));
+  if (claim.kind === 'replay') return { id: (claim.body as { id: string }).id, replayed: true };
   try {
     const { ids } = await acceptEmails(deps.accept, {
       principal,
       source: 'smtp',
-      payloads: [message],
-      validate: (payload) => submissionRequest(payload as SubmittedMessage),
+      payloads: [request],
+      validate: (payload) => payload as EmailRequest,
       mode: 'strict',
-      beforeCommit: claim && ((q, result) => claim.save(q, 250, { id: result.ids[0] })),
+      beforeCommit: (q, result) => claim.save(q, 250, { id: result.ids[0] }),
     });
     return { id: ids[0]!, replayed: false };
   } catch (err) {
-    await claim?.release().catch(() => {});
+    await claim.release().catch(() => {});
     throw err;
   }
 }
 
+/** The accept pipeline for messages of one key that were validated already (submission-batch.ts). */
+export function acceptSubmitted(deps: AcceptDeps): AcceptMessages {
+  return (principal, requests, mode) =>
+    acceptEmails(deps, { principal, source: 'smtp', payloads: requests, validate: (payload) => payload as EmailRequest, mode });
+}

@@ -5,9 +5,12 @@
 // Which bounces count: Resend suppresses permanent bounces about the address (subType General
 // or NoEmail). MailboxFull, MessageTooLarge and ContentRejected are about this message or a
 // passing state (Resend calls them transient), so the address stays sendable.
-// Resend's test addresses (bounced@, complained@resend.dev) behave like real ones here, which
-// is what lets an integration test see the whole chain; +label variants give fresh addresses.
+// Resend's test addresses (bounced@, complained@resend.dev, src/delivery/test-addresses.ts) are
+// never listed: their bounces and complaints are simulated, and Resend offers them precisely
+// so that testing harms no reputation. Each send to bounced@resend.dev bounces again, as an
+// integration test run twice expects; suppression itself is what suppressed@resend.dev is for.
 import type { Queryable } from '../db/database.js';
+import { isTestAddress } from '../delivery/test-addresses.js';
 import { addSuppressions, type NewSuppression } from './suppression-list.js';
 
 /** The part of a delivery outcome (src/delivery/outcomes.ts `Outcome`) that decides suppression. */
@@ -21,6 +24,7 @@ const ADDRESS_BOUNCES = new Set(['General', 'NoEmail']);
 export async function suppressAfterOutcomes(q: Queryable, outcomes: OutcomeForSuppression[]): Promise<void> {
   const entries: NewSuppression[] = [];
   for (const { delivery, verdict } of outcomes) {
+    if (isTestAddress(delivery.recipient)) continue;
     const origin =
       verdict.kind === 'complained' ? 'complaint'
       : verdict.kind === 'bounced' && ADDRESS_BOUNCES.has(verdict.bounce?.subType ?? '') ? 'bounce'

@@ -1,12 +1,14 @@
 // GET /t/o/:email_id/:signature: the open-tracking pixel (no API key: the signature is the
 // credential). A valid one records `email.opened` and answers a 1×1 transparent GIF that no
 // cache keeps, so every open reaches us; anything else is 404 and records nothing.
+// HEAD (link checkers, scanners asking whether the image exists) gets the same answer and
+// records nothing: nobody looked at the image.
 import { notFound } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
 import type { UrlSigner } from '../signing/url-signing.js';
-import { recordEngagement } from './record-engagement.js';
+import { emailExists, recordEngagement } from './record-engagement.js';
 
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
@@ -15,10 +17,11 @@ export function openPixel(db: Db, signer: () => Promise<UrlSigner>): Route {
     method: 'GET',
     url: '/t/o/:email_id/:signature',
     access: 'public',
-    async handler({ params }) {
+    async handler({ params, method }) {
       const emailId = params.email_id!;
       if (!isUuid(emailId) || !(await signer()).verify(params.signature!, emailId)) throw notFound('Email');
-      if (!(await recordEngagement(db, emailId, { type: 'email.opened', extra: {} }))) throw notFound('Email');
+      const found = method === 'HEAD' ? await emailExists(db, emailId) : await recordEngagement(db, emailId, { type: 'email.opened', extra: {} });
+      if (!found) throw notFound('Email');
       return {
         status: 200,
         body: PIXEL,

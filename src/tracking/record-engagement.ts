@@ -35,3 +35,8 @@ export function recordEngagement(db: Db, emailId: string, engagement: Engagement
     return true;
   });
 }
+
+/** Whether the email still exists (a HEAD request is answered as its GET would be, without recording). */
+export async function emailExists(db: Db, emailId: string): Promise<boolean> {
+  return (await db.one('SELECT 1 FROM emails WHERE id = $1', [emailId])) !== undefined;
+}

@@ -72,7 +72,7 @@ describe("delivery: Resend's test addresses at resend.dev produce their outcome 
     t.dns.set('real.test', { MX: [{ exchange: 'mx.real.test', priority: 10 }] });
     t.dns.set('mx.real.test', { A: ['127.0.0.1'] });
     const before = t.sink.messages.length;
-    // bounced+mixed@: bounced@ itself is on the suppression list since the bounce test above.
+    // bounced+mixed@: a +label address of the simulator bounces like bounced@ itself.
     const id = await send(t, { to: ['delivered@resend.dev', 'bounced+mixed@resend.dev', 'person@real.test'] });
     await eventually(async () => (await deliveriesOf(t, id)).every((d) => d.status !== 'queued'));
     const byRecipient = Object.fromEntries((await deliveriesOf(t, id)).map((d) => [d.recipient, d.status]));

@@ -186,6 +186,12 @@ describe('inbound: DSNs and feedback reports that come back to a return path', (
     assert.equal(suppression.data?.origin, 'complaint');
     assert.equal(suppression.data?.source_id, id);
     assert.equal((await t.resend.suppressions.get('other@example.net')).error?.statusCode, 404);
+    // A later email to the address is not attempted: suppressed as a previous complaint.
+    const later = await t.resend.emails.send({ from: FROM, to: 'reader@example.net', subject: 'Again', html: '<p>Again</p>' });
+    assert.equal(later.error, null, JSON.stringify(later.error));
+    assert.equal((await t.resend.emails.get(later.data!.id)).data!.last_event, 'suppressed');
+    const suppressed = (await recordedEvents(t, [later.data!.id])).find((e) => e.type === 'email.suppressed');
+    assert.equal(suppressed?.data.suppressed.reason, 'previous_complaint');
     // Reported twice: one complaint.
     await deliverInbound(t, arf(returnPath, { rcptTo: 'reader@example.net' }), { mailFrom: 'fbl@isp.example', rcptTo: [returnPath] });
     assert.equal((await recordedEvents(t, [id])).filter((e) => e.type === 'email.complained').length, 1);

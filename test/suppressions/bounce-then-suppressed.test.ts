@@ -76,17 +76,22 @@ describe('suppression: a hard bounce or a complaint stops later sends to the add
     assert.deepEqual(error, { statusCode: 404, message: 'Suppression not found', name: 'not_found' });
   });
 
-  it('lists a complaint (complained@resend.dev) and suppresses with reason previous_complaint', async () => {
-    const id = await send(t, { to: 'complained@resend.dev' });
-    await waitForLastEvent(t, id, 'complained');
-    const entry = await t.resend.suppressions.get('complained@resend.dev');
-    assert.equal(entry.data!.origin, 'complaint');
-    assert.equal(entry.data!.source_id, id);
-    const again = await send(t, { to: 'complained@resend.dev' });
-    await waitForLastEvent(t, again, 'suppressed');
-    const events = await eventsOf(t, again);
-    assert.deepEqual(events.map((e) => e.type), ['email.sent', 'email.suppressed']);
-    assert.equal(events[1]!.data.suppressed.reason, 'previous_complaint');
+  it("never lists Resend's test addresses: bounced@ and complained@resend.dev give their outcome every time", async () => {
+    for (const to of ['bounced@resend.dev', 'complained@resend.dev', 'bounced+signup@resend.dev']) {
+      const outcome = to.startsWith('bounced') ? 'bounced' : 'complained';
+      for (let i = 0; i < 2; i++) {
+        const id = await send(t, { to });
+        await waitForLastEvent(t, id, outcome);
+        assert.ok(!(await eventsOf(t, id)).some((e) => e.type === 'email.suppressed'), `${to}, send ${i + 1}`);
+      }
+      const { error } = await t.resend.suppressions.get(to);
+      assert.deepEqual(error, { statusCode: 404, message: 'Suppression not found', name: 'not_found' }, to);
+    }
+    const { data } = await t.resend.suppressions.list();
+    assert.ok(!data!.data.some((s) => s.email.endsWith('@resend.dev')));
+    // suppressed@resend.dev still simulates a suppression.
+    const id = await send(t, { to: 'suppressed@resend.dev' });
+    await waitForLastEvent(t, id, 'suppressed');
   });
 
   it('sends again once the address is removed from the list', async () => {
