@@ -55,10 +55,27 @@ export interface Config {
   webhookConcurrencyPerEndpoint: number;
   /** Webhooks: messages and attempts older than this are deleted (days). */
   webhookLogRetentionDays: number;
+  /** Received mail older than this is deleted (ms); undefined: kept. */
+  receivedRetentionMs: number | undefined;
+  /**
+   * Which proxies' X-Forwarded-For to believe for the client address (Fastify's trustProxy):
+   * false, true (every one), a number of hops, or addresses and CIDR ranges.
+   */
+  trustProxy: boolean | number | string;
+  /** Requests per second per client address to the public links in mail (tracking, downloads, unsubscribe). */
+  publicRateLimitPerSecond: number;
   /** Attachments given by `path`: whether URLs may point at private, loopback or link-local addresses. */
   attachmentFetchAllowPrivate: boolean;
   /** Attachments given by `path`: the deadline of one fetch, redirects and body included (ms). */
   attachmentFetchTimeoutMs: number;
+  /** Broadcasts: contacts per fan-out chunk, i.e. emails accepted (and committed) per transaction. */
+  broadcastChunkSize: number;
+  /**
+   * Run the worker role in a thread of its own when this process also serves the API or SMTP,
+   * so accepting and delivering each have an event loop and a core. Default: when the machine
+   * has more than one core.
+   */
+  workerThread: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -114,6 +131,29 @@ export function parseDuration(raw: string, name: string): number {
   return Number(match[1]) * unit;
 }
 
+function positiveDuration(raw: string, name: string): number {
+  const ms = parseDuration(raw, name);
+  if (ms <= 0) throw new ConfigError(`${name} must be longer than 0`);
+  return ms;
+}
+
+/**
+ * POSTLINE_TRUST_PROXY: unset or false: the TCP peer is the client; true: every proxy is
+ * trusted; a number: that many hops; otherwise addresses and CIDR ranges (comma-separated,
+ * or proxy-addr's names loopback, linklocal, uniquelocal).
+ */
+function trustProxy(raw: string | undefined): boolean | number | string {
+  const value = (raw ?? '').trim();
+  if (value === '' || /^(false|no|off|0)$/i.test(value)) return false;
+  if (/^(true|yes|on)$/i.test(value)) return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  const entries = value.split(',').map((e) => e.trim());
+  const address = /^(loopback|linklocal|uniquelocal|[0-9a-f.:]+(\/\d{1,3})?)$/i;
+  const bad = entries.find((e) => !address.test(e));
+  if (bad !== undefined) throw new ConfigError(`POSTLINE_TRUST_PROXY: "${bad}" is not an address, a CIDR range, loopback, linklocal or uniquelocal`);
+  return entries.join(',');
+}
+
 /** A comma-separated list of durations, at least one, each > 0. */
 function durationList(env: NodeJS.ProcessEnv, name: string, fallback: string): number[] {
   const raw = env[name] || fallback;
@@ -164,7 +204,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookConcurrency: int(env, 'POSTLINE_WEBHOOK_CONCURRENCY', 200, 1),
     webhookConcurrencyPerEndpoint: int(env, 'POSTLINE_WEBHOOK_CONCURRENCY_PER_ENDPOINT', 50, 1),
     webhookLogRetentionDays: int(env, 'POSTLINE_WEBHOOK_LOG_RETENTION_DAYS', 30, 1),
+    receivedRetentionMs: env.POSTLINE_RECEIVED_RETENTION ? positiveDuration(env.POSTLINE_RECEIVED_RETENTION, 'POSTLINE_RECEIVED_RETENTION') : undefined,
+    trustProxy: trustProxy(env.POSTLINE_TRUST_PROXY),
+    publicRateLimitPerSecond: int(env, 'POSTLINE_PUBLIC_RATE_LIMIT', 100, 1),
     attachmentFetchAllowPrivate: bool(env, 'POSTLINE_ATTACHMENT_FETCH_ALLOW_PRIVATE', false),
     attachmentFetchTimeoutMs: parseDuration(env.POSTLINE_ATTACHMENT_FETCH_TIMEOUT || '10s', 'POSTLINE_ATTACHMENT_FETCH_TIMEOUT'),
+    broadcastChunkSize: int(env, 'POSTLINE_BROADCAST_CHUNK_SIZE', 500, 1),
+    workerThread: bool(env, 'POSTLINE_WORKER_THREAD', os.availableParallelism() > 1),
   };
 }

@@ -6,10 +6,19 @@
 // attempts, flush request logs, then close the database.
 import type { AddressInfo } from 'node:net';
 import { ApiKeys } from './accounts/api-keys.js';
+import { audienceRoutes } from './audience/routes.js';
+import { ContactImportWorker } from './audience/imports/import-worker.js';
+import { contactImportRoutes } from './audience/imports/routes.js';
+import { automationRoutes } from './automations/routes.js';
+import { AutomationWorker } from './automations/worker.js';
 import { ensureBootstrapKey } from './accounts/accounts.js';
+import { unsubscribeRoutes } from './audience/unsubscribe-routes.js';
+import { BroadcastFanOut, LEASE_MS as BROADCAST_LEASE_MS } from './broadcasts/fan-out.js';
+import { broadcastRoutes } from './broadcasts/routes.js';
 import type { Route } from './api/route.js';
 import { ALL_ROLES, type Config, type Role } from './config.js';
 import { connectDatabase } from './db/connect.js';
+import { customEventRoutes } from './custom-events/routes.js';
 import type { Db } from './db/database.js';
 import { DeliveryWorker } from './delivery/worker.js';
 import { DnsResolver } from './dns/resolver.js';
@@ -19,6 +28,7 @@ import { acceptDeps, emailRoutes } from './emails/routes.js';
 import { buildApp } from './http/app.js';
 import { claimIdempotencyKey, purgeExpiredIdempotencyKeys } from './http/idempotency.js';
 import { InboundMail } from './inbound/inbound.js';
+import { purgeReceivedMail } from './inbound/retention.js';
 import { inboundRoutes } from './inbound/routes.js';
 import { memoryRateLimiter, redisRateLimiter } from './http/rate-limit.js';
 import { createLogger, type Logger } from './logger.js';
@@ -29,6 +39,8 @@ import { templateRoutes } from './templates/routes.js';
 import { trackingRoutes } from './tracking/routes.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { webhookRoutes } from './webhooks/routes.js';
+import { signers } from './signing/url-signing.js';
+import { startWorkerThread } from './worker-thread.js';
 
 export interface Postline {
   config: Config;
@@ -77,12 +89,21 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
         ...trackingRoutes(db),
         ...templateRoutes(db),
         ...webhookRoutes(db),
+        ...audienceRoutes(db),
+        ...contactImportRoutes(db),
+        ...customEventRoutes(db),
+        ...automationRoutes(db),
+        ...broadcastRoutes(db),
+        ...unsubscribeRoutes(db),
         ...requestLogs.routes(),
       ];
       const app = await buildApp({
         db,
         logger: logger.child({ role: 'api' }),
         bodyLimitBytes: config.bodyLimitBytes,
+        trustProxy: config.trustProxy,
+        // Links in mail (tracking, downloads) are counted per client address, per node.
+        publicRateLimiter: memoryRateLimiter(config.publicRateLimitPerSecond),
         apiKeys,
         rateLimiter,
         requestLogs,
@@ -120,21 +141,51 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
       await requestLogs.flush();
     });
 
-    if (roles.has('worker')) {
+    if (roles.has('worker') && config.workerThread && (roles.has('api') || roles.has('smtp'))) {
+      // The same worker role, on its own event loop and core (worker-thread.ts).
+      const thread = await startWorkerThread({ ...config, databaseUrl: database.url }, logger.child({ role: 'worker' }));
+      stops.push(() => thread.stop());
+    } else if (roles.has('worker')) {
       // Scheduled emails enter the queue when due; stopped before the worker it feeds.
       const releaser = new ScheduledEmailReleaser(db, logger.child({ role: 'worker' }));
       releaser.start();
       stops.push(() => releaser.stop());
+      // Due broadcasts become one email per contact, chunk by chunk, through the accept pipeline.
+      const unsubscribeSigner = signers(db);
+      const broadcasts = new BroadcastFanOut({
+        db,
+        accept,
+        links: async () => ({ publicUrl: config.publicUrl, signer: await unsubscribeSigner('unsubscribe') }),
+        chunkSize: config.broadcastChunkSize,
+        leaseMs: BROADCAST_LEASE_MS,
+        logger: logger.child({ role: 'broadcasts' }),
+      });
+      broadcasts.start();
+      stops.push(() => broadcasts.stop());
       const worker = new DeliveryWorker({ db, config, resolver: dns, logger: logger.child({ role: 'worker' }) });
       worker.start();
       stops.push(() => worker.stop());
       const webhooks = new WebhookDispatcher({ db, config, logger: logger.child({ role: 'webhooks' }) });
       webhooks.start();
       stops.push(() => webhooks.stop());
-      const housekeeping = setInterval(() => {
+      // Queued CSV imports of contacts, one at a time, batch by batch.
+      const contactImports = new ContactImportWorker(db, logger.child({ role: 'contact-imports' }));
+      contactImports.start();
+      stops.push(() => contactImports.stop());
+      // Sent events start automation runs; runs' steps (delays, waits, emails) are carried out.
+      const automations = new AutomationWorker({ db, accept, logger: logger.child({ role: 'automations' }) });
+      automations.start();
+      stops.push(() => automations.stop());
+      const keepHouse = () => {
         void requestLogs.purgeOlderThan(config.logRetentionDays).catch((err) => logger.warn({ err }, 'log purge failed'));
         void purgeExpiredIdempotencyKeys(db).catch((err) => logger.warn({ err }, 'idempotency purge failed'));
-      }, HOUSEKEEPING_MS);
+        if (config.receivedRetentionMs !== undefined) {
+          void purgeReceivedMail(db, config.receivedRetentionMs).catch((err) => logger.warn({ err }, 'received mail purge failed'));
+        }
+      };
+      // At start too: a node restarted more often than every HOUSEKEEPING_MS still purges.
+      keepHouse();
+      const housekeeping = setInterval(keepHouse, HOUSEKEEPING_MS);
       housekeeping.unref();
       stops.push(async () => clearInterval(housekeeping));
     }

@@ -1,5 +1,6 @@
 // The accept pipeline: the one way an email enters Postline, whether it comes from the API
-// (single or batch), SMTP submission (src/smtp/) or, later, broadcasts and automations.
+// (single or batch), SMTP submission (src/smtp/), broadcasts (src/broadcasts/) and automations
+// (src/automations/).
 //
 //   render template → validate → resolve sender domain → load attachments → compose (with
 //   tracking) → sign → apply suppressions → persist and enqueue (one transaction)
