@@ -73,9 +73,12 @@ interface Candidate {
 export async function acceptEmails(deps: AcceptDeps, submission: Submission): Promise<AcceptResult> {
   const payloads = await renderTemplates(deps.db, submission.principal.accountId, submission.payloads);
   const candidates = validate(submission, payloads);
+  // The two lookups run side by side (one round trip, not two): the suppression list is read
+  // for every valid email, including any the sender check then refuses.
+  const valid = candidates.filter((c) => c.request).map((c) => c.request!);
+  const suppressions = lookUpSuppressions(deps.db, submission.principal.accountId, valid);
   await resolveSender(deps.db, submission.principal, candidates);
   const accepted = settle(candidates, submission.mode);
-  const suppressions = lookUpSuppressions(deps.db, submission.principal.accountId, accepted.map((c) => c.request!));
   await loadAttachmentsOf(deps.attachmentFetch, accepted);
   const outgoing = await composeAndSign(deps, submission, accepted);
   applySuppressions(outgoing, await suppressions);
