@@ -4,7 +4,7 @@ import { createAccount } from './accounts/accounts.js';
 import { ALL_ROLES, ConfigError, loadConfig, type Role } from './config.js';
 import { connectDatabase } from './db/connect.js';
 import { createLogger } from './logger.js';
-import { startPostline } from './server.js';
+import { startPostline, type Postline } from './server.js';
 
 const USAGE = `usage:
   postline start [--roles api,smtp,worker]   run the service (all roles by default)
@@ -28,8 +28,19 @@ async function main(argv: string[]): Promise<void> {
   const logger = createLogger(config.logLevel);
   switch (command) {
     case 'start': {
-      const postline = await startPostline(config, { roles: parseRoles(args), logger });
+      // Signals are handled from the first moment: one that arrives while the roles are still
+      // starting (the API may already listen while the worker thread starts) stops Postline
+      // as soon as it is up, instead of killing it half-started.
+      let postline: Postline | undefined;
       let stopping = false;
+      const stop = (running: Postline) =>
+        running.stop().then(
+          () => process.exit(0),
+          (err) => {
+            logger.error({ err }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
       const shutdown = (signal: string) => {
         if (stopping) {
           // A second Ctrl-C: stop waiting. An embedded server left running is adopted next start.
@@ -38,16 +49,12 @@ async function main(argv: string[]): Promise<void> {
         }
         stopping = true;
         logger.info(`${signal}: shutting down`);
-        postline.stop().then(
-          () => process.exit(0),
-          (err) => {
-            logger.error({ err }, 'shutdown failed');
-            process.exit(1);
-          },
-        );
+        if (postline) void stop(postline);
       };
       process.on('SIGINT', () => shutdown('SIGINT'));
       process.on('SIGTERM', () => shutdown('SIGTERM'));
+      postline = await startPostline(config, { roles: parseRoles(args), logger });
+      if (stopping) void stop(postline);
       return;
     }
     case 'migrate': {
