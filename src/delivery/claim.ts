@@ -20,6 +20,9 @@ export interface ClaimedEmail {
   subject: string;
   messageId: string;
   tags: { name: string; value: string }[] | null;
+  /** Where it came from, for the events' data (null for an API or SMTP email without a template). */
+  broadcastId: string | null;
+  templateId: string | null;
   createdAt: Date;
   envelopeFrom: string | null;
   /** The signed message exactly as it goes on the wire. */
@@ -91,7 +94,7 @@ UPDATE deliveries d
   FROM chosen c, emails e
  WHERE d.id = c.id AND e.id = d.email_id
 RETURNING d.id, d.recipient, d.domain, d.attempts, d.next_attempt_at AS lease_until,
-          e.id AS email_id, e.account_id, e.from_address, e.subject, e.message_id, e.tags,
+          e.id AS email_id, e.account_id, e.from_address, e.subject, e.message_id, e.tags, e.broadcast_id, e.template_id,
           e.created_at, e.envelope_from, CASE WHEN c.first THEN e.mime END AS mime`;
 
 export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedDelivery[]> {
@@ -106,6 +109,8 @@ export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedDe
       subject: r.subject,
       messageId: r.message_id,
       tags: r.tags,
+      broadcastId: r.broadcast_id,
+      templateId: r.template_id,
       createdAt: r.created_at,
       envelopeFrom: r.envelope_from,
       mime: r.mime,

@@ -103,6 +103,8 @@ function eventsOf(rows: Row[]): NewEvent[] {
         subject: g.email.subject,
         message_id: g.email.messageId,
         tags: g.email.tags,
+        broadcast_id: g.email.broadcastId,
+        template_id: g.email.templateId,
       },
       g.to,
       g.extra,

@@ -25,7 +25,7 @@ import type { EmailRequest } from './email-request.js';
 import { prepareSubmittedMessage } from './submitted-message.js';
 import type { FetchPolicy } from './fetch-attachment.js';
 import type { GroupCommitter } from './group-commit.js';
-import { renderTemplates } from './render-template.js';
+import { renderTemplates, type Rendered } from './render-template.js';
 import type { EmailSource, OutgoingEmail } from './persist-and-enqueue.js';
 import { resolveSenderDomains, type SenderPrincipal } from './sender-domain.js';
 
@@ -71,8 +71,8 @@ interface Candidate {
 }
 
 export async function acceptEmails(deps: AcceptDeps, submission: Submission): Promise<AcceptResult> {
-  const payloads = await renderTemplates(deps.db, submission.principal.accountId, submission.payloads);
-  const candidates = validate(submission, payloads);
+  const rendered = await renderTemplates(deps.db, submission.principal.accountId, submission.payloads);
+  const candidates = validate(submission, rendered);
   // The two lookups run side by side (one round trip, not two): the suppression list is read
   // for every valid email, including any the sender check then refuses.
   const valid = candidates.filter((c) => c.request).map((c) => c.request!);
@@ -90,11 +90,13 @@ export async function acceptEmails(deps: AcceptDeps, submission: Submission): Pr
   return result;
 }
 
-function validate(submission: Submission, payloads: unknown[]): Candidate[] {
-  return payloads.map((payload, index) => {
+function validate(submission: Submission, rendered: Rendered[]): Candidate[] {
+  return rendered.map(({ payload, templateId }, index) => {
     if (payload instanceof ApiError) return { index, error: payload }; // from the render step
     try {
-      return { index, request: submission.validate(payload) };
+      const request = submission.validate(payload);
+      if (templateId) request.templateId = templateId;
+      return { index, request };
     } catch (err) {
       if (err instanceof ApiError) return { index, error: err };
       throw err;

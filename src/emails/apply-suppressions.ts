@@ -69,7 +69,16 @@ export async function recordSuppressed(q: Queryable, emails: OutgoingEmail[], cr
         type: 'email.suppressed',
         emailId: email.id,
         data: emailEventData(
-          { id: email.id, created_at: createdAt.get(email.id)!, from_address: r.from, subject: r.subject, message_id: email.messageId, tags: r.tags },
+          {
+            id: email.id,
+            created_at: createdAt.get(email.id)!,
+            from_address: r.from,
+            subject: r.subject,
+            message_id: email.messageId,
+            tags: r.tags,
+            broadcast_id: r.broadcast?.id,
+            template_id: r.templateId,
+          },
           to,
           { suppressed: { type: 'OnAccountSuppressionList', reason: reasonOf(origin), message: MESSAGES[origin], diagnosticCode: [] } },
         ),

@@ -19,7 +19,7 @@ export function cancelEmail(db: Db): Route {
       await db.tx(async (q) => {
         const email = isUuid(id)
           ? await q.one(
-              `SELECT id, account_id, from_address, to_addresses, subject, message_id, tags, created_at, last_event
+              `SELECT id, account_id, from_address, to_addresses, subject, message_id, tags, created_at, last_event, broadcast_id, template_id
                  FROM emails WHERE id = $1 AND account_id = $2 FOR NO KEY UPDATE`,
               [id, principal.accountId],
             )

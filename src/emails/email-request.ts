@@ -41,6 +41,8 @@ export interface EmailRequest {
    * stored with the email (one per contact: emails_broadcast_contact) and queued as bulk.
    */
   broadcast?: { id: string; contactId: string };
+  /** The published template it was rendered from (render-template.ts), for events' data. */
+  templateId?: string;
 }
 
 export const MAX_RECIPIENTS = 50;

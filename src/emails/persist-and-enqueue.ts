@@ -40,7 +40,7 @@ export interface OutgoingEmail {
 const EMAIL_COLUMNS = [
   'id', 'account_id', 'domain_id', 'source', 'from_address', 'to_addresses', 'cc', 'bcc', 'reply_to', 'subject',
   'html', 'text', 'headers', 'tags', 'message_id', 'mime', 'envelope_from', 'scheduled_at', 'last_event',
-  'broadcast_id', 'contact_id',
+  'broadcast_id', 'contact_id', 'template_id',
 ];
 
 /** Queue priority (0014_broadcasts.sql): the delivery claim takes transactional rows first. */
@@ -53,7 +53,7 @@ function emailValues(e: OutgoingEmail): unknown[] {
   return [
     e.id, e.accountId, e.domainId, e.source, r.from, r.to, r.cc, r.bcc, r.replyTo, r.subject,
     r.html, e.text, r.headers && JSON.stringify(r.headers), r.tags && JSON.stringify(r.tags), e.messageId, e.mime, e.envelopeFrom,
-    r.scheduledAt, acceptedState(r.scheduledAt).lastEvent, r.broadcast?.id ?? null, r.broadcast?.contactId ?? null,
+    r.scheduledAt, acceptedState(r.scheduledAt).lastEvent, r.broadcast?.id ?? null, r.broadcast?.contactId ?? null, r.templateId ?? null,
   ];
 }
 
@@ -105,6 +105,8 @@ export async function persistAndEnqueue(q: Queryable, emails: OutgoingEmail[]): 
           subject: e.request.subject,
           message_id: e.messageId,
           tags: e.request.tags,
+          broadcast_id: e.request.broadcast?.id,
+          template_id: e.request.templateId,
         },
         e.request.to,
       ),

@@ -25,7 +25,7 @@ const ERROR_BACKOFF_MS = 1_000;
 export async function releaseDueEmails(db: Db, limit = BATCH): Promise<number> {
   return db.tx(async (q) => {
     const emails = await q.query(
-      `SELECT e.id, e.account_id, e.from_address, e.to_addresses, e.subject, e.message_id, e.tags, e.created_at, e.last_event
+      `SELECT e.id, e.account_id, e.from_address, e.to_addresses, e.subject, e.message_id, e.tags, e.created_at, e.last_event, e.broadcast_id, e.template_id
          FROM emails e
         WHERE e.id IN (SELECT email_id FROM deliveries WHERE status = 'scheduled' AND next_attempt_at <= now()
                         ORDER BY next_attempt_at LIMIT $1)

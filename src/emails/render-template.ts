@@ -25,11 +25,17 @@ interface TemplateRef {
   values: Record<string, unknown>;
 }
 
+/** A payload as validate should see it, and the id of the template it was rendered from. */
+export interface Rendered {
+  payload: unknown | ApiError;
+  templateId?: string;
+}
+
 /**
  * Each payload as validate should see it: unchanged without a template, rendered with one,
  * or the ApiError that stops it (reported per email in permissive batches).
  */
-export async function renderTemplates(q: Queryable, accountId: string, payloads: unknown[]): Promise<(unknown | ApiError)[]> {
+export async function renderTemplates(q: Queryable, accountId: string, payloads: unknown[]): Promise<Rendered[]> {
   const refs = payloads.map((payload) => {
     if (!isObject(payload) || !present(payload, 'template')) return undefined;
     try {
@@ -39,22 +45,22 @@ export async function renderTemplates(q: Queryable, accountId: string, payloads:
       throw err;
     }
   });
-  if (refs.every((r) => r === undefined)) return payloads;
+  if (refs.every((r) => r === undefined)) return payloads.map((payload) => ({ payload }));
   const wanted = refs.filter((r): r is TemplateRef => r !== undefined && !(r instanceof ApiError)).map((r) => r.id);
   const templates = wanted.length ? await findPublishedTemplates(q, accountId, wanted) : new Map<string, never>();
 
-  return payloads.map((payload, i) => {
+  return payloads.map((payload, i): Rendered => {
     const ref = refs[i];
-    if (ref === undefined || ref instanceof ApiError) return ref ?? payload;
+    if (ref === undefined || ref instanceof ApiError) return { payload: ref ?? payload };
     const template = templates.get(ref.id);
-    if (template === undefined) return notFound('Template');
+    if (template === undefined) return { payload: notFound('Template') };
     if (template === 'draft') {
-      return validation(`The template \`${ref.id}\` has not been published. Publish it before sending with it.`);
+      return { payload: validation(`The template \`${ref.id}\` has not been published. Publish it before sending with it.`) };
     }
     try {
-      return render(payload as Body, template, ref.values);
+      return { payload: render(payload as Body, template, ref.values), templateId: template.id };
     } catch (err) {
-      if (err instanceof ApiError) return err;
+      if (err instanceof ApiError) return { payload: err };
       throw err;
     }
   });

@@ -31,7 +31,10 @@ export function lastEventOf(type: EmailEventType): string | null {
   return EMAIL_EVENTS[type].lastEvent;
 }
 
-/** Webhook `data` of an outbound email event (resend-compat-notes §7.2): tags as an object. */
+/**
+ * Webhook `data` of an outbound email event (resend-compat-notes §7.2): tags as an object;
+ * broadcast_id and template_id only when the email came from one.
+ */
 export function emailEventData(
   email: {
     id: string;
@@ -40,6 +43,8 @@ export function emailEventData(
     subject: string;
     message_id: string;
     tags: { name: string; value: string }[] | null;
+    broadcast_id?: string | null;
+    template_id?: string | null;
   },
   to: string[],
   extra: Record<string, unknown> = {},
@@ -53,6 +58,8 @@ export function emailEventData(
     message_id: email.message_id,
     ...extra,
   };
+  if (email.broadcast_id) data.broadcast_id = email.broadcast_id;
+  if (email.template_id) data.template_id = email.template_id;
   if (email.tags?.length) data.tags = Object.fromEntries(email.tags.map((t) => [t.name, t.value]));
   return data;
 }

@@ -50,7 +50,8 @@ function matchDelivery(deliveries: Row[], names: string[]): Row | undefined {
 export async function recordReports(q: Queryable, emailId: string, reports: Report[]): Promise<number> {
   if (reports.length === 0) return 0;
   const email = await q.one(
-    `SELECT id, account_id, created_at, from_address, subject, message_id, tags FROM emails WHERE id = $1 FOR NO KEY UPDATE`,
+    `SELECT id, account_id, created_at, from_address, subject, message_id, tags, broadcast_id, template_id
+       FROM emails WHERE id = $1 FOR NO KEY UPDATE`,
     [emailId],
   );
   if (!email) return 0;
@@ -102,6 +103,8 @@ export async function recordReports(q: Queryable, emailId: string, reports: Repo
     subject: email.subject as string,
     message_id: email.message_id as string,
     tags: email.tags as { name: string; value: string }[] | null,
+    broadcast_id: email.broadcast_id as string | null,
+    template_id: email.template_id as string | null,
   };
   await recordEvents(
     q,

@@ -20,7 +20,7 @@ export function recordEngagement(db: Db, emailId: string, engagement: Engagement
   return db.tx(async (q) => {
     const email = await q.one(
       `UPDATE emails SET last_event = $2 WHERE id = $1
-       RETURNING id, account_id, from_address, to_addresses, subject, message_id, tags, created_at`,
+       RETURNING id, account_id, from_address, to_addresses, subject, message_id, tags, created_at, broadcast_id, template_id`,
       [emailId, lastEventOf(engagement.type)],
     );
     if (!email) return false;
