@@ -5,41 +5,34 @@
 // Stop order: stop taking new work (HTTP, SMTP), let workers finish their in-flight
 // attempts, flush request logs, then close the database.
 import type { AddressInfo } from 'node:net';
-import { ApiKeys } from './accounts/api-keys.js';
-import { audienceRoutes } from './audience/routes.js';
-import { ContactImportWorker } from './audience/imports/import-worker.js';
-import { contactImportRoutes } from './audience/imports/routes.js';
-import { automationRoutes } from './automations/routes.js';
-import { AutomationWorker } from './automations/worker.js';
 import { ensureBootstrapKey } from './accounts/accounts.js';
-import { unsubscribeRoutes } from './audience/unsubscribe-routes.js';
-import { BroadcastFanOut, LEASE_MS as BROADCAST_LEASE_MS } from './broadcasts/fan-out.js';
-import { broadcastRoutes } from './broadcasts/routes.js';
+import { ApiKeys } from './accounts/api-keys.js';
 import type { Route } from './api/route.js';
+import { contactImportRoutes } from './audience/imports/routes.js';
+import { audienceRoutes } from './audience/routes.js';
+import { unsubscribeRoutes } from './audience/unsubscribe-routes.js';
+import { automationRoutes } from './automations/routes.js';
+import { broadcastRoutes } from './broadcasts/routes.js';
 import { ALL_ROLES, type Config, type Role } from './config.js';
-import { connectDatabase } from './db/connect.js';
 import { customEventRoutes } from './custom-events/routes.js';
+import { connectDatabase } from './db/connect.js';
 import type { Db } from './db/database.js';
-import { DeliveryWorker } from './delivery/worker.js';
 import { DnsResolver } from './dns/resolver.js';
 import { Domains } from './domains/domains.js';
-import { ScheduledEmailReleaser } from './emails/release-scheduled.js';
 import { acceptDeps, emailRoutes } from './emails/routes.js';
 import { buildApp } from './http/app.js';
-import { claimIdempotencyKey, purgeExpiredIdempotencyKeys } from './http/idempotency.js';
-import { InboundMail } from './inbound/inbound.js';
-import { purgeReceivedMail } from './inbound/retention.js';
-import { inboundRoutes } from './inbound/routes.js';
+import { claimIdempotencyKey } from './http/idempotency.js';
 import { memoryRateLimiter, redisRateLimiter } from './http/rate-limit.js';
+import { InboundMail } from './inbound/inbound.js';
+import { inboundRoutes } from './inbound/routes.js';
 import { createLogger, type Logger } from './logger.js';
 import { RequestLogs } from './logs/request-logs.js';
 import { SmtpServer, type SmtpPorts } from './smtp/server.js';
 import { suppressionRoutes } from './suppressions/routes.js';
 import { templateRoutes } from './templates/routes.js';
 import { trackingRoutes } from './tracking/routes.js';
-import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { webhookRoutes } from './webhooks/routes.js';
-import { signers } from './signing/url-signing.js';
+import { startWorkerRole } from './worker-role.js';
 import { startWorkerThread } from './worker-thread.js';
 
 export interface Postline {
@@ -52,8 +45,6 @@ export interface Postline {
   smtpPorts: SmtpPorts;
   stop(): Promise<void>;
 }
-
-const HOUSEKEEPING_MS = 10 * 60_000;
 
 export async function startPostline(config: Config, options: { roles?: Role[]; logger?: Logger } = {}): Promise<Postline> {
   const roles = new Set(options.roles ?? ALL_ROLES);
@@ -146,48 +137,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
       const thread = await startWorkerThread({ ...config, databaseUrl: database.url }, logger.child({ role: 'worker' }));
       stops.push(() => thread.stop());
     } else if (roles.has('worker')) {
-      // Scheduled emails enter the queue when due; stopped before the worker it feeds.
-      const releaser = new ScheduledEmailReleaser(db, logger.child({ role: 'worker' }));
-      releaser.start();
-      stops.push(() => releaser.stop());
-      // Due broadcasts become one email per contact, chunk by chunk, through the accept pipeline.
-      const unsubscribeSigner = signers(db);
-      const broadcasts = new BroadcastFanOut({
-        db,
-        accept,
-        links: async () => ({ publicUrl: config.publicUrl, signer: await unsubscribeSigner('unsubscribe') }),
-        chunkSize: config.broadcastChunkSize,
-        leaseMs: BROADCAST_LEASE_MS,
-        logger: logger.child({ role: 'broadcasts' }),
-      });
-      broadcasts.start();
-      stops.push(() => broadcasts.stop());
-      const worker = new DeliveryWorker({ db, config, resolver: dns, logger: logger.child({ role: 'worker' }) });
-      worker.start();
-      stops.push(() => worker.stop());
-      const webhooks = new WebhookDispatcher({ db, config, logger: logger.child({ role: 'webhooks' }) });
-      webhooks.start();
-      stops.push(() => webhooks.stop());
-      // Queued CSV imports of contacts, one at a time, batch by batch.
-      const contactImports = new ContactImportWorker(db, logger.child({ role: 'contact-imports' }));
-      contactImports.start();
-      stops.push(() => contactImports.stop());
-      // Sent events start automation runs; runs' steps (delays, waits, emails) are carried out.
-      const automations = new AutomationWorker({ db, accept, logger: logger.child({ role: 'automations' }) });
-      automations.start();
-      stops.push(() => automations.stop());
-      const keepHouse = () => {
-        void requestLogs.purgeOlderThan(config.logRetentionDays).catch((err) => logger.warn({ err }, 'log purge failed'));
-        void purgeExpiredIdempotencyKeys(db).catch((err) => logger.warn({ err }, 'idempotency purge failed'));
-        if (config.receivedRetentionMs !== undefined) {
-          void purgeReceivedMail(db, config.receivedRetentionMs).catch((err) => logger.warn({ err }, 'received mail purge failed'));
-        }
-      };
-      // At start too: a node restarted more often than every HOUSEKEEPING_MS still purges.
-      keepHouse();
-      const housekeeping = setInterval(keepHouse, HOUSEKEEPING_MS);
-      housekeeping.unref();
-      stops.push(async () => clearInterval(housekeeping));
+      stops.push(startWorkerRole({ db, config, dns, accept, requestLogs, logger }));
     }
 
     let stopped = false;

@@ -1,0 +1,78 @@
+// The `worker` role: everything that runs from the database rather than from a request. Each
+// part claims its own rows (SKIP LOCKED, leases), so any number of nodes or threads may run
+// the role on one database. Started in this order, stopped in this order: the producers of
+// queue rows (scheduled releases, broadcast fan-out) stop before the delivery worker they
+// feed, and each part finishes the work it has in hand.
+import { ContactImportWorker } from './audience/imports/import-worker.js';
+import { AutomationWorker } from './automations/worker.js';
+import { BroadcastFanOut, LEASE_MS as BROADCAST_LEASE_MS } from './broadcasts/fan-out.js';
+import type { Config } from './config.js';
+import type { Db } from './db/database.js';
+import { DeliveryWorker } from './delivery/worker.js';
+import type { DnsResolver } from './dns/resolver.js';
+import type { AcceptDeps } from './emails/accept.js';
+import { ScheduledEmailReleaser } from './emails/release-scheduled.js';
+import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
+import { purgeReceivedMail } from './inbound/retention.js';
+import type { Logger } from './logger.js';
+import type { RequestLogs } from './logs/request-logs.js';
+import { signers } from './signing/url-signing.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
+
+const HOUSEKEEPING_MS = 10 * 60_000;
+
+export interface WorkerRoleDeps {
+  db: Db;
+  config: Config;
+  dns: DnsResolver;
+  accept: AcceptDeps;
+  requestLogs: RequestLogs;
+  logger: Logger;
+}
+
+interface Part {
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/** Starts every part of the role; returns the function that stops them in order. */
+export function startWorkerRole({ db, config, dns, accept, requestLogs, logger }: WorkerRoleDeps): () => Promise<void> {
+  const unsubscribeSigner = signers(db);
+  const parts: Part[] = [
+    // Scheduled emails enter the queue when due.
+    new ScheduledEmailReleaser(db, logger.child({ role: 'worker' })),
+    // Due broadcasts become one email per contact, chunk by chunk, through the accept pipeline.
+    new BroadcastFanOut({
+      db,
+      accept,
+      links: async () => ({ publicUrl: config.publicUrl, signer: await unsubscribeSigner('unsubscribe') }),
+      chunkSize: config.broadcastChunkSize,
+      leaseMs: BROADCAST_LEASE_MS,
+      logger: logger.child({ role: 'broadcasts' }),
+    }),
+    new DeliveryWorker({ db, config, resolver: dns, logger: logger.child({ role: 'worker' }) }),
+    new WebhookDispatcher({ db, config, logger: logger.child({ role: 'webhooks' }) }),
+    // Queued CSV imports of contacts, one at a time, batch by batch.
+    new ContactImportWorker(db, logger.child({ role: 'contact-imports' })),
+    // Sent events start automation runs; runs' steps (delays, waits, emails) are carried out.
+    new AutomationWorker({ db, accept, logger: logger.child({ role: 'automations' }) }),
+  ];
+  for (const part of parts) part.start();
+
+  const keepHouse = () => {
+    void requestLogs.purgeOlderThan(config.logRetentionDays).catch((err) => logger.warn({ err }, 'log purge failed'));
+    void purgeExpiredIdempotencyKeys(db).catch((err) => logger.warn({ err }, 'idempotency purge failed'));
+    if (config.receivedRetentionMs !== undefined) {
+      void purgeReceivedMail(db, config.receivedRetentionMs).catch((err) => logger.warn({ err }, 'received mail purge failed'));
+    }
+  };
+  // At start too: a node restarted more often than every HOUSEKEEPING_MS still purges.
+  keepHouse();
+  const housekeeping = setInterval(keepHouse, HOUSEKEEPING_MS);
+  housekeeping.unref();
+
+  return async () => {
+    clearInterval(housekeeping);
+    for (const part of parts) await part.stop().catch((err) => logger.error({ err }, 'stop failed'));
+  };
+}
