@@ -9,13 +9,14 @@ import { BroadcastFanOut, LEASE_MS as BROADCAST_LEASE_MS } from './broadcasts/fa
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import { DeliveryWorker } from './delivery/worker.js';
-import type { DnsResolver } from './dns/resolver.js';
+import { DnsResolver } from './dns/resolver.js';
 import type { AcceptDeps } from './emails/accept.js';
 import { ScheduledEmailReleaser } from './emails/release-scheduled.js';
+import { acceptDeps } from './emails/routes.js';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
 import { purgeReceivedMail } from './inbound/retention.js';
 import type { Logger } from './logger.js';
-import type { RequestLogs } from './logs/request-logs.js';
+import { RequestLogs } from './logs/request-logs.js';
 import { signers } from './signing/url-signing.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 
@@ -33,6 +34,16 @@ export interface WorkerRoleDeps {
 interface Part {
   start(): void;
   stop(): Promise<void>;
+}
+
+/**
+ * The role on its own (a worker thread, or a `--roles worker` node): its own DNS cache, accept
+ * pipeline dependencies and request-log purger on `db`.
+ */
+export function startStandaloneWorkerRole(db: Db, config: Config, logger: Logger): () => Promise<void> {
+  const dns = new DnsResolver(config.dnsServers);
+  const requestLogs = new RequestLogs(db, (err) => logger.error({ err }, 'request log write failed'));
+  return startWorkerRole({ db, config, dns, accept: acceptDeps(db, config, dns), requestLogs, logger });
 }
 
 /** Starts every part of the role; returns the function that stops them in order. */

@@ -1,16 +1,25 @@
-// Entry of the worker thread (worker-thread.ts): runs the worker role and stops it on request.
+// Entry of the worker thread (worker-thread.ts): runs the worker role on the parent's database
+// and stops it on request. It loads only what the role needs (no HTTP or SMTP server), so the
+// thread starts quickly; migrations and the bootstrap key are the parent's business.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Config } from './config.js';
-import { startPostline } from './server.js';
+import { connectDatabase } from './db/connect.js';
+import { createLogger } from './logger.js';
+import { startStandaloneWorkerRole } from './worker-role.js';
 
 const port = parentPort!;
 const { config } = workerData as { config: Config };
+const logger = createLogger(config.logLevel).child({ role: 'worker' });
 
 try {
-  const postline = await startPostline(config, { roles: ['worker'] });
+  const database = await connectDatabase(config, (msg) => logger.info(msg), { migrate: false });
+  const stopRole = startStandaloneWorkerRole(database.db, config, logger);
   port.on('message', (message: { type: string }) => {
     if (message.type !== 'stop') return;
-    postline.stop().finally(() => port.postMessage({ type: 'stopped' }));
+    stopRole()
+      .then(() => database.close())
+      .catch((err) => logger.error({ err }, 'worker thread stop failed'))
+      .finally(() => port.postMessage({ type: 'stopped' }));
   });
   port.postMessage({ type: 'started' });
 } catch (err) {

@@ -1,8 +1,8 @@
 // The worker role in a thread of its own. A node that serves the API or SMTP and also delivers
 // would otherwise accept, compose, sign and deliver on one event loop, i.e. on one core; in a
 // thread, delivery, webhooks, scheduled releases and housekeeping get their own event loop,
-// database pool and core. The thread runs the same startPostline with roles ['worker'] against
-// the same database, exactly as a separate worker node would (the queue is shared through
+// database pool and core. The thread runs the same worker role (worker-role.ts) against the
+// same database, exactly as a separate worker node would (the queue is shared through
 // PostgreSQL, never through memory), so nothing about correctness depends on it.
 //
 // A thread that dies unexpectedly is started again after a pause; its claimed queue rows
