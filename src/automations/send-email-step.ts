@@ -58,7 +58,7 @@ export async function sendEmailStep(db: Db, accept: AcceptDeps, step: ClaimedSte
     ...variablesFrom(template.variables ?? {}, fieldReader(run.context, contact)),
   };
   const payload: Body = { to: [contact.email], template: { id: template.id, variables } };
-  for (const field of ['from', 'subject', 'reply_to']) if (config[field] !== undefined) payload[field] = config[field];
+  for (const field of ['from', 'subject', 'reply_to', 'topic_id']) if (config[field] !== undefined) payload[field] = config[field];
   await acceptEmails(accept, {
     principal: { accountId: run.account_id, domainId: null },
     source: 'automation',

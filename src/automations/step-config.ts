@@ -89,7 +89,6 @@ const PARSERS: Record<StepType, (config: Body, fail: Fail) => Body> = {
   },
 
   send_email(config, fail) {
-    if (config.topic_id !== undefined && config.topic_id !== null) throw fail('`config.topic_id` is not supported yet.');
     only(config, ['template', 'subject', 'from', 'reply_to', 'topic_id'], fail);
     const template = config.template;
     if (!isObject(template)) throw fail('`config.template` must be an object: `{id, variables?}`.');
@@ -117,6 +116,11 @@ const PARSERS: Record<StepType, (config: Body, fail: Fail) => Body> = {
       if (list.length === 0 || list.length > 50) throw fail('`config.reply_to` must be an address or 1 to 50 addresses.');
       list.forEach((_, i) => text({ reply_to: list[i] }, 'reply_to', fail, true));
       out.reply_to = replyTo;
+    }
+    // Scoped to a topic: sent only if the contact is subscribed to it (src/emails/apply-topic.ts).
+    if (config.topic_id !== undefined && config.topic_id !== null) {
+      if (!isUuid(config.topic_id)) throw fail('`config.topic_id` must be a topic id.');
+      out.topic_id = config.topic_id.toLowerCase();
     }
     return out;
   },

@@ -2,8 +2,9 @@
 // (single or batch), SMTP submission (src/smtp/), broadcasts (src/broadcasts/) and automations
 // (src/automations/).
 //
-//   render template → validate → resolve sender domain → load attachments → compose (with
-//   tracking) → sign → apply suppressions → persist and enqueue (one transaction)
+//   render template → validate → resolve sender domain (and topic: apply-topic.ts) → load
+//   attachments → compose (with tracking) → sign → apply suppressions and topic opt-outs →
+//   persist and enqueue (one transaction)
 //
 // Nothing is acknowledged before the transaction commits: the caller's response (and its
 // idempotency record, through `beforeCommit`) is written in that same transaction.
@@ -17,6 +18,7 @@ import type { SendingDomain } from '../domains/sending-domain.js';
 import { rewriteHtml } from '../tracking/rewrite-html.js';
 import type { TrackingSigners } from '../tracking/tracking-links.js';
 import { applySuppressions, lookUpSuppressions } from './apply-suppressions.js';
+import { applyTopicOptOuts, lookUpTopicOptOuts } from './apply-topic.js';
 import { locateAttachments, locateSubmittedAttachments } from './attachment-parts.js';
 import { loadAttachments, type Attachment } from './attachments.js';
 import { composeMessage, textPart } from './compose.js';
@@ -68,6 +70,8 @@ interface Candidate {
   domain?: SendingDomain;
   error?: ApiError;
   attachments?: Attachment[];
+  /** Recipients the email's topic leaves out (apply-topic.ts). */
+  topicOptOuts?: Set<string>;
 }
 
 export async function acceptEmails(deps: AcceptDeps, submission: Submission): Promise<AcceptResult> {
@@ -77,11 +81,15 @@ export async function acceptEmails(deps: AcceptDeps, submission: Submission): Pr
   // for every valid email, including any the sender check then refuses.
   const valid = candidates.filter((c) => c.request).map((c) => c.request!);
   const suppressions = lookUpSuppressions(deps.db, submission.principal.accountId, valid);
-  await resolveSender(deps.db, submission.principal, candidates);
+  await Promise.all([
+    resolveSender(deps.db, submission.principal, candidates),
+    lookUpTopicOptOuts(deps.db, submission.principal.accountId, candidates),
+  ]);
   const accepted = settle(candidates, submission.mode);
   await loadAttachmentsOf(deps.attachmentFetch, accepted);
   const outgoing = await composeAndSign(deps, submission, accepted);
   applySuppressions(outgoing, await suppressions);
+  applyTopicOptOuts(outgoing, accepted.map((c) => c.topicOptOuts));
   const result: AcceptResult = {
     ids: outgoing.map((e) => e.id),
     errors: candidates.filter((c) => c.error).map((c) => ({ index: c.index, error: c.error! })),

@@ -34,14 +34,23 @@ export function applySuppressions(emails: OutgoingEmail[], listed: Map<string, S
   }
 }
 
-const MESSAGES: Record<SuppressionOrigin, string> = {
+/** Why a recipient is not sent to: on the suppression list, or not subscribed to the email's topic (apply-topic.ts). */
+export type ExclusionOrigin = SuppressionOrigin | 'unsubscribed';
+
+const MESSAGES: Record<ExclusionOrigin, string> = {
   bounce: "The recipient's address is on the account's suppression list because an earlier email to it bounced.",
   complaint: "The recipient's address is on the account's suppression list because an earlier email to it was marked as spam.",
   manual: "The recipient's address is on the account's suppression list because it was added to the list.",
+  unsubscribed: "The recipient is not subscribed to the email's topic.",
 };
 
 /** Resend's reasons are previous_bounce and previous_complaint; a manual entry reads as the former. */
-const reasonOf = (origin: SuppressionOrigin) => (origin === 'complaint' ? 'previous_complaint' : 'previous_bounce');
+const reasonOf = (origin: ExclusionOrigin) =>
+  origin === 'unsubscribed' ? 'unsubscribed' : origin === 'complaint' ? 'previous_complaint' : 'previous_bounce';
+const responseOf = (origin: ExclusionOrigin) =>
+  origin === 'unsubscribed'
+    ? 'suppressed: the recipient is not subscribed to the topic'
+    : `suppressed: the address is on the account suppression list (${origin})`;
 
 /** Writes the suppressed recipients of `emails` (queue rows, events, last_event). In the accepting transaction. */
 export async function recordSuppressed(q: Queryable, emails: OutgoingEmail[], createdAt: Map<string, Date>): Promise<void> {
@@ -55,7 +64,7 @@ export async function recordSuppressed(q: Queryable, emails: OutgoingEmail[], cr
     [
       rows.map((r) => r.email.id),
       rows.map((r) => r.address),
-      rows.map((r) => `suppressed: the address is on the account suppression list (${r.origin})`),
+      rows.map((r) => responseOf(r.origin)),
     ],
   );
   const events: NewEvent[] = [];
@@ -80,7 +89,14 @@ export async function recordSuppressed(q: Queryable, emails: OutgoingEmail[], cr
             template_id: r.templateId,
           },
           to,
-          { suppressed: { type: 'OnAccountSuppressionList', reason: reasonOf(origin), message: MESSAGES[origin], diagnosticCode: [] } },
+          {
+            suppressed: {
+              type: origin === 'unsubscribed' ? 'Suppressed' : 'OnAccountSuppressionList',
+              reason: reasonOf(origin),
+              message: MESSAGES[origin],
+              diagnosticCode: [],
+            },
+          },
         ),
       });
     }

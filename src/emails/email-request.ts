@@ -2,6 +2,7 @@
 // EmailRequest, or a Resend error. Every string that becomes a header line is checked for
 // CR/LF here, so nothing a caller sends can add a header of its own.
 import { missingField, validation } from '../api/errors.js';
+import { isUuid } from '../api/format.js';
 import { assertSingleLine, rejectUnknown, type Body } from '../api/validate.js';
 import { parseMailbox, type Mailbox } from '../mailbox/mailbox.js';
 import { parseAttachments, type AttachmentRequest } from './attachments.js';
@@ -30,6 +31,8 @@ export interface EmailRequest {
   scheduledAt: Date | null;
   /** Validated attachments (attachments.ts), loaded by the accept pipeline's load step. */
   attachments: AttachmentRequest[] | null;
+  /** Sent only to recipients subscribed to this topic (apply-topic.ts). */
+  topicId?: string;
   /**
    * SMTP submission: the message as the client composed it. The compose step keeps it
    * (submitted-message.ts) instead of composing one; the fields above then describe it for
@@ -49,12 +52,8 @@ export const MAX_RECIPIENTS = 50;
 /** Resend's limit on an email's size (resend-compat-notes §10). */
 const MAX_CONTENT_BYTES = 40 * 1024 * 1024;
 
-const FIELDS = ['from', 'to', 'cc', 'bcc', 'reply_to', 'subject', 'html', 'text', 'headers', 'tags', 'scheduled_at', 'attachments'];
-/**
- * Fields of Resend's API that later issues implement; refused clearly rather than ignored.
- * (`template` never gets here: the render step, render-template.ts, replaces it with content.)
- */
-const NOT_YET = ['topic_id'];
+// (`template` never gets here: the render step, render-template.ts, replaces it with content.)
+const FIELDS = ['from', 'to', 'cc', 'bcc', 'reply_to', 'subject', 'html', 'text', 'headers', 'tags', 'scheduled_at', 'attachments', 'topic_id'];
 /** What POST /emails/batch never supports (interface-spec §2.1). */
 const NOT_IN_BATCH = ['scheduled_at', 'attachments'];
 
@@ -76,12 +75,9 @@ export function parseEmailRequest(raw: unknown, options: { batch?: boolean } = {
     throw validation(options.batch ? 'Each email in the batch must be a JSON object.' : 'The request body must be a JSON object.');
   }
   const body = raw as Body;
-  rejectUnknown(body, [...FIELDS, ...NOT_YET, 'react']);
+  rejectUnknown(body, [...FIELDS, 'react']);
   for (const field of options.batch ? NOT_IN_BATCH : []) {
     if (present(body, field)) throw validation(`The \`${field}\` field is not supported in batch emails.`);
-  }
-  for (const field of NOT_YET) {
-    if (present(body, field)) throw validation(`The \`${field}\` field is not supported yet.`);
   }
   if (present(body, 'react')) throw validation('The `react` field must be rendered to `html` by the SDK before sending.');
 
@@ -121,7 +117,13 @@ export function parseEmailRequest(raw: unknown, options: { batch?: boolean } = {
     tags: tags(body),
     scheduledAt: present(body, 'scheduled_at') ? parseScheduledAt(body.scheduled_at) : null,
     attachments: parseAttachments(body.attachments),
+    topicId: present(body, 'topic_id') ? topicId(body.topic_id) : undefined,
   };
+}
+
+function topicId(value: unknown): string {
+  if (!isUuid(value)) throw validation('The `topic_id` field must be the id of one of your topics.');
+  return value.toLowerCase();
 }
 
 function requiredText(body: Body, field: string): string {

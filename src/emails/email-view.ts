@@ -5,7 +5,7 @@ import type { Row } from '../db/database.js';
 
 /** Never select `mime` for a view: it is the whole message. */
 export const SUMMARY_COLUMNS =
-  'id, from_address, to_addresses, cc, bcc, reply_to, subject, created_at, scheduled_at, last_event, message_id';
+  'id, from_address, to_addresses, cc, bcc, reply_to, subject, created_at, scheduled_at, last_event, message_id, topic_id';
 export const DETAIL_COLUMNS = `${SUMMARY_COLUMNS}, html, text, tags`;
 
 export function emailSummary(row: Row) {
@@ -21,7 +21,7 @@ export function emailSummary(row: Row) {
     last_event: row.last_event as string,
     scheduled_at: restTimestamp(row.scheduled_at),
     message_id: row.message_id as string,
-    topic_id: null,
+    topic_id: (row.topic_id as string | null) ?? null,
   };
 }
 

@@ -10,7 +10,7 @@
 import type { Queryable } from '../db/database.js';
 import { emailEventData, recordEvents } from '../events/record-events.js';
 import type { EmailRequest } from './email-request.js';
-import type { SuppressionOrigin } from '../suppressions/suppression-list.js';
+import type { ExclusionOrigin } from './apply-suppressions.js';
 import { recordSuppressed } from './apply-suppressions.js';
 import { persistAttachments, type StoredAttachment } from './attachment-parts.js';
 import { acceptedState } from './schedule.js';
@@ -34,13 +34,13 @@ export interface OutgoingEmail {
   /** Where each attachment sits in `mime` (attachment-parts.ts). */
   attachments?: StoredAttachment[];
   /** Recipients on the account's suppression list (apply-suppressions.ts): never attempted. */
-  suppressed?: { address: string; origin: SuppressionOrigin }[];
+  suppressed?: { address: string; origin: ExclusionOrigin }[];
 }
 
 const EMAIL_COLUMNS = [
   'id', 'account_id', 'domain_id', 'source', 'from_address', 'to_addresses', 'cc', 'bcc', 'reply_to', 'subject',
   'html', 'text', 'headers', 'tags', 'message_id', 'mime', 'envelope_from', 'scheduled_at', 'last_event',
-  'broadcast_id', 'contact_id', 'template_id',
+  'broadcast_id', 'contact_id', 'template_id', 'topic_id',
 ];
 
 /** Queue priority (0014_broadcasts.sql): the delivery claim takes transactional rows first. */
@@ -53,7 +53,7 @@ function emailValues(e: OutgoingEmail): unknown[] {
   return [
     e.id, e.accountId, e.domainId, e.source, r.from, r.to, r.cc, r.bcc, r.replyTo, r.subject,
     r.html, e.text, r.headers && JSON.stringify(r.headers), r.tags && JSON.stringify(r.tags), e.messageId, e.mime, e.envelopeFrom,
-    r.scheduledAt, acceptedState(r.scheduledAt).lastEvent, r.broadcast?.id ?? null, r.broadcast?.contactId ?? null, r.templateId ?? null,
+    r.scheduledAt, acceptedState(r.scheduledAt).lastEvent, r.broadcast?.id ?? null, r.broadcast?.contactId ?? null, r.templateId ?? null, r.topicId ?? null,
   ];
 }
 

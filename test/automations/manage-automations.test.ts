@@ -138,6 +138,7 @@ describe('managing automations', () => {
       ],
       ['a template without id', withStep('hello', { key: 'hello', type: 'send_email', config: { template: {} } }), /Step `hello` \(send_email\).*template\.id/],
       ['an unknown template', withStep('hello', { key: 'hello', type: 'send_email', config: { template: { id: 'nope' } } }), /Step `hello`.*no template/],
+      ['a topic that is not an id', withStep('hello', { key: 'hello', type: 'send_email', config: { template: { id: templateId }, topicId: 'news' } } as any), /Step `hello`.*topic_id/],
       ['unsubscribed as a string', withStep('tag', { key: 'tag', type: 'contact_update', config: { unsubscribed: 'yes' } }), /Step `tag` \(contact_update\).*unsubscribed/],
       ['an unknown config field', withStep('wait', { key: 'wait', type: 'delay', config: { duration: '1 hour', seconds: 3 } }), /Step `wait`.*config\.seconds/],
       [
