@@ -31,33 +31,10 @@ CLIENTS=${CLIENTS:-4}
 DB=${DB:-embedded}
 TOPOLOGIES=${TOPOLOGIES:-single split}
 stamp=$(date -u +%Y%m%d-%H%M%S)
+# shellcheck source=support/peers-session.sh
+source "$here/support/peers-session.sh"
 
-# Postfix (the system instance), smtp-sink's port and results.tsv are shared by every bench that
-# uses the peers: one at a time. Benches that take this lock exclude each other; the wait below
-# also covers one that does not, if it is busy with Postfix or smtp-source when we start.
-exec 9> "$BENCH_DIR/.peers.lock"
-flock -w "${BENCH_PEERS_WAIT:-1800}" 9 || { log "another bench holds $BENCH_DIR/.peers.lock"; exit 1; }
-for ((i = 0; i < ${BENCH_PEERS_WAIT:-1800} / 10; i++)); do
-  pgrep -x smtp-source > /dev/null || pgrep -f '/usr/lib/postfix/sbin/master' > /dev/null || break
-  log "another bench is using Postfix or smtp-source; waiting"; sleep 10
-done
-[[ -f "$RESULTS" ]] && mv "$RESULTS" "$RESULTS.$stamp"
-if [[ "${SKIP_SETUP:-0}" != 1 ]]; then
-  "$PEERS/setup.sh" > "$BENCH_DIR/setup.log" 2>&1 || { tail -20 "$BENCH_DIR/setup.log"; exit 1; }
-fi
-{
-  echo "date: $(date -u +%FT%TZ)"
-  echo "nproc: $(nproc)"; free -g | sed -n 1,2p
-  grep -m1 'model name' /proc/cpuinfo || true
-  uname -r; grep PRETTY_NAME /etc/os-release
-  postconf -h mail_version | sed 's/^/postfix /'
-  node -v | sed 's/^/node /'
-  echo "postline $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" status --porcelain src | grep -q . && echo '+uncommitted-src')"
-  echo "loadavg: $(cut -d' ' -f1-3 /proc/loadavg)"
-  dd if=/dev/zero of="$BENCH_DIR/.fsync-probe" bs=4k count=500 oflag=dsync 2>&1 | tail -1 | sed 's/^/fsync probe (500 x 4k dsync): /'
-  rm -f "$BENCH_DIR/.fsync-probe"
-  echo "N=$N SIZE=$SIZE SESSIONS=$SESSIONS ROUNDS=$ROUNDS CLIENTS=$CLIENTS DB=$DB TOPOLOGIES=$TOPOLOGIES"
-} | tee "$BENCH_DIR/machine.txt"
+begin_peers_session "N=$N SIZE=$SIZE SESSIONS=$SESSIONS ROUNDS=$ROUNDS CLIENTS=$CLIENTS DB=$DB TOPOLOGIES=$TOPOLOGIES"
 results_header
 CPU_TSV="$BENCH_DIR/cpu.tsv"   # scenario, run, CPU µs per message of the MTA under test
 : > "$CPU_TSV"

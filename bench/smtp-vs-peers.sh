@@ -25,32 +25,10 @@ ROUNDS=${ROUNDS:-3}
 N_POSTLINE=${N_POSTLINE:-10000}
 DB=${DB:-embedded}
 stamp=$(date -u +%Y%m%d-%H%M%S)
+# shellcheck source=support/peers-session.sh
+source "$here/support/peers-session.sh"
 
-# Postfix is the machine's one system instance: never start a run while another bench uses it.
-wait_for_peers_idle() {
-  local max=${BENCH_PEERS_WAIT:-900} start=$SECONDS
-  while pgrep -x smtp-source > /dev/null || pgrep -f 'postfix/sbin/master|/usr/lib/postfix/sbin/master' > /dev/null; do
-    if ((SECONDS - start > max)); then log "another bench still uses Postfix/smtp-source after ${max}s; giving up"; exit 1; fi
-    log "another bench is using Postfix or smtp-source; waiting"; sleep 10
-  done
-}
-
-wait_for_peers_idle
-[[ -f "$RESULTS" ]] && mv "$RESULTS" "$RESULTS.$stamp"
-if [[ "${SKIP_SETUP:-0}" != 1 ]]; then
-  "$PEERS/setup.sh" > "$BENCH_DIR/setup.log" 2>&1 || { tail -20 "$BENCH_DIR/setup.log"; exit 1; }
-fi
-{
-  echo "date: $(date -u +%FT%TZ)"
-  echo "nproc: $(nproc)"; free -g | sed -n 1,2p
-  grep -m1 'model name' /proc/cpuinfo || true
-  uname -r; grep PRETTY_NAME /etc/os-release
-  postconf -h mail_version | sed 's/^/postfix /'
-  node -v | sed 's/^/node /'
-  echo "postline $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" status --porcelain src | grep -q . && echo '+uncommitted-src')"
-  echo "loadavg: $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "N=$N N_POSTLINE=$N_POSTLINE SIZE=$SIZE SESSIONS=$SESSIONS ROUNDS=$ROUNDS DB=$DB"
-} | tee "$BENCH_DIR/machine.txt"
+begin_peers_session "N=$N N_POSTLINE=$N_POSTLINE SIZE=$SIZE SESSIONS=$SESSIONS ROUNDS=$ROUNDS DB=$DB"
 results_header
 
 postline_run() {            # postline_run <run#>
