@@ -50,12 +50,17 @@ SELECT (SELECT count(*) FROM cursor_row)::int AS locked,
        (SELECT count(*) FROM inserted)::int AS messages,
        (SELECT count(*) FROM moved)::int AS moved`;
 
+// A scalar subquery with ORDER BY … LIMIT 1 walks events_txid from the cursor. EXISTS (…)
+// would not: the planner drops its ORDER BY and LIMIT, guesses a third of the table matches
+// and scans it all, on every poll (16 ms at 100,000 events).
 const PEEK_SQL = `
-SELECT EXISTS (
-  SELECT 1 FROM events e
+SELECT (
+  SELECT e.id FROM events e
    WHERE (e.txid, e.id) > ((SELECT last_txid FROM webhook_cursor), (SELECT last_id FROM webhook_cursor))
      AND e.txid < pg_snapshot_xmin(pg_current_snapshot())
-) AS pending`;
+   ORDER BY e.txid, e.id
+   LIMIT 1
+) IS NOT NULL AS pending`;
 
 export interface FanOutResult {
   /** False when another node holds the cursor. */
