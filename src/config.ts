@@ -209,7 +209,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicRateLimitPerSecond: int(env, 'POSTLINE_PUBLIC_RATE_LIMIT', 100, 1),
     attachmentFetchAllowPrivate: bool(env, 'POSTLINE_ATTACHMENT_FETCH_ALLOW_PRIVATE', false),
     attachmentFetchTimeoutMs: parseDuration(env.POSTLINE_ATTACHMENT_FETCH_TIMEOUT || '10s', 'POSTLINE_ATTACHMENT_FETCH_TIMEOUT'),
-    broadcastChunkSize: int(env, 'POSTLINE_BROADCAST_CHUNK_SIZE', 500, 1),
+    broadcastChunkSize: int(env, 'POSTLINE_BROADCAST_CHUNK_SIZE', 2000, 1),
     workerThread: bool(env, 'POSTLINE_WORKER_THREAD', os.availableParallelism() > 1),
   };
 }

@@ -133,8 +133,10 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
     });
 
     if (roles.has('worker') && config.workerThread && (roles.has('api') || roles.has('smtp'))) {
-      // The same worker role, on its own event loop and core (worker-thread.ts).
-      const thread = await startWorkerThread({ ...config, databaseUrl: database.url }, logger.child({ role: 'worker' }));
+      // The worker role's delivering parts on their own event loop and core (worker-thread.ts);
+      // its queueing parts here, stopped first as the producers of the thread's queue rows.
+      stops.push(startWorkerRole({ db, config, dns, accept, requestLogs, logger }, 'queueing'));
+      const thread = await startWorkerThread({ ...config, databaseUrl: database.url }, logger.child({ role: 'worker' }), 'delivering');
       stops.push(() => thread.stop());
     } else if (roles.has('worker')) {
       stops.push(startWorkerRole({ db, config, dns, accept, requestLogs, logger }));

@@ -11,6 +11,7 @@ import type { Db } from './db/database.js';
 import { DeliveryWorker } from './delivery/worker.js';
 import { DnsResolver } from './dns/resolver.js';
 import type { AcceptDeps } from './emails/accept.js';
+import { composeDeferred } from './emails/compose-deferred.js';
 import { ScheduledEmailReleaser } from './emails/release-scheduled.js';
 import { acceptDeps } from './emails/routes.js';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
@@ -37,19 +38,29 @@ interface Part {
 }
 
 /**
+ * Which parts of the role one event loop runs. 'all' on a worker node. Beside api/smtp with a
+ * worker thread (server.ts), the main thread runs the 'queueing' parts (scheduled releases and
+ * broadcast fan-out: light, round-trip-bound loops that turn due work into queue rows) and the
+ * thread the 'delivering' rest (delivery with its composing and signing, webhooks, imports,
+ * automations, housekeeping). A broadcast is then queued at the database's pace instead of
+ * waiting in line behind the CPU of delivering the mail it has already queued.
+ */
+export type WorkerShare = 'all' | 'queueing' | 'delivering';
+
+/**
  * The role on its own (a worker thread, or a `--roles worker` node): its own DNS cache, accept
  * pipeline dependencies and request-log purger on `db`.
  */
-export function startStandaloneWorkerRole(db: Db, config: Config, logger: Logger): () => Promise<void> {
+export function startStandaloneWorkerRole(db: Db, config: Config, logger: Logger, share: WorkerShare = 'all'): () => Promise<void> {
   const dns = new DnsResolver(config.dnsServers);
   const requestLogs = new RequestLogs(db, (err) => logger.error({ err }, 'request log write failed'));
-  return startWorkerRole({ db, config, dns, accept: acceptDeps(db, config, dns), requestLogs, logger });
+  return startWorkerRole({ db, config, dns, accept: acceptDeps(db, config, dns), requestLogs, logger }, share);
 }
 
 /** Starts every part of the role; returns the function that stops them in order. */
-export function startWorkerRole({ db, config, dns, accept, requestLogs, logger }: WorkerRoleDeps): () => Promise<void> {
+export function startWorkerRole({ db, config, dns, accept, requestLogs, logger }: WorkerRoleDeps, share: WorkerShare = 'all'): () => Promise<void> {
   const unsubscribeSigner = signers(db);
-  const parts: Part[] = [
+  const queueing: Part[] = [
     // Scheduled emails enter the queue when due.
     new ScheduledEmailReleaser(db, logger.child({ role: 'worker' })),
     // Due broadcasts become one email per contact, chunk by chunk, through the accept pipeline.
@@ -61,14 +72,24 @@ export function startWorkerRole({ db, config, dns, accept, requestLogs, logger }
       leaseMs: BROADCAST_LEASE_MS,
       logger: logger.child({ role: 'broadcasts' }),
     }),
-    new DeliveryWorker({ db, config, resolver: dns, logger: logger.child({ role: 'worker' }) }),
+  ];
+  const delivering: Part[] = [
+    new DeliveryWorker({
+      db,
+      config,
+      resolver: dns,
+      logger: logger.child({ role: 'worker' }),
+      composeDeferred: (ids) => composeDeferred(db, accept.tracking, ids),
+    }),
     new WebhookDispatcher({ db, config, logger: logger.child({ role: 'webhooks' }) }),
     // Queued CSV imports of contacts, one at a time, batch by batch.
     new ContactImportWorker(db, logger.child({ role: 'contact-imports' })),
     // Sent events start automation runs; runs' steps (delays, waits, emails) are carried out.
     new AutomationWorker({ db, accept, logger: logger.child({ role: 'automations' }) }),
   ];
+  const parts = [...(share === 'delivering' ? [] : queueing), ...(share === 'queueing' ? [] : delivering)];
   for (const part of parts) part.start();
+  if (share === 'queueing') return stopAll(parts, logger);
 
   const keepHouse = () => {
     void requestLogs.purgeOlderThan(config.logRetentionDays).catch((err) => logger.warn({ err }, 'log purge failed'));
@@ -82,8 +103,16 @@ export function startWorkerRole({ db, config, dns, accept, requestLogs, logger }
   const housekeeping = setInterval(keepHouse, HOUSEKEEPING_MS);
   housekeeping.unref();
 
+  const stopParts = stopAll(parts, logger);
   return async () => {
     clearInterval(housekeeping);
+    await stopParts();
+  };
+}
+
+/** Stops the parts one after the other, in the order they were started. */
+function stopAll(parts: Part[], logger: Logger): () => Promise<void> {
+  return async () => {
     for (const part of parts) await part.stop().catch((err) => logger.error({ err }, 'stop failed'));
   };
 }

@@ -5,15 +5,15 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { Config } from './config.js';
 import { connectDatabase } from './db/connect.js';
 import { createLogger } from './logger.js';
-import { startStandaloneWorkerRole } from './worker-role.js';
+import { startStandaloneWorkerRole, type WorkerShare } from './worker-role.js';
 
 const port = parentPort!;
-const { config } = workerData as { config: Config };
+const { config, share } = workerData as { config: Config; share: WorkerShare };
 const logger = createLogger(config.logLevel).child({ role: 'worker' });
 
 try {
   const database = await connectDatabase(config, (msg) => logger.info(msg), { migrate: false });
-  const stopRole = startStandaloneWorkerRole(database.db, config, logger);
+  const stopRole = startStandaloneWorkerRole(database.db, config, logger, share);
   port.on('message', (message: { type: string }) => {
     if (message.type !== 'stop') return;
     stopRole()

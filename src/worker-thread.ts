@@ -1,15 +1,17 @@
 // The worker role in a thread of its own. A node that serves the API or SMTP and also delivers
 // would otherwise accept, compose, sign and deliver on one event loop, i.e. on one core; in a
-// thread, delivery, webhooks, scheduled releases and housekeeping get their own event loop,
-// database pool and core. The thread runs the same worker role (worker-role.ts) against the
-// same database, exactly as a separate worker node would (the queue is shared through
-// PostgreSQL, never through memory), so nothing about correctness depends on it.
+// thread, delivery, webhooks, imports, automations and housekeeping get their own event loop,
+// database pool and core, while the light queueing parts (scheduled releases, broadcast
+// fan-out) stay on the main loop (worker-role.ts, WorkerShare). The thread runs the worker
+// role's code against the same database, exactly as a separate worker node would (the queue
+// is shared through PostgreSQL, never through memory), so nothing about correctness depends on it.
 //
 // A thread that dies unexpectedly is started again after a pause; its claimed queue rows
 // fall back into the queue when their leases expire, as a crashed node's would.
 import { Worker } from 'node:worker_threads';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
+import type { WorkerShare } from './worker-role.js';
 
 export interface WorkerThread {
   /** Asks the thread to stop as a worker node stops (finishing in-flight attempts) and waits. */
@@ -20,19 +22,19 @@ type FromThread = { type: 'started' } | { type: 'failed'; message: string } | { 
 
 const RESTART_DELAY_MS = 1000;
 
-function spawn(config: Config): Worker {
+function spawn(config: Config, share: WorkerShare): Worker {
   // The build runs worker-thread-main.js; from source (tests, `npm run dev`) the .ts file, loaded
   // through tsx's API (a devDependency): loader hooks are not inherited by worker threads.
   const entry = new URL(`./worker-thread-main.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
-  if (!import.meta.url.endsWith('.ts')) return new Worker(entry, { workerData: { config } });
+  if (!import.meta.url.endsWith('.ts')) return new Worker(entry, { workerData: { config, share } });
   return new Worker(
     `import('tsx/esm/api').then((tsx) => tsx.tsImport(${JSON.stringify(entry.href)}, ${JSON.stringify(import.meta.url)}))`,
-    { eval: true, workerData: { config } },
+    { eval: true, workerData: { config, share } },
   );
 }
 
 /** Starts the thread; resolves once its worker role is running (rejects if it cannot start). */
-export async function startWorkerThread(config: Config, logger: Logger): Promise<WorkerThread> {
+export async function startWorkerThread(config: Config, logger: Logger, share: WorkerShare = 'all'): Promise<WorkerThread> {
   let stopping = false;
   let current: Worker;
   let alive = false;
@@ -40,7 +42,7 @@ export async function startWorkerThread(config: Config, logger: Logger): Promise
 
   const launch = () =>
     new Promise<void>((resolve, reject) => {
-      const worker = spawn(config);
+      const worker = spawn(config, share);
       current = worker;
       alive = true;
       worker.on('message', (message: FromThread) => {

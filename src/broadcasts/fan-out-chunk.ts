@@ -90,9 +90,8 @@ export async function prepareChunk(deps: FanOutDeps, broadcast: SendingBroadcast
 
 /**
  * Accepts a prepared chunk. With `previous` (the chunk before it, still being accepted), its
- * emails are composed and signed at once but committed only after that one committed: chunks
- * overlap their CPU work (this one composes while the other signs and commits) and still
- * commit in cursor order. If `previous` fails, this one commits nothing. Throws BroadcastLost.
+ * emails are checked at once but committed only after that one committed: chunks overlap
+ * their round trips and still commit in cursor order. If `previous` fails, this one commits nothing. Throws BroadcastLost.
  */
 export async function acceptChunk(deps: FanOutDeps, broadcast: SendingBroadcast, chunk: PreparedChunk, previous?: Promise<unknown>): Promise<void> {
   const started = performance.now();
@@ -104,6 +103,10 @@ export async function acceptChunk(deps: FanOutDeps, broadcast: SendingBroadcast,
     // Strict: what can fail now is common to the whole chunk (the sender domain no longer
     // verified): the chunk is retried later rather than the broadcast skipping everyone.
     mode: 'strict',
+    // Queued as rows only: each email is composed and signed by the delivery worker that takes
+    // it, so a segment is queued at the speed of inserting rows and its CPU is spread over
+    // every worker node.
+    composeAt: 'delivery',
     beforeCommit: (q, result) => advance(q, broadcast.id, chunk.from, chunk.last, result.ids.length, deps.leaseMs),
   }).catch((err) => {
     // Another worker committed these contacts' emails first (emails_broadcast_contact).

@@ -9,9 +9,9 @@
 // after the last committed chunk. Nothing lives in memory: after a restart (or a node being
 // down at the due time) the next poll finds every overdue broadcast and starts it.
 //
-// One broadcast at a time per node, chunk after chunk, two in flight: the next one is composed
-// while the previous one is signed (on libuv's pool) and committed, so one broadcast keeps a
-// node's cores busy.
+// One broadcast at a time per node, chunk after chunk, two in flight: the next one is read and
+// rendered while the previous one is committed. The emails are queued without their messages:
+// the delivery workers compose and sign them (src/emails/compose-deferred.ts).
 // Broadcast mail is queued with bulk priority: the delivery claim serves transactional mail
 // first (src/delivery/claim.ts).
 //
@@ -86,8 +86,8 @@ export class BroadcastFanOut {
 
   /**
    * Chunks until the broadcast is sent, lost to cancel or another node, failing, or we stop.
-   * Two chunks are in flight: the next is prepared and composed while the previous one signs
-   * and commits (acceptChunk commits them in order).
+   * Two chunks are in flight: the next is prepared while the previous one commits (acceptChunk
+   * commits them in order).
    */
   private async send(broadcast: SendingBroadcast): Promise<void> {
     const { db, logger } = this.deps;

@@ -40,7 +40,8 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
     const connected = await connect(route.targets, deps.pool);
     if (!connected.session) return done(all(real, deferred(connected.response)));
 
-    const result = await connected.session.send(envelopeSender(job.email), real.map((r) => r.recipient), job.email.mime);
+    // The worker composes a deferred email's message before it starts the attempt (worker.ts).
+    const result = await connected.session.send(envelopeSender(job.email), real.map((r) => r.recipient), job.email.mime!);
     deps.pool.release(connected.session);
     return done(readReplies(real, result, connected.session.target));
   } finally {

@@ -25,8 +25,13 @@ export interface ClaimedEmail {
   templateId: string | null;
   createdAt: Date;
   envelopeFrom: string | null;
-  /** The signed message exactly as it goes on the wire. */
-  mime: Buffer;
+  /**
+   * The signed message exactly as it goes on the wire. null for an email composed at delivery
+   * (0018_deferred_composition.sql) until the worker has composed it (worker.ts).
+   */
+  mime: Buffer | null;
+  /** Set when this claim composed the message: the outcome's transaction stores it (outcomes.ts). */
+  composed?: { text: string | null };
 }
 
 export interface ClaimedDelivery {
@@ -81,7 +86,8 @@ WITH transactional AS (
   SELECT email_id, min(id) AS first_id FROM locked GROUP BY email_id
 ), budget AS (
   SELECT f.email_id, f.first_id,
-         sum(octet_length(e.mime)) OVER (ORDER BY f.first_id) AS running,
+         -- an email still to be composed counts as twice its html
+         sum(COALESCE(octet_length(e.mime), 2 * octet_length(e.html), 0)) OVER (ORDER BY f.first_id) AS running,
          row_number() OVER (ORDER BY f.first_id) AS n
     FROM first_rows f JOIN emails e ON e.id = f.email_id
 ), chosen AS (
@@ -95,13 +101,13 @@ UPDATE deliveries d
  WHERE d.id = c.id AND e.id = d.email_id
 RETURNING d.id, d.recipient, d.domain, d.attempts, d.next_attempt_at AS lease_until,
           e.id AS email_id, e.account_id, e.from_address, e.subject, e.message_id, e.tags, e.broadcast_id, e.template_id,
-          e.created_at, e.envelope_from, CASE WHEN c.first THEN e.mime END AS mime`;
+          e.created_at, e.envelope_from, c.first, CASE WHEN c.first THEN e.mime END AS mime`;
 
 export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedDelivery[]> {
   const rows = await db.query(CLAIM_SQL, [options.limit, options.leaseMs, options.maxBytes]);
   const emails = new Map<string, ClaimedEmail>();
   for (const r of rows) {
-    if (!r.mime) continue;
+    if (!r.first) continue;
     emails.set(r.email_id, {
       id: r.email_id,
       accountId: r.account_id,

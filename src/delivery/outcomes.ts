@@ -31,6 +31,8 @@ export type Verdict =
   /** Delivered, then reported as spam (the complained@resend.dev test address). */
   | { kind: 'complained'; response: string }
   | { kind: 'deferred'; response: string }
+  /** Never to be tried again, whatever the recipient's server would say (the message cannot be composed). */
+  | { kind: 'failed'; response: string; reason: string }
   | { kind: 'bounced'; response: string; bounce: Bounce }
   | { kind: 'suppressed'; response: string; suppressed: Suppression };
 
@@ -65,6 +67,8 @@ function plan(outcome: Outcome, policy: RetryPolicy, now: number): Row {
       };
     case 'bounced':
       return { outcome, status: 'bounced', delayMs: null, events: [{ type: 'email.bounced', extra: { bounce: v.bounce } }] };
+    case 'failed':
+      return { outcome, status: 'failed', delayMs: null, events: [{ type: 'email.failed', extra: { failed: { reason: v.reason } } }] };
     case 'suppressed':
       return { outcome, status: 'suppressed', delayMs: null, events: [{ type: 'email.suppressed', extra: { suppressed: v.suppressed } }] };
     case 'deferred': {
@@ -150,11 +154,27 @@ async function write(q: Queryable, rows: Row[]): Promise<void> {
     const last = lastEventOf(e.type as EmailEventType);
     if (last) lastEvent.set(e.emailId!, last);
   }
-  if (lastEvent.size === 0) return;
+  // Messages composed for this attempt (compose at delivery): kept, so a retry sends the same bytes.
+  const composed = new Map<string, ClaimedEmail>();
+  for (const r of written) {
+    const email = r.outcome.delivery.email;
+    if (email.composed && email.mime) composed.set(email.id, email);
+  }
+  const ids = [...new Set([...lastEvent.keys(), ...composed.keys()])];
+  if (ids.length === 0) return;
   await q.query(
-    `UPDATE emails e SET last_event = v.last_event
-       FROM unnest($1::uuid[], $2::text[]) AS v(id, last_event) WHERE e.id = v.id`,
-    [[...lastEvent.keys()], [...lastEvent.values()]],
+    `UPDATE emails e
+        SET last_event = COALESCE(v.last_event, e.last_event),
+            text = CASE WHEN e.mime IS NULL AND v.mime IS NOT NULL THEN v.text ELSE e.text END,
+            mime = COALESCE(e.mime, v.mime)
+       FROM unnest($1::uuid[], $2::text[], $3::bytea[], $4::text[]) AS v(id, last_event, mime, text)
+      WHERE e.id = v.id`,
+    [
+      ids,
+      ids.map((id) => lastEvent.get(id) ?? null),
+      ids.map((id) => composed.get(id)?.mime ?? null),
+      ids.map((id) => composed.get(id)?.composed?.text ?? null),
+    ],
   );
 }
 

@@ -11,6 +11,10 @@
 // Claimed work in memory is bounded (rows and message bytes); at the bound it waits for
 // attempts to finish before claiming more.
 //
+// Emails written without their message (composed at delivery: a broadcast's) are composed
+// and signed by `composeDeferred` as soon as they are claimed, all of a claim together, while
+// the rest of the claim is already being attempted; their outcomes store the message.
+//
 // Shutdown (stop): stop claiming; attempts not yet connected give their rows back at once
 // (next_attempt_at = now, for another node); attempts in flight get STOP_TIMEOUT_MS to finish
 // and record their outcomes; anything still running after that simply falls out of its lease.
@@ -20,9 +24,9 @@ import type { Db } from '../db/database.js';
 import type { DnsResolver } from '../dns/resolver.js';
 import type { Logger } from '../logger.js';
 import { attemptDelivery, type AttemptDeps } from './attempt.js';
-import { claimDue, groupIntoJobs, releaseClaims, type DeliveryJob } from './claim.js';
+import { claimDue, groupIntoJobs, releaseClaims, type ClaimedDelivery, type DeliveryJob } from './claim.js';
 import { DeliveryLimits } from './limits.js';
-import { OutcomeWriter } from './outcomes.js';
+import { OutcomeWriter, type Verdict } from './outcomes.js';
 import { Router } from './route.js';
 import { SmtpPool } from './smtp-pool.js';
 
@@ -40,12 +44,19 @@ const IDLE_CONNECTION_MS = 5_000;
 /** A host that refused a connection is skipped this long (at most the first retry delay). */
 const HOST_DOWN_MS = 30_000;
 
+/** Composes and signs emails by id (src/emails/compose-deferred.ts); an Error for one that never can be. */
+export type ComposeDeferred = (emailIds: string[]) => Promise<Map<string, { mime: Buffer; text: string | null } | Error>>;
+
 export interface WorkerOptions {
   db: Db;
   config: Config;
   resolver: DnsResolver;
   logger: Logger;
+  composeDeferred?: ComposeDeferred;
 }
+
+/** What a message still to be composed counts for in the in-flight bytes bound. */
+const DEFERRED_SIZE_ESTIMATE = 32 * 1024;
 
 export class DeliveryWorker {
   private running = false;
@@ -111,7 +122,8 @@ export class DeliveryWorker {
       const limit = Math.min(CLAIM_BATCH, this.maxInFlightRows - this.inFlightRows);
       try {
         const rows = await claimDue(this.options.db, { limit, leaseMs: LEASE_MS, maxBytes: CLAIM_MAX_BYTES });
-        for (const job of groupIntoJobs(rows)) this.dispatch(job);
+        const composing = this.compose(rows);
+        for (const job of groupIntoJobs(rows)) this.dispatch(job, composing);
         if (rows.length < limit) await this.sleep(IDLE_POLL_MS);
       } catch (err) {
         if (!this.running) break;
@@ -130,12 +142,37 @@ export class DeliveryWorker {
     return this.waitingForRoom ? this.inFlightRows > this.maxInFlightRows / 2 : this.inFlightRows >= this.maxInFlightRows;
   }
 
-  private dispatch(job: DeliveryJob): void {
+  /**
+   * Starts composing the claim's emails that have no message yet; settles when each of them
+   * has its message or a reason it has none. Rejects when the composer could not run at all.
+   */
+  private compose(rows: ClaimedDelivery[]): Promise<Map<string, Error>> | undefined {
+    const pending = [...new Set(rows.filter((r) => !r.email.mime).map((r) => r.email))];
+    if (pending.length === 0) return undefined;
+    const { composeDeferred } = this.options;
+    if (!composeDeferred) return Promise.reject(new Error('this worker cannot compose messages'));
+    const composing = composeDeferred(pending.map((e) => e.id)).then((results) => {
+      const failures = new Map<string, Error>();
+      for (const email of pending) {
+        const result = results.get(email.id) ?? new Error('not composed');
+        if (result instanceof Error) failures.set(email.id, result);
+        else {
+          email.mime = result.mime;
+          email.composed = { text: result.text };
+        }
+      }
+      return failures;
+    });
+    composing.catch(() => {}); // each job awaits it and records the failure
+    return composing;
+  }
+
+  private dispatch(job: DeliveryJob, composing: Promise<Map<string, Error>> | undefined): void {
     const rows = job.recipients.length;
-    const bytes = job.email.mime.length;
+    const bytes = job.email.mime?.length ?? DEFERRED_SIZE_ESTIMATE;
     this.inFlightRows += rows;
     this.inFlightBytes += bytes;
-    const run = this.run(job).finally(() => {
+    const run = this.run(job, composing).finally(() => {
       this.inFlightRows -= rows;
       this.inFlightBytes -= bytes;
       this.inFlight.delete(run);
@@ -144,9 +181,14 @@ export class DeliveryWorker {
     this.inFlight.add(run);
   }
 
-  private async run(job: DeliveryJob): Promise<void> {
+  private async run(job: DeliveryJob, composing: Promise<Map<string, Error>> | undefined): Promise<void> {
     const { db, logger } = this.options;
     try {
+      const notComposed = job.email.mime ? undefined : await this.composed(job, composing);
+      if (notComposed) {
+        await this.writer.record(job.recipients.map((delivery) => ({ delivery, verdict: notComposed })));
+        return;
+      }
       const result = await attemptDelivery(job, this.deps);
       await Promise.all([this.writer.record(result.outcomes), releaseClaims(db, result.notTried)]);
       if (logger.isLevelEnabled('debug')) {
@@ -156,6 +198,19 @@ export class DeliveryWorker {
     } catch (err) {
       // The rows keep their lease and are tried again when it runs out.
       logger.error({ err, email: job.email.id, domain: job.domain }, 'delivery attempt failed');
+    }
+  }
+
+  /** Waits for the job's email to be composed; the verdict for its recipients when it was not. */
+  private async composed(job: DeliveryJob, composing: Promise<Map<string, Error>> | undefined): Promise<Verdict | undefined> {
+    try {
+      const error = (await composing)?.get(job.email.id);
+      if (!error) return undefined;
+      this.options.logger.error({ err: error, email: job.email.id }, 'the message cannot be composed; the email fails');
+      return { kind: 'failed', response: `554 5.6.0 The message could not be composed: ${error.message}`, reason: 'message_not_composed' };
+    } catch (err) {
+      this.options.logger.error({ err, email: job.email.id }, 'composing messages failed; retrying later');
+      return { kind: 'deferred', response: '451 4.3.0 The message could not be composed yet' };
     }
   }
 

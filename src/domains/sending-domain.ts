@@ -1,6 +1,6 @@
 // What the accept pipeline needs to know about the domains it sends from: verified or not,
 // and the DKIM key and return-path host to sign and bounce with.
-import type { Queryable } from '../db/database.js';
+import type { Queryable, Row } from '../db/database.js';
 
 export interface SendingDomain {
   id: string;
@@ -17,30 +17,33 @@ export interface SendingDomain {
   clickTracking?: boolean;
 }
 
+const COLUMNS = `id, name, status, sending_enabled, dkim_selector, dkim_private_key, custom_return_path,
+                 open_tracking, click_tracking`;
+
 /** The account's domains among `names` (lower-case), keyed by name. One query for any number. */
 export async function findSendingDomains(q: Queryable, accountId: string, names: string[]): Promise<Map<string, SendingDomain>> {
   const unique = [...new Set(names.map((n) => n.toLowerCase()))];
-  const rows = await q.query(
-    `SELECT id, name, status, sending_enabled, dkim_selector, dkim_private_key, custom_return_path,
-            open_tracking, click_tracking
-       FROM domains WHERE account_id = $1 AND name = ANY($2::text[])`,
-    [accountId, unique],
-  );
-  return new Map(
-    rows.map((r) => [
-      r.name,
-      {
-        id: r.id,
-        name: r.name,
-        status: r.status,
-        verified: r.status === 'verified',
-        sendingEnabled: r.sending_enabled,
-        dkimSelector: r.dkim_selector,
-        dkimPrivateKey: r.dkim_private_key,
-        returnPathHost: `${r.custom_return_path}.${r.name}`,
-        openTracking: r.open_tracking,
-        clickTracking: r.click_tracking,
-      },
-    ]),
-  );
+  const rows = await q.query(`SELECT ${COLUMNS} FROM domains WHERE account_id = $1 AND name = ANY($2::text[])`, [accountId, unique]);
+  return new Map(rows.map((r) => [r.name, sendingDomain(r)]));
+}
+
+/** Domains by id, whatever their state (an accepted email is signed even if its domain has changed since). */
+export async function findSendingDomainsById(q: Queryable, ids: string[]): Promise<Map<string, SendingDomain>> {
+  const rows = await q.query(`SELECT ${COLUMNS} FROM domains WHERE id = ANY($1::uuid[])`, [[...new Set(ids)]]);
+  return new Map(rows.map((r) => [r.id, sendingDomain(r)]));
+}
+
+function sendingDomain(r: Row): SendingDomain {
+  return {
+    id: r.id,
+    name: r.name,
+    status: r.status,
+    verified: r.status === 'verified',
+    sendingEnabled: r.sending_enabled,
+    dkimSelector: r.dkim_selector,
+    dkimPrivateKey: r.dkim_private_key,
+    returnPathHost: `${r.custom_return_path}.${r.name}`,
+    openTracking: r.open_tracking,
+    clickTracking: r.click_tracking,
+  };
 }

@@ -6,6 +6,9 @@
 //   attachments → compose (with tracking) → sign → apply suppressions and topic opt-outs →
 //   persist and enqueue (one transaction)
 //
+// With `composeAt: 'delivery'` (broadcasts) the compose and sign steps are left to the delivery
+// worker (compose-deferred.ts): everything else, the checks and the one transaction, is the same.
+//
 // Nothing is acknowledged before the transaction commits: the caller's response (and its
 // idempotency record, through `beforeCommit`) is written in that same transaction.
 // Hot path: per email only composing and signing; one domain query per submission; one
@@ -15,16 +18,17 @@ import crypto from 'node:crypto';
 import { ApiError } from '../api/errors.js';
 import type { Queryable } from '../db/database.js';
 import type { SendingDomain } from '../domains/sending-domain.js';
-import { rewriteHtml } from '../tracking/rewrite-html.js';
 import type { TrackingSigners } from '../tracking/tracking-links.js';
 import { applySuppressions, lookUpSuppressions } from './apply-suppressions.js';
 import { applyTopicOptOuts, lookUpTopicOptOuts } from './apply-topic.js';
 import { locateAttachments, locateSubmittedAttachments } from './attachment-parts.js';
 import { loadAttachments, type Attachment } from './attachments.js';
-import { composeMessage, textPart } from './compose.js';
+import { buildSignedMessage, tracksAny } from './build-message.js';
+import { textPart } from './compose.js';
 import { signMessage } from './dkim.js';
 import type { EmailRequest } from './email-request.js';
 import { prepareSubmittedMessage } from './submitted-message.js';
+import { deferredText } from './compose-deferred.js';
 import type { FetchPolicy } from './fetch-attachment.js';
 import type { GroupCommitter } from './group-commit.js';
 import { renderTemplates, type Rendered } from './render-template.js';
@@ -55,6 +59,13 @@ export interface Submission {
   mode: 'strict' | 'permissive';
   /** Runs in the accepting transaction after the emails are written (idempotent responses). */
   beforeCommit?(q: Queryable, result: AcceptResult): Promise<void>;
+  /**
+   * 'delivery': write the emails without their message; the delivery worker composes and signs
+   * each one just before its first attempt (compose-deferred.ts). For broadcasts: queuing a
+   * segment costs a row per contact, and the CPU of composing is spread over every worker.
+   * Emails with attachments or a submitted message are always composed at accept.
+   */
+  composeAt?: 'accept' | 'delivery';
 }
 
 export interface AcceptResult {
@@ -143,43 +154,44 @@ async function loadAttachmentsOf(policy: FetchPolicy, accepted: Candidate[]): Pr
   }
 }
 
-/** The tracking step: the html with its open pixel and tracked links, when the domain asks for them. */
-function track(request: EmailRequest, domain: SendingDomain, id: string, signers: TrackingSigners | undefined): EmailRequest {
-  if (!signers || !request.html || !(domain.openTracking || domain.clickTracking)) return request;
-  return { ...request, html: rewriteHtml(request.html, id, { open: !!domain.openTracking, click: !!domain.clickTracking }, signers) };
-}
-
 async function composeAndSign(deps: AcceptDeps, submission: Submission, accepted: Candidate[]): Promise<OutgoingEmail[]> {
   const date = new Date();
   const texts = new Map<string, string>(); // a batch often repeats one html: convert it once
-  const tracked = accepted.some((c) => c.domain!.openTracking || c.domain!.clickTracking);
+  const deferred = (c: Candidate) => submission.composeAt === 'delivery' && !c.request!.submitted && !c.attachments?.length;
+  const tracked = accepted.some((c) => !deferred(c) && tracksAny(c.domain!));
   const signers = tracked ? await deps.tracking() : undefined;
   return Promise.all(
-    accepted.map(async ({ request, domain, attachments }) => {
+    accepted.map(async (candidate) => {
+      const { request, domain, attachments } = candidate;
       const id = crypto.randomUUID();
       const messageId = `<${id}@${domain!.name}>`;
-      const text = textPart(request!, texts);
-      // SMTP submission brings the message already composed: kept, with our Message-ID set in
-      // it (not tracked: its html is the client's MIME, not rewritten).
-      const message = request!.submitted
-        ? prepareSubmittedMessage(request!.submitted, { messageId, date })
-        : await composeMessage({ request: track(request!, domain!, id, signers), text, messageId, date, attachments });
-      const mime = await signMessage(message, domain!);
-      return {
+      const email: OutgoingEmail = {
         id,
         accountId: submission.principal.accountId,
         domainId: domain!.id,
         source: submission.source,
         request: request!,
-        text,
+        text: null,
         messageId,
         envelopeFrom: `bounces+${id}@${domain!.returnPathHost}`,
         recipients: uniqueRecipients(request!),
-        mime,
-        attachments: request!.submitted
-          ? locateSubmittedAttachments(mime)
-          : attachments && locateAttachments(mime, attachments, !!request!.html),
+        mime: null,
       };
+      if (deferred(candidate)) {
+        email.text = deferredText(request!);
+        return email;
+      }
+      email.text = textPart(request!, texts);
+      // SMTP submission brings the message already composed: kept, with our Message-ID set in
+      // it (not tracked: its html is the client's MIME, not rewritten).
+      const mime = request!.submitted
+        ? await signMessage(prepareSubmittedMessage(request!.submitted, { messageId, date }), domain!)
+        : await buildSignedMessage({ id, request: request!, domain: domain!, text: email.text, messageId, date, attachments, signers });
+      email.mime = mime;
+      email.attachments = request!.submitted
+        ? locateSubmittedAttachments(mime)
+        : attachments && locateAttachments(mime, attachments, !!request!.html);
+      return email;
     }),
   );
 }

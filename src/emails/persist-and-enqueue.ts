@@ -30,7 +30,8 @@ export interface OutgoingEmail {
   envelopeFrom: string;
   /** Unique bare recipients across to, cc and bcc. */
   recipients: { address: string; domain: string }[];
-  mime: Buffer;
+  /** null: composed at delivery (accept.ts `composeAt`, compose-deferred.ts). */
+  mime: Buffer | null;
   /** Where each attachment sits in `mime` (attachment-parts.ts). */
   attachments?: StoredAttachment[];
   /** Recipients on the account's suppression list (apply-suppressions.ts): never attempted. */

@@ -1,0 +1,80 @@
+// Composition at delivery: emails accepted with `composeAt: 'delivery'` (a broadcast's, see
+// accept.ts) are written without their message. The delivery worker hands the ones it claims
+// here just before their first attempt; each is composed, tracked and signed exactly as at
+// accept (build-message.ts) from its stored fields, dated when it was accepted. The delivery
+// outcome's transaction then stores the message (src/delivery/outcomes.ts), so a retry sends
+// the same bytes and the email's record shows what went out.
+//
+// Two queries per claim (the emails, their domains' keys), whatever the number of emails.
+import type { Queryable } from '../db/database.js';
+import { findSendingDomainsById } from '../domains/sending-domain.js';
+import type { TrackingSigners } from '../tracking/tracking-links.js';
+import { buildSignedMessage, tracksAny } from './build-message.js';
+import { textPart } from './compose.js';
+import { parseEmailRequest, type EmailRequest } from './email-request.js';
+
+export interface ComposedMessage {
+  mime: Buffer;
+  /** The text part sent, for emails.text (generated from the html unless given). */
+  text: string | null;
+}
+
+/**
+ * emails.text of an email composed later: the request's text with "generate from html" kept
+ * apart from "no text part" (null and "", which parseEmailRequest reads back as they were).
+ */
+export function deferredText(request: EmailRequest): string | null {
+  if (request.text === undefined) return null;
+  return request.text ?? '';
+}
+
+/** Composes and signs the emails `ids`; an email that cannot be composed maps to its Error. */
+export async function composeDeferred(
+  q: Queryable,
+  tracking: () => Promise<TrackingSigners>,
+  ids: string[],
+): Promise<Map<string, ComposedMessage | Error>> {
+  const rows = await q.query(
+    `SELECT id, domain_id, from_address, to_addresses, cc, bcc, reply_to, subject, html, text, headers, message_id, created_at
+       FROM emails WHERE id = ANY($1::uuid[])`,
+    [ids],
+  );
+  const domains = await findSendingDomainsById(q, rows.map((r) => r.domain_id));
+  const tracked = [...domains.values()].some(tracksAny);
+  const signers = tracked ? await tracking() : undefined;
+  const composed = new Map<string, ComposedMessage | Error>(ids.map((id) => [id, new Error('the email no longer exists')]));
+  const texts = new Map<string, string>();
+  await Promise.all(
+    rows.map(async (row) => {
+      try {
+        const request = parseEmailRequest({
+          from: row.from_address,
+          to: row.to_addresses,
+          cc: row.cc ?? undefined,
+          bcc: row.bcc ?? undefined,
+          reply_to: row.reply_to ?? undefined,
+          subject: row.subject,
+          html: row.html ?? undefined,
+          text: row.text ?? undefined,
+          headers: row.headers ?? undefined,
+        });
+        const domain = domains.get(row.domain_id);
+        if (!domain) throw new Error('the sending domain no longer exists');
+        const text = textPart(request, texts);
+        const mime = await buildSignedMessage({
+          id: row.id,
+          request,
+          domain,
+          text,
+          messageId: row.message_id,
+          date: row.created_at,
+          signers: tracksAny(domain) ? signers : undefined,
+        });
+        composed.set(row.id, { mime, text });
+      } catch (err) {
+        composed.set(row.id, err instanceof Error ? err : new Error(String(err)));
+      }
+    }),
+  );
+  return composed;
+}
