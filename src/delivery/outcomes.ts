@@ -154,28 +154,43 @@ async function write(q: Queryable, rows: Row[]): Promise<void> {
     const last = lastEventOf(e.type as EmailEventType);
     if (last) lastEvent.set(e.emailId!, last);
   }
-  // Messages composed for this attempt (compose at delivery): kept, so a retry sends the same bytes.
+  const composed = composedEmails(written);
+  const others = [...lastEvent].filter(([id]) => !composed.has(id));
+  if (others.length > 0) {
+    await q.query(
+      `UPDATE emails e SET last_event = v.last_event
+         FROM unnest($1::uuid[], $2::text[]) AS v(id, last_event) WHERE e.id = v.id`,
+      [others.map(([id]) => id), others.map(([, last]) => last)],
+    );
+  }
+  if (composed.size === 0) return;
+  // Messages composed for this attempt (compose at delivery, worker.ts) are kept with the
+  // email's last event, so a retry sends the same bytes. One row of parameters per email: a
+  // Buffer parameter travels as binary, where a bytea[] array would be hex text to parse.
+  const params: unknown[] = [];
+  const values = [...composed.values()].map((email) => {
+    const at = params.push(email.id, lastEvent.get(email.id) ?? null, email.mime, email.composed!.text);
+    return `($${at - 3}::uuid, $${at - 2}::text, $${at - 1}::bytea, $${at}::text)`;
+  });
+  await q.query(
+    `UPDATE emails e
+        SET last_event = COALESCE(v.last_event, e.last_event),
+            mime = COALESCE(e.mime, v.mime),
+            text = CASE WHEN e.mime IS NULL THEN v.text ELSE e.text END
+       FROM (VALUES ${values.join(', ')}) AS v(id, last_event, mime, text)
+      WHERE e.id = v.id`,
+    params,
+  );
+}
+
+/** The emails among `written` whose message this attempt composed. */
+function composedEmails(written: Row[]): Map<string, ClaimedEmail> {
   const composed = new Map<string, ClaimedEmail>();
   for (const r of written) {
     const email = r.outcome.delivery.email;
     if (email.composed && email.mime) composed.set(email.id, email);
   }
-  const ids = [...new Set([...lastEvent.keys(), ...composed.keys()])];
-  if (ids.length === 0) return;
-  await q.query(
-    `UPDATE emails e
-        SET last_event = COALESCE(v.last_event, e.last_event),
-            text = CASE WHEN e.mime IS NULL AND v.mime IS NOT NULL THEN v.text ELSE e.text END,
-            mime = COALESCE(e.mime, v.mime)
-       FROM unnest($1::uuid[], $2::text[], $3::bytea[], $4::text[]) AS v(id, last_event, mime, text)
-      WHERE e.id = v.id`,
-    [
-      ids,
-      ids.map((id) => lastEvent.get(id) ?? null),
-      ids.map((id) => composed.get(id)?.mime ?? null),
-      ids.map((id) => composed.get(id)?.composed?.text ?? null),
-    ],
-  );
+  return composed;
 }
 
 const MAX_BATCH = 2000;
