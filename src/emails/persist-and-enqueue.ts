@@ -38,35 +38,57 @@ export interface OutgoingEmail {
   suppressed?: { address: string; origin: ExclusionOrigin }[];
 }
 
-const EMAIL_COLUMNS = [
-  'id', 'account_id', 'domain_id', 'source', 'from_address', 'to_addresses', 'cc', 'bcc', 'reply_to', 'subject',
-  'html', 'text', 'headers', 'tags', 'message_id', 'mime', 'envelope_from', 'scheduled_at', 'last_event',
-  'broadcast_id', 'contact_id', 'template_id', 'topic_id',
+/**
+ * The emails' columns, each passed as one array parameter (unnest): a statement's size and
+ * parse time stay the same however many emails it writes. text[] columns travel as array
+ * literals inside a text[] (a ragged two-dimensional array cannot be unnested), and `mime`
+ * as one binary parameter per email (an array would be hex text), picked by position.
+ */
+const EMAIL_COLUMNS: [column: string, type: string, value: (e: OutgoingEmail) => unknown][] = [
+  ['id', 'uuid', (e) => e.id],
+  ['account_id', 'uuid', (e) => e.accountId],
+  ['domain_id', 'uuid', (e) => e.domainId],
+  ['source', 'text', (e) => e.source],
+  ['from_address', 'text', (e) => e.request.from],
+  ['to_addresses', 'text[]', (e) => arrayLiteral(e.request.to)],
+  ['cc', 'text[]', (e) => arrayLiteral(e.request.cc)],
+  ['bcc', 'text[]', (e) => arrayLiteral(e.request.bcc)],
+  ['reply_to', 'text[]', (e) => arrayLiteral(e.request.replyTo)],
+  ['subject', 'text', (e) => e.request.subject],
+  ['html', 'text', (e) => e.request.html],
+  ['text', 'text', (e) => e.text],
+  ['headers', 'jsonb', (e) => e.request.headers && JSON.stringify(e.request.headers)],
+  ['tags', 'jsonb', (e) => e.request.tags && JSON.stringify(e.request.tags)],
+  ['message_id', 'text', (e) => e.messageId],
+  ['envelope_from', 'text', (e) => e.envelopeFrom],
+  ['scheduled_at', 'timestamptz', (e) => e.request.scheduledAt],
+  ['last_event', 'text', (e) => acceptedState(e.request.scheduledAt).lastEvent],
+  ['broadcast_id', 'uuid', (e) => e.request.broadcast?.id ?? null],
+  ['contact_id', 'uuid', (e) => e.request.broadcast?.contactId ?? null],
+  ['template_id', 'uuid', (e) => e.request.templateId ?? null],
+  ['topic_id', 'uuid', (e) => e.request.topicId ?? null],
 ];
+
+/** A PostgreSQL array literal of `items` (quoted, with `"` and `\` escaped); null stays null. */
+function arrayLiteral(items: string[] | null): string | null {
+  if (!items) return null;
+  return `{${items.map((item) => `"${item.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
+}
 
 /** Queue priority (0014_broadcasts.sql): the delivery claim takes transactional rows first. */
 const TRANSACTIONAL = 0;
 const BULK = 1;
 const priorityOf = (e: OutgoingEmail) => (e.source === 'broadcast' ? BULK : TRANSACTIONAL);
 
-function emailValues(e: OutgoingEmail): unknown[] {
-  const r = e.request;
-  return [
-    e.id, e.accountId, e.domainId, e.source, r.from, r.to, r.cc, r.bcc, r.replyTo, r.subject,
-    r.html, e.text, r.headers && JSON.stringify(r.headers), r.tags && JSON.stringify(r.tags), e.messageId, e.mime, e.envelopeFrom,
-    r.scheduledAt, acceptedState(r.scheduledAt).lastEvent, r.broadcast?.id ?? null, r.broadcast?.contactId ?? null, r.templateId ?? null, r.topicId ?? null,
-  ];
-}
-
 export async function persistAndEnqueue(q: Queryable, emails: OutgoingEmail[]): Promise<void> {
   if (emails.length === 0) return;
-  const params: unknown[] = [];
-  // Each row is created a microsecond after the previous one, so lists (newest first, by
-  // created_at) keep the order in which the emails were submitted.
-  const rows = emails.map((email, i) => {
-    const placeholders = emailValues(email).map((value) => `$${params.push(value)}`);
-    return `(${placeholders.join(',')}, now() + interval '1 microsecond' * ${i})`;
-  });
+  const params: unknown[] = EMAIL_COLUMNS.map(([, , value]) => emails.map(value));
+  const columns = EMAIL_COLUMNS.map(([, type], i) => (type.endsWith('[]') ? `$${i + 1}::text[]` : `$${i + 1}::${type}[]`));
+  const selected = EMAIL_COLUMNS.map(([column, type]) => (type.endsWith('[]') ? `v.${column}::${type}` : `v.${column}`));
+  // Emails composed at delivery (accept.ts composeAt) have no message yet: no parameter at all.
+  const mimes = emails.some((e) => e.mime)
+    ? `(ARRAY[${emails.map((e) => `$${params.push(e.mime)}::bytea`).join(',')}])[v.n]`
+    : 'NULL::bytea';
   // A scheduled email's deliveries wait as 'scheduled' until their time (schedule.ts).
   const deliveries = emails.flatMap((e) => {
     const { deliveryStatus, dueAt } = acceptedState(e.request.scheduledAt);
@@ -75,11 +97,15 @@ export async function persistAndEnqueue(q: Queryable, emails: OutgoingEmail[]): 
   const column = (k: number) => deliveries.map((d) => d[k]);
   const base = params.length;
   params.push(column(0), column(1), column(2), column(3), column(4), column(5), column(6));
-  // One statement for both tables: the deliveries' foreign key is checked at its end.
+  // One statement for both tables: the deliveries' foreign key is checked at its end. Each row
+  // is created a microsecond after the previous one, so lists (newest first, by created_at)
+  // keep the order in which the emails were submitted.
   const inserted = await q.query<{ id: string; created_at: Date }>(
     `WITH e AS (
-       INSERT INTO emails (${EMAIL_COLUMNS.join(', ')}, created_at)
-       VALUES ${rows.join(',\n')}
+       INSERT INTO emails (${EMAIL_COLUMNS.map(([column]) => column).join(', ')}, mime, created_at)
+       SELECT ${selected.join(', ')}, ${mimes}, now() + interval '1 microsecond' * (v.n - 1)
+         FROM unnest(${columns.join(', ')}) WITH ORDINALITY
+              AS v(${EMAIL_COLUMNS.map(([column]) => column).join(', ')}, n)
        RETURNING id, created_at
      ), d AS (
        INSERT INTO deliveries (email_id, account_id, recipient, domain, status, next_attempt_at, priority)

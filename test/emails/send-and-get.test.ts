@@ -175,6 +175,17 @@ describe('sending an email and reading it back', () => {
     assert.ok(/^[\x00-\x7f]*$/.test(headers), 'headers are ASCII');
   });
 
+  it('keeps address lists with quotes, commas and backslashes exactly as given', async () => {
+    const to = ['"O\\"Brien, Pat" <pat@example.org>', '"Back\\\\slash" <bs@example.org>'];
+    const cc = ['"{Braces}" <c@example.org>'];
+    const sent = await t.resend.emails.send({ from: 'hello@acme.test', to, cc, replyTo: ['"NULL" <null@example.org>'], subject: 's', text: 'hi' });
+    assert.equal(sent.error, null, JSON.stringify(sent.error));
+    const got = await t.resend.emails.get(sent.data!.id);
+    assert.deepEqual(got.data!.to, to);
+    assert.deepEqual(got.data!.cc, cc);
+    assert.deepEqual(got.data!.reply_to, ['"NULL" <null@example.org>']);
+  });
+
   it('deduplicates a recipient that appears in to, cc and bcc', async () => {
     const sent = await t.resend.emails.send({
       from: 'hello@acme.test',
