@@ -6,8 +6,11 @@
 //   attachments → compose (with tracking) → sign → apply suppressions and topic opt-outs →
 //   persist and enqueue (one transaction)
 //
-// With `composeAt: 'delivery'` (broadcasts) the compose and sign steps are left to the delivery
-// worker (compose-deferred.ts): everything else, the checks and the one transaction, is the same.
+// With `composeAt: 'delivery'` (the API's emails and broadcasts) the compose and sign steps are
+// left to the delivery worker (compose-deferred.ts): everything else, the checks and the one
+// transaction, is the same. SMTP submissions (their message is the client's), emails with
+// attachments (their parts are located in the message for downloads) and automation steps are
+// composed here.
 //
 // Nothing is acknowledged before the transaction commits: the caller's response (and its
 // idempotency record, through `beforeCommit`) is written in that same transaction.
@@ -61,9 +64,10 @@ export interface Submission {
   beforeCommit?(q: Queryable, result: AcceptResult): Promise<void>;
   /**
    * 'delivery': write the emails without their message; the delivery worker composes and signs
-   * each one just before its first attempt (compose-deferred.ts). For broadcasts: queuing a
-   * segment costs a row per contact, and the CPU of composing is spread over every worker.
-   * Emails with attachments or a submitted message are always composed at accept.
+   * each one just before its first attempt (compose-deferred.ts). Accepting then costs a row
+   * per email (an API batch, a broadcast's segment), and the CPU of composing and signing is
+   * spread over every worker node. Emails with attachments or a submitted message are always
+   * composed at accept.
    */
   composeAt?: 'accept' | 'delivery';
 }

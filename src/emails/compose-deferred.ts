@@ -1,6 +1,6 @@
-// Composition at delivery: emails accepted with `composeAt: 'delivery'` (a broadcast's, see
-// accept.ts) are written without their message. The delivery worker hands the ones it claims
-// here just before their first attempt; each is composed, tracked and signed exactly as at
+// Composition at delivery: emails accepted with `composeAt: 'delivery'` (the API's and
+// broadcasts', see accept.ts) are written without their message. The delivery worker hands
+// the ones it claims here just before their first attempt; each is composed, tracked and signed exactly as at
 // accept (build-message.ts) from its stored fields, dated when it was accepted. The delivery
 // outcome's transaction then stores the message (src/delivery/outcomes.ts), so a retry sends
 // the same bytes and the email's record shows what went out.
@@ -10,7 +10,7 @@ import type { Queryable } from '../db/database.js';
 import { findSendingDomainsById } from '../domains/sending-domain.js';
 import type { TrackingSigners } from '../tracking/tracking-links.js';
 import { buildSignedMessage, tracksAny } from './build-message.js';
-import { textPart } from './compose.js';
+import { textFromHtml, textPart } from './compose.js';
 import { parseEmailRequest, type EmailRequest } from './email-request.js';
 
 export interface ComposedMessage {
@@ -26,6 +26,12 @@ export interface ComposedMessage {
 export function deferredText(request: EmailRequest): string | null {
   if (request.text === undefined) return null;
   return request.text ?? '';
+}
+
+/** The text part an email not yet composed will have, from its stored html and deferredText(). */
+export function textToBeSent(html: string | null, stored: string | null): string | null {
+  if (stored === '') return null;
+  return stored ?? (html ? textFromHtml(html) : null);
 }
 
 /** Composes and signs the emails `ids`; an email that cannot be composed maps to its Error. */

@@ -28,13 +28,16 @@ const asAddress = (m: Mailbox) => ({ name: m.name, address: m.address });
  */
 const crlf = (text: string) => text.replace(/\r\n|\r|\n/g, '\r\n');
 
+/** The text html-to-text makes of `html` (the text part of an email given only html). */
+export const textFromHtml = (html: string) => htmlToText(html);
+
 /** The text part: as given, none when "" was given, else generated from the html. */
 export function textPart(request: EmailRequest, cache?: Map<string, string>): string | null {
   if (request.text !== undefined) return request.text;
   if (!request.html) return null;
   let text = cache?.get(request.html);
   if (text === undefined) {
-    text = htmlToText(request.html);
+    text = textFromHtml(request.html);
     cache?.set(request.html, text);
   }
   return text;

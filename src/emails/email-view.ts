@@ -2,11 +2,13 @@
 // summary, GET /emails/:id adds object, html, text and tags.
 import { restTimestamp } from '../api/format.js';
 import type { Row } from '../db/database.js';
+import { textToBeSent } from './compose-deferred.js';
 
 /** Never select `mime` for a view: it is the whole message. */
 export const SUMMARY_COLUMNS =
   'id, from_address, to_addresses, cc, bcc, reply_to, subject, created_at, scheduled_at, last_event, message_id, topic_id';
-export const DETAIL_COLUMNS = `${SUMMARY_COLUMNS}, html, text, tags`;
+/** `composing`: the message is composed at delivery and has not been yet (compose-deferred.ts). */
+export const DETAIL_COLUMNS = `${SUMMARY_COLUMNS}, html, text, tags, mime IS NULL AS composing`;
 
 export function emailSummary(row: Row) {
   return {
@@ -30,7 +32,8 @@ export function emailDetail(row: Row) {
     object: 'email' as const,
     ...emailSummary(row),
     html: (row.html as string | null) ?? null,
-    text: (row.text as string | null) ?? null,
+    // Before its message is composed, the text part it will be sent with.
+    text: row.composing ? textToBeSent(row.html, row.text) : ((row.text as string | null) ?? null),
     tags: (row.tags as { name: string; value: string }[] | null) ?? [],
   };
 }

@@ -37,6 +37,8 @@ export function sendBatchEmails(deps: AcceptDeps): Route {
       const result = await acceptEmails(deps, {
         principal: ctx.principal,
         source: 'api',
+        // Composed and signed by the delivery worker: the answer waits for one commit only.
+        composeAt: 'delivery',
         payloads,
         validate: (payload) => parseEmailRequest(payload, { batch: true }),
         mode,

@@ -13,6 +13,8 @@ export function sendEmail(deps: AcceptDeps): Route {
       const { ids } = await acceptEmails(deps, {
         principal: ctx.principal,
         source: 'api',
+        // Composed and signed by the delivery worker: the answer waits for one commit only.
+        composeAt: 'delivery',
         payloads: [ctx.body ?? {}],
         validate: (payload) => parseEmailRequest(payload),
         mode: 'strict',
