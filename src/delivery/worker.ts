@@ -11,7 +11,7 @@
 // Claimed work in memory is bounded (rows and message bytes); at the bound it waits for
 // attempts to finish before claiming more.
 //
-// Emails written without their message (composed at delivery: a broadcast's) are composed
+// Emails written without their message (composed at delivery: API and broadcast mail) are composed
 // and signed by `composeDeferred` as soon as they are claimed, all of a claim together, while
 // the rest of the claim is already being attempted; their outcomes store the message.
 //
