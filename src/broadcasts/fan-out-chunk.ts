@@ -91,7 +91,8 @@ export async function prepareChunk(deps: FanOutDeps, broadcast: SendingBroadcast
 /**
  * Accepts a prepared chunk. With `previous` (the chunk before it, still being accepted), its
  * emails are checked at once but committed only after that one committed: chunks overlap
- * their round trips and still commit in cursor order. If `previous` fails, this one commits nothing. Throws BroadcastLost.
+ * their round trips and still commit in cursor order. If `previous` fails, this one commits
+ * nothing. Throws BroadcastLost.
  */
 export async function acceptChunk(deps: FanOutDeps, broadcast: SendingBroadcast, chunk: PreparedChunk, previous?: Promise<unknown>): Promise<void> {
   const started = performance.now();

@@ -22,13 +22,13 @@ export interface MessageInput {
   signers: TrackingSigners | undefined;
 }
 
+export const tracksAny = (domain: SendingDomain) => !!(domain.openTracking || domain.clickTracking);
+
 /** The tracking step: the html with its open pixel and tracked links, when the domain asks for them. */
 function track(request: EmailRequest, domain: SendingDomain, id: string, signers: TrackingSigners | undefined): EmailRequest {
-  if (!signers || !request.html || !(domain.openTracking || domain.clickTracking)) return request;
+  if (!signers || !request.html || !tracksAny(domain)) return request;
   return { ...request, html: rewriteHtml(request.html, id, { open: !!domain.openTracking, click: !!domain.clickTracking }, signers) };
 }
-
-export const tracksAny = (domain: SendingDomain) => !!(domain.openTracking || domain.clickTracking);
 
 /** The signed message, byte for byte as it goes on the wire. */
 export async function buildSignedMessage({ id, request, domain, text, messageId, date, attachments, signers }: MessageInput): Promise<Buffer> {

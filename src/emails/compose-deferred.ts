@@ -1,7 +1,8 @@
 // Composition at delivery: emails accepted with `composeAt: 'delivery'` (the API's and
 // broadcasts', see accept.ts) are written without their message. The delivery worker hands
-// the ones it claims here just before their first attempt; each is composed, tracked and signed exactly as at
-// accept (build-message.ts) from its stored fields, dated when it was accepted. The delivery
+// the ones it claims here just before their first attempt; each is composed, tracked and
+// signed exactly as at accept (build-message.ts) from its stored fields, dated when it was
+// accepted. The delivery
 // outcome's transaction then stores the message (src/delivery/outcomes.ts), so a retry sends
 // the same bytes and the email's record shows what went out.
 //
