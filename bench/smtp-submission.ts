@@ -5,8 +5,10 @@
 // Postfix (bench/smtp-vs-peers.sh runs both in one round loop).
 //
 // Postline runs as its own process with --roles api,smtp (no delivery worker: this measures
-// accepting: TLS, AUTH, parse, validate, DKIM-sign, commit). The generator (nodemailer's
-// SMTPConnection, STARTTLS and AUTH PLAIN as applications do) runs on the same 2 cores.
+// accepting: TLS, AUTH, parse, validate, commit). The generator runs on the same 2 cores:
+// `--client lean` (default, support/smtp-client.ts: STARTTLS, AUTH PLAIN, one command at a
+// time as smtp-source does for Postfix) or `--client nodemailer` (nodemailer's SMTPConnection,
+// as applications use it, ~1.2–1.5 ms of the shared CPU per connection on this machine).
 //
 //   npx tsx bench/smtp-submission.ts                          # both modes, N=10000, embedded PG
 //   npx tsx bench/smtp-submission.ts --per-connection 1 --n 5000 --label D-postline-smtp --run 1 --results /tmp/mta-bench/results.tsv
@@ -17,6 +19,7 @@ import { parseArgs } from 'node:util';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import { email } from './support/emails.js';
+import { dotStuffed, SmtpSession, type SubmissionTarget } from './support/smtp-client.js';
 import { CpuMeter, type CpuShares } from './support/proc-cpu.js';
 import { freePort, startPostlineProcess, type DbMode } from './support/postline-process.js';
 import { waitForQuiet } from './support/quiet.js';
@@ -35,6 +38,7 @@ const { values: args } = parseArgs({
     results: { type: 'string' }, // the peers' results.tsv: one row per mode
     'warmup-messages': { type: 'string', default: '500' },
     'cpu-prof': { type: 'string' },
+    client: { type: 'string', default: 'lean' }, // or nodemailer
   },
 });
 
@@ -51,10 +55,28 @@ interface Row {
   cpu: CpuShares;
 }
 
-interface Target {
-  port: number;
-  implicit: boolean;
-  apiKey: string;
+type Target = SubmissionTarget;
+type BenchMessage = { from: string; to: string; raw: Buffer; data: Buffer };
+
+/** A connected, authenticated session of the chosen client. */
+interface ClientSession {
+  send(message: BenchMessage): Promise<void>;
+  quit(): void;
+}
+
+async function openSession(target: Target): Promise<ClientSession> {
+  if (args.client === 'nodemailer') {
+    const conn = await open(target);
+    return { send: (message) => send(conn, message), quit: () => conn.quit() };
+  }
+  const session = await SmtpSession.open(target);
+  return {
+    send: async (message) => {
+      const reply = await session.send(message);
+      if (!/^250 /.test(reply)) throw new Error(reply);
+    },
+    quit: () => session.quit(),
+  };
 }
 
 function open(target: Target): Promise<SMTPConnection> {
@@ -85,19 +107,19 @@ function send(conn: SMTPConnection, message: { from: string; to: string; raw: Bu
 }
 
 /** N messages over `sessions` concurrent loops, `perConnection` messages per connection. */
-async function load(target: Target, messages: { from: string; to: string; raw: Buffer }[], n: number, sessions: number, perConnection: number) {
+async function load(target: Target, messages: BenchMessage[], n: number, sessions: number, perConnection: number) {
   let next = 0;
   let accepted = 0;
   let errors = 0;
   let firstError: string | undefined;
   const loop = async () => {
     while (next < n) {
-      let conn: SMTPConnection | undefined;
+      let conn: ClientSession | undefined;
       try {
-        conn = await open(target);
+        conn = await openSession(target);
         for (let k = 0; k < perConnection && next < n; k++) {
           const i = next++;
-          await send(conn, messages[i % messages.length]!);
+          await conn.send(messages[i % messages.length]!);
           accepted++;
         }
       } catch (err) {
@@ -121,7 +143,7 @@ async function main(): Promise<void> {
   const sessions = Number(args.sessions);
   const modes = args['per-connection']!.split(',').map(Number);
   const implicit = args.tls === 'implicit';
-  console.log(`# ${n} messages of ~2 KB html per mode, ${sessions} sessions, ${implicit ? 'implicit TLS' : 'STARTTLS'} + AUTH PLAIN; Postline --roles api,smtp (${args.db})`);
+  console.log(`# ${n} messages of ~2 KB html per mode, ${sessions} sessions, ${implicit ? 'implicit TLS' : 'STARTTLS'} + AUTH PLAIN, ${args.client} client; Postline --roles api,smtp (${args.db})`);
 
   const dns = await startBenchDns();
   const [starttlsPort, implicitPort] = [await freePort(), await freePort()];
@@ -139,7 +161,8 @@ async function main(): Promise<void> {
     const messages = await Promise.all(
       Array.from({ length: 200 }, async (_, i) => {
         const e = email(i);
-        return { from: `orders@${e.from.split('@')[1]!.replace('>', '')}`, to: e.to[0]!, raw: await new MailComposer(e).compile().build() };
+        const raw = await new MailComposer(e).compile().build();
+        return { from: `orders@${e.from.split('@')[1]!.replace('>', '')}`, to: e.to[0]!, raw, data: dotStuffed(raw) };
       }),
     );
     const target = { port: implicit ? implicitPort : starttlsPort, implicit, apiKey: postline.apiKey };

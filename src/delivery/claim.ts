@@ -26,8 +26,9 @@ export interface ClaimedEmail {
   createdAt: Date;
   envelopeFrom: string | null;
   /**
-   * The signed message exactly as it goes on the wire. null for an email composed at delivery
-   * (0018_deferred_composition.sql) until the worker has composed it (worker.ts).
+   * The signed message exactly as it goes on the wire. null for an email composed or signed at
+   * delivery (0018_deferred_composition.sql, 0019_signed_at_delivery.sql) until the worker has
+   * done so (worker.ts).
    */
   mime: Buffer | null;
   /** Set when this claim composed the message: the outcome's transaction stores it (outcomes.ts). */
@@ -90,7 +91,7 @@ WITH transactional AS (
   -- planner cannot size a CTE and would nest-loop it (500 × 500 rows, 30 ms a claim).
   -- An email still to be composed counts as twice its html.
   SELECT g.id, g.id = g.first_id AS first,
-         sum(CASE WHEN g.id = g.first_id THEN COALESCE(octet_length(e.mime), 2 * octet_length(e.html), 0) END)
+         sum(CASE WHEN g.id = g.first_id THEN COALESCE(octet_length(e.mime), octet_length(e.unsigned_mime), 2 * octet_length(e.html), 0) END)
            OVER (ORDER BY g.first_id) AS running,
          dense_rank() OVER (ORDER BY g.first_id) AS n
     FROM grouped g JOIN emails e ON e.id = g.email_id

@@ -176,6 +176,7 @@ async function write(q: Queryable, rows: Row[]): Promise<void> {
     `UPDATE emails e
         SET last_event = COALESCE(v.last_event, e.last_event),
             mime = COALESCE(e.mime, v.mime),
+            unsigned_mime = NULL,
             text = CASE WHEN e.mime IS NULL THEN v.text ELSE e.text END
        FROM (VALUES ${values.join(', ')}) AS v(id, last_event, mime, text)
       WHERE e.id = v.id`,

@@ -6,11 +6,12 @@
 //   attachments → compose (with tracking) → sign → apply suppressions and topic opt-outs →
 //   persist and enqueue (one transaction)
 //
-// With `composeAt: 'delivery'` (the API's emails and broadcasts) the compose and sign steps are
-// left to the delivery worker (compose-deferred.ts): everything else, the checks and the one
-// transaction, is the same. SMTP submissions (their message is the client's), emails with
-// attachments (their parts are located in the message for downloads) and automation steps are
-// composed here.
+// With `composeAt: 'delivery'` (the API's emails, broadcasts and SMTP submissions) the compose
+// and sign steps are left to the delivery worker (compose-deferred.ts): everything else, the
+// checks and the one transaction, is the same. An SMTP submission's message is the client's: it
+// is prepared here (our Message-ID, no Bcc) and only its signature waits. Emails with
+// attachments (their parts are located in the signed message for downloads) and automation
+// steps are composed and signed here.
 //
 // Nothing is acknowledged before the transaction commits: the caller's response (and its
 // idempotency record, through `beforeCommit`) is written in that same transaction.
@@ -63,11 +64,11 @@ export interface Submission {
   /** Runs in the accepting transaction after the emails are written (idempotent responses). */
   beforeCommit?(q: Queryable, result: AcceptResult): Promise<void>;
   /**
-   * 'delivery': write the emails without their message; the delivery worker composes and signs
-   * each one just before its first attempt (compose-deferred.ts). Accepting then costs a row
-   * per email (an API batch, a broadcast's segment), and the CPU of composing and signing is
-   * spread over every worker node. Emails with attachments or a submitted message are always
-   * composed at accept.
+   * 'delivery': write the emails without their (signed) message; the delivery worker composes
+   * and signs each one just before its first attempt (compose-deferred.ts). Accepting then
+   * costs a row per email (an API batch, a broadcast's segment, an SMTP session's message), and
+   * the CPU of composing and signing is spread over every worker node. Emails with attachments
+   * are always composed and signed at accept.
    */
   composeAt?: 'accept' | 'delivery';
 }
@@ -162,7 +163,7 @@ async function composeAndSign(deps: AcceptDeps, submission: Submission, accepted
   const date = new Date();
   const texts = new Map<string, string>(); // a batch often repeats one html: convert it once
   const deferred = (c: Candidate) => submission.composeAt === 'delivery' && !c.request!.submitted && !c.attachments?.length;
-  const tracked = accepted.some((c) => !deferred(c) && tracksAny(c.domain!));
+  const tracked = accepted.some((c) => !deferred(c) && !c.request!.submitted && tracksAny(c.domain!));
   const signers = tracked ? await deps.tracking() : undefined;
   return Promise.all(
     accepted.map(async (candidate) => {
@@ -186,18 +187,30 @@ async function composeAndSign(deps: AcceptDeps, submission: Submission, accepted
         return email;
       }
       email.text = textPart(request!, texts);
-      // SMTP submission brings the message already composed: kept, with our Message-ID set in
-      // it (not tracked: its html is the client's MIME, not rewritten).
-      const mime = request!.submitted
-        ? await signMessage(prepareSubmittedMessage(request!.submitted, { messageId, date }), domain!)
-        : await buildSignedMessage({ id, request: request!, domain: domain!, text: email.text, messageId, date, attachments, signers });
-      email.mime = mime;
-      email.attachments = request!.submitted
-        ? locateSubmittedAttachments(mime)
-        : attachments && locateAttachments(mime, attachments, !!request!.html);
+      if (request!.submitted) return prepareSubmitted(email, request!.submitted, domain!, date, submission.composeAt === 'delivery');
+      email.mime = await buildSignedMessage({ id, request: request!, domain: domain!, text: email.text, messageId, date, attachments, signers });
+      email.attachments = attachments && locateAttachments(email.mime, attachments, !!request!.html);
       return email;
     }),
   );
+}
+
+/**
+ * SMTP submission brings the message already composed: kept, with our Message-ID set in it
+ * (not tracked: its html is the client's MIME, not rewritten). Signed at delivery when asked,
+ * unless it has attachments, whose downloads slice the signed message from the start.
+ */
+async function prepareSubmitted(email: OutgoingEmail, raw: Buffer, domain: SendingDomain, date: Date, signLater: boolean): Promise<OutgoingEmail> {
+  const prepared = prepareSubmittedMessage(raw, { messageId: email.messageId, date });
+  const attachments = locateSubmittedAttachments(prepared);
+  if (signLater && attachments.length === 0) {
+    email.unsignedMime = prepared;
+    return email;
+  }
+  email.mime = await signMessage(prepared, domain);
+  const shift = email.mime.length - prepared.length; // the signature is prepended
+  email.attachments = attachments.map((a) => ({ ...a, offset: a.offset + shift }));
+  return email;
 }
 
 function uniqueRecipients(request: EmailRequest): { address: string; domain: string }[] {

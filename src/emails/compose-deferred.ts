@@ -1,10 +1,10 @@
-// Composition at delivery: emails accepted with `composeAt: 'delivery'` (the API's and
-// broadcasts', see accept.ts) are written without their message. The delivery worker hands
-// the ones it claims here just before their first attempt; each is composed, tracked and
-// signed exactly as at accept (build-message.ts) from its stored fields, dated when it was
-// accepted. The delivery
-// outcome's transaction then stores the message (src/delivery/outcomes.ts), so a retry sends
-// the same bytes and the email's record shows what went out.
+// Composition at delivery: emails accepted with `composeAt: 'delivery'` (the API's, broadcasts'
+// and SMTP submissions', see accept.ts) are written without their signed message. The delivery
+// worker hands the ones it claims here just before their first attempt; each is composed,
+// tracked and signed exactly as at accept (build-message.ts) from its stored fields, dated when
+// it was accepted, or, for an SMTP submission, its prepared message (unsigned_mime) is signed.
+// The delivery outcome's transaction then stores the message (src/delivery/outcomes.ts), so a
+// retry sends the same bytes and the email's record shows what went out.
 //
 // Two queries per claim (the emails, their domains' keys), whatever the number of emails.
 import type { Queryable } from '../db/database.js';
@@ -12,6 +12,7 @@ import { findSendingDomainsById } from '../domains/sending-domain.js';
 import type { TrackingSigners } from '../tracking/tracking-links.js';
 import { buildSignedMessage, tracksAny } from './build-message.js';
 import { textFromHtml, textPart } from './compose.js';
+import { signMessage } from './dkim.js';
 import { parseEmailRequest, type EmailRequest } from './email-request.js';
 
 export interface ComposedMessage {
@@ -42,7 +43,8 @@ export async function composeDeferred(
   ids: string[],
 ): Promise<Map<string, ComposedMessage | Error>> {
   const rows = await q.query(
-    `SELECT id, domain_id, from_address, to_addresses, cc, bcc, reply_to, subject, html, text, headers, message_id, created_at
+    `SELECT id, domain_id, from_address, to_addresses, cc, bcc, reply_to, subject, html, text, headers, message_id, created_at,
+            unsigned_mime
        FROM emails WHERE id = ANY($1::uuid[])`,
     [ids],
   );
@@ -54,6 +56,12 @@ export async function composeDeferred(
   await Promise.all(
     rows.map(async (row) => {
       try {
+        const domain = domains.get(row.domain_id);
+        if (!domain) throw new Error('the sending domain no longer exists');
+        if (row.unsigned_mime) {
+          composed.set(row.id, { mime: await signMessage(row.unsigned_mime, domain), text: row.text });
+          return;
+        }
         const request = parseEmailRequest({
           from: row.from_address,
           to: row.to_addresses,
@@ -65,8 +73,6 @@ export async function composeDeferred(
           text: row.text ?? undefined,
           headers: row.headers ?? undefined,
         });
-        const domain = domains.get(row.domain_id);
-        if (!domain) throw new Error('the sending domain no longer exists');
         const text = textPart(request, texts);
         const mime = await buildSignedMessage({
           id: row.id,

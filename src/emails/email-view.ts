@@ -7,8 +7,11 @@ import { textToBeSent } from './compose-deferred.js';
 /** Never select `mime` for a view: it is the whole message. */
 export const SUMMARY_COLUMNS =
   'id, from_address, to_addresses, cc, bcc, reply_to, subject, created_at, scheduled_at, last_event, message_id, topic_id';
-/** `composing`: the message is composed at delivery and has not been yet (compose-deferred.ts). */
-export const DETAIL_COLUMNS = `${SUMMARY_COLUMNS}, html, text, tags, mime IS NULL AS composing`;
+/**
+ * `composing`: the message is composed at delivery and has not been yet (compose-deferred.ts);
+ * an SMTP submission waiting to be signed (unsigned_mime) has its text part already.
+ */
+export const DETAIL_COLUMNS = `${SUMMARY_COLUMNS}, html, text, tags, mime IS NULL AND unsigned_mime IS NULL AS composing`;
 
 export function emailSummary(row: Row) {
   return {

@@ -30,8 +30,10 @@ export interface OutgoingEmail {
   envelopeFrom: string;
   /** Unique bare recipients across to, cc and bcc. */
   recipients: { address: string; domain: string }[];
-  /** null: composed at delivery (accept.ts `composeAt`, compose-deferred.ts). */
+  /** null: composed or signed at delivery (accept.ts `composeAt`, compose-deferred.ts). */
   mime: Buffer | null;
+  /** An SMTP submission signed at delivery: the prepared message, to be DKIM-signed (0019). */
+  unsignedMime?: Buffer;
   /** Where each attachment sits in `mime` (attachment-parts.ts). */
   attachments?: StoredAttachment[];
   /** Recipients on the account's suppression list (apply-suppressions.ts): never attempted. */
@@ -86,9 +88,12 @@ export async function persistAndEnqueue(q: Queryable, emails: OutgoingEmail[]): 
   const columns = EMAIL_COLUMNS.map(([, type], i) => (type.endsWith('[]') ? `$${i + 1}::text[]` : `$${i + 1}::${type}[]`));
   const selected = EMAIL_COLUMNS.map(([column, type]) => (type.endsWith('[]') ? `v.${column}::${type}` : `v.${column}`));
   // Emails composed at delivery (accept.ts composeAt) have no message yet: no parameter at all.
-  const mimes = emails.some((e) => e.mime)
-    ? `(ARRAY[${emails.map((e) => `$${params.push(e.mime)}::bytea`).join(',')}])[v.n]`
-    : 'NULL::bytea';
+  const bytes = (of: (e: OutgoingEmail) => Buffer | null | undefined) =>
+    emails.some((e) => of(e))
+      ? `(ARRAY[${emails.map((e) => `$${params.push(of(e) ?? null)}::bytea`).join(',')}])[v.n]`
+      : 'NULL::bytea';
+  const mimes = bytes((e) => e.mime);
+  const unsignedMimes = bytes((e) => e.unsignedMime);
   // A scheduled email's deliveries wait as 'scheduled' until their time (schedule.ts).
   const deliveries = emails.flatMap((e) => {
     const { deliveryStatus, dueAt } = acceptedState(e.request.scheduledAt);
@@ -102,8 +107,8 @@ export async function persistAndEnqueue(q: Queryable, emails: OutgoingEmail[]): 
   // keep the order in which the emails were submitted.
   const inserted = await q.query<{ id: string; created_at: Date }>(
     `WITH e AS (
-       INSERT INTO emails (${EMAIL_COLUMNS.map(([column]) => column).join(', ')}, mime, created_at)
-       SELECT ${selected.join(', ')}, ${mimes}, now() + interval '1 microsecond' * (v.n - 1)
+       INSERT INTO emails (${EMAIL_COLUMNS.map(([column]) => column).join(', ')}, mime, unsigned_mime, created_at)
+       SELECT ${selected.join(', ')}, ${mimes}, ${unsignedMimes}, now() + interval '1 microsecond' * (v.n - 1)
          FROM unnest(${columns.join(', ')}) WITH ORDINALITY
               AS v(${EMAIL_COLUMNS.map(([column]) => column).join(', ')}, n)
        RETURNING id, created_at

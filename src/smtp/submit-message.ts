@@ -2,9 +2,11 @@
 // as named steps:
 //   parse (line length, postal-mime) → validate from the headers and the envelope →
 //   idempotency (Resend-Idempotency-Key) → accept (sender domain, suppressions, keep the
-//   message with our Message-ID, DKIM sign, persist and enqueue in one group-committed
-//   transaction with the idempotent response) → request log
-// and the 250 (with the email id) only once that transaction has committed. Messages without
+//   message with our Message-ID, persist and enqueue in one group-committed transaction with
+//   the idempotent response) → request log
+// and the 250 (with the email id) only once that transaction has committed. The DKIM
+// signature is made by the delivery worker before the first attempt, as for the API's emails
+// (accept.ts composeAt; a message with attachments is signed here). Messages without
 // an idempotency key are accepted together with the key's other messages ready at the same
 // time (submission-batch.ts).
 import type { SMTPServerSession } from 'smtp-server';
@@ -74,6 +76,7 @@ async function accept(deps: SubmitDeps, principal: Principal, message: Submitted
       payloads: [request],
       validate: (payload) => payload as EmailRequest,
       mode: 'strict',
+      composeAt: 'delivery',
       beforeCommit: (q, result) => claim.save(q, 250, { id: result.ids[0] }),
     });
     return { id: ids[0]!, replayed: false };
@@ -86,5 +89,5 @@ async function accept(deps: SubmitDeps, principal: Principal, message: Submitted
 /** The accept pipeline for messages of one key that were validated already (submission-batch.ts). */
 export function acceptSubmitted(deps: AcceptDeps): AcceptMessages {
   return (principal, requests, mode) =>
-    acceptEmails(deps, { principal, source: 'smtp', payloads: requests, validate: (payload) => payload as EmailRequest, mode });
+    acceptEmails(deps, { principal, source: 'smtp', payloads: requests, validate: (payload) => payload as EmailRequest, mode, composeAt: 'delivery' });
 }

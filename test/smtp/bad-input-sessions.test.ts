@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eventually, verifyDkim } from '../delivery/support.js';
 import type { TestPostline } from '../support/postline.js';
+import { storedMessage } from '../support/stored-message.js';
 import { FROM, message, openSession, RawSession, sendRaw, SENDER_DOMAIN, smtpEmails, startSmtpTest, starttlsPort, transport } from './support.js';
 
 describe('SMTP: bad input in raw sessions', () => {
@@ -72,8 +73,9 @@ describe('SMTP: bad input in raw sessions', () => {
     s.write('.\r\n');
     const reply = await s.reply();
     assert.match(reply, /^250 /);
-    const [stored] = await t.sql(`SELECT mime, text FROM emails WHERE id = $1`, [/queued as (\S+)/.exec(reply)![1]]);
-    assert.ok((stored.mime as Buffer).includes(body));
+    const id = /queued as (\S+)/.exec(reply)![1]!;
+    assert.ok((await storedMessage(t, id)).includes(body));
+    const [stored] = await t.sql(`SELECT text FROM emails WHERE id = $1`, [id]);
     assert.equal(stored.text.trim(), 'Grüße, ünïcödé ✓');
 
     assert.match(await s.command(`MAIL FROM:<hello@${SENDER_DOMAIN}> SMTPUTF8`), /^555 5\.5\.4 SMTPUTF8 is not supported/);
@@ -152,13 +154,12 @@ describe('SMTP: bad input in raw sessions', () => {
     const s = await fresh();
     const headersOnly = await sendRaw(s, ['nobody@example.net'], `From: ${FROM}\r\nTo: nobody@example.net\r\nSubject: Headers only\r\n`);
     assert.match(headersOnly, /^250 /);
-    const [bare] = await t.sql(`SELECT mime FROM emails WHERE id = $1`, [/queued as (\S+)/.exec(headersOnly)![1]]);
-    assert.match((bare.mime as Buffer).toString(), /^Date: .+ \+0000\r$/m, 'a Date is added when the client gave none');
-    assert.ok((bare.mime as Buffer).toString().endsWith('Subject: Headers only\r\n\r\n'));
+    const bare = await storedMessage(t, /queued as (\S+)/.exec(headersOnly)![1]!);
+    assert.match(bare.toString(), /^Date: .+ \+0000\r$/m, 'a Date is added when the client gave none');
+    assert.ok(bare.toString().endsWith('Subject: Headers only\r\n\r\n'));
     const reply = await sendRaw(s, ['lf@example.net'], `From: ${FROM}\nTo: lf@example.net\nSubject: Bare LF\n\nline one\nline two\n`);
     assert.match(reply, /^250 /);
-    const [stored] = await t.sql(`SELECT mime FROM emails WHERE id = $1`, [/queued as (\S+)/.exec(reply)![1]]);
-    assert.doesNotMatch((stored.mime as Buffer).toString('latin1'), /[^\r]\n/);
+    assert.doesNotMatch((await storedMessage(t, /queued as (\S+)/.exec(reply)![1]!)).toString('latin1'), /[^\r]\n/);
     const delivered = await eventually(async () => t.sink.messages.find((m) => m.to.includes('lf@example.net')));
     assert.deepEqual(await verifyDkim(t, delivered.raw), [{ result: 'pass', domain: SENDER_DOMAIN }]);
   });

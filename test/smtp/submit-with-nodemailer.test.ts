@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import nodemailer from 'nodemailer';
 import { verifyDkim } from '../delivery/support.js';
 import type { TestPostline } from '../support/postline.js';
+import { storedMessage } from '../support/stored-message.js';
 import { FROM, queuedId, SENDER_DOMAIN, smtpEmails, startSmtpTest, transport } from './support.js';
 
 describe('SMTP submission with nodemailer', () => {
@@ -62,8 +63,7 @@ describe('SMTP submission with nodemailer', () => {
       assert.doesNotMatch(text, /^bcc:/im, 'Bcc is removed');
       assert.doesNotMatch(text, /bob@example\.net/);
       assert.match(delivered[0]!.from, new RegExp(`^bounces\\+${id}@send\\.${SENDER_DOMAIN}$`));
-      const [stored] = await t.sql(`SELECT mime FROM emails WHERE id = $1`, [id]);
-      assert.ok(raw.equals(stored.mime), 'the bytes on the wire are the stored, signed message');
+      assert.ok(raw.equals(await storedMessage(t, id)), 'the bytes on the wire are the stored, signed message');
     });
   }
 
