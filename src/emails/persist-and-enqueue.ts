@@ -1,14 +1,16 @@
 // The persist-and-enqueue step: the emails, their queue entries (one delivery per unique
 // recipient) and their `email.sent` (or `email.scheduled`) events, written with a constant
-// number of statements however many emails there are. Runs inside the caller's transaction,
-// which is what makes an accepted email durable before anyone is told it was accepted.
+// number of statements however many emails there are: one, unless some have attachments or
+// suppressed recipients (oneStatement()). Runs inside the caller's transaction, or, when it is
+// one statement, as its own (group-commit.ts), which is what makes an accepted email durable
+// before anyone is told it was accepted.
 //
 // Coupled with src/delivery/ (which reads emails.mime, emails.envelope_from and the
 // deliveries rows written here) and with 0001_core.sql / 0002_emails.sql; the 'scheduled'
 // rows of scheduled emails with release-scheduled.ts and 0007_scheduling.sql; a broadcast's
 // emails (broadcast_id, contact_id, bulk priority) with src/broadcasts/ and 0014_broadcasts.sql.
 import type { Queryable } from '../db/database.js';
-import { emailEventData, recordEvents } from '../events/record-events.js';
+import { emailEventData, recordEventsCte, type NewEvent } from '../events/record-events.js';
 import type { EmailRequest } from './email-request.js';
 import type { ExclusionOrigin } from './apply-suppressions.js';
 import { recordSuppressed } from './apply-suppressions.js';
@@ -82,6 +84,11 @@ const TRANSACTIONAL = 0;
 const BULK = 1;
 const priorityOf = (e: OutgoingEmail) => (e.source === 'broadcast' ? BULK : TRANSACTIONAL);
 
+/** Whether persistAndEnqueue writes `emails` with one statement (which is a transaction by itself). */
+export function oneStatement(emails: OutgoingEmail[]): boolean {
+  return !emails.some((e) => e.attachments?.length || e.suppressed?.length);
+}
+
 export async function persistAndEnqueue(q: Queryable, emails: OutgoingEmail[]): Promise<void> {
   if (emails.length === 0) return;
   const params: unknown[] = EMAIL_COLUMNS.map(([, , value]) => emails.map(value));
@@ -102,9 +109,27 @@ export async function persistAndEnqueue(q: Queryable, emails: OutgoingEmail[]): 
   const column = (k: number) => deliveries.map((d) => d[k]);
   const base = params.length;
   params.push(column(0), column(1), column(2), column(3), column(4), column(5), column(6));
-  // One statement for both tables: the deliveries' foreign key is checked at its end. Each row
-  // is created a microsecond after the previous one, so lists (newest first, by created_at)
-  // keep the order in which the emails were submitted.
+  const events: NewEvent[] = emails.map((e) => ({
+    accountId: e.accountId,
+    type: acceptedState(e.request.scheduledAt).event,
+    emailId: e.id,
+    data: emailEventData(
+      {
+        id: e.id,
+        from_address: e.request.from,
+        subject: e.request.subject,
+        message_id: e.messageId,
+        tags: e.request.tags,
+        broadcast_id: e.request.broadcast?.id,
+        template_id: e.request.templateId,
+      },
+      e.request.to,
+    ),
+  }));
+  // One statement for the three tables: the deliveries' foreign key is checked at its end, and
+  // the events take the emails' created_at from `e`. Each row is created a microsecond after
+  // the previous one, so lists (newest first, by created_at) keep the order in which the emails
+  // were submitted.
   const inserted = await q.query<{ id: string; created_at: Date }>(
     `WITH e AS (
        INSERT INTO emails (${EMAIL_COLUMNS.map(([column]) => column).join(', ')}, mime, unsigned_mime, created_at)
@@ -118,32 +143,13 @@ export async function persistAndEnqueue(q: Queryable, emails: OutgoingEmail[]): 
          FROM unnest($${base + 1}::uuid[], $${base + 2}::uuid[], $${base + 3}::text[], $${base + 4}::text[],
                      $${base + 5}::text[], $${base + 6}::timestamptz[], $${base + 7}::smallint[])
               AS v(email_id, account_id, recipient, domain, status, due, priority)
+     ), ev AS (
+       ${recordEventsCte(events, params, 'e')}
      )
      SELECT id, created_at FROM e`,
     params,
   );
   const createdAt = new Map(inserted.map((row) => [row.id, row.created_at]));
-  await recordEvents(
-    q,
-    emails.map((e) => ({
-      accountId: e.accountId,
-      type: acceptedState(e.request.scheduledAt).event,
-      emailId: e.id,
-      data: emailEventData(
-        {
-          id: e.id,
-          created_at: createdAt.get(e.id)!,
-          from_address: e.request.from,
-          subject: e.request.subject,
-          message_id: e.messageId,
-          tags: e.request.tags,
-          broadcast_id: e.request.broadcast?.id,
-          template_id: e.request.templateId,
-        },
-        e.request.to,
-      ),
-    })),
-  );
   await persistAttachments(q, emails);
   await recordSuppressed(q, emails, createdAt);
 }
