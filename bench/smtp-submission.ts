@@ -6,9 +6,11 @@
 //
 // Postline runs as its own process with --roles api,smtp (no delivery worker: this measures
 // accepting: TLS, AUTH, parse, validate, commit). The generator runs on the same 2 cores:
-// `--client lean` (default, support/smtp-client.ts: STARTTLS, AUTH PLAIN, one command at a
-// time as smtp-source does for Postfix) or `--client nodemailer` (nodemailer's SMTPConnection,
-// as applications use it, ~1.2–1.5 ms of the shared CPU per connection on this machine).
+// `--client c` (default, support/smtp-tls-source.c: C and OpenSSL like the peers' smtp-source,
+// STARTTLS with a full handshake per connection, AUTH PLAIN, one command at a time),
+// `--client lean` (the same in Node, support/smtp-client.ts) or `--client nodemailer`
+// (nodemailer's SMTPConnection, as applications use it). The JavaScript clients spend 1.5–2 ms
+// of the shared CPU per connection on this machine, which the server measured then lacks.
 //
 //   npx tsx bench/smtp-submission.ts                          # both modes, N=10000, embedded PG
 //   npx tsx bench/smtp-submission.ts --per-connection 1 --n 5000 --label D-postline-smtp --run 1 --results /tmp/mta-bench/results.tsv
@@ -20,6 +22,7 @@ import MailComposer from 'nodemailer/lib/mail-composer';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import { email } from './support/emails.js';
 import { dotStuffed, SmtpSession, type SubmissionTarget } from './support/smtp-client.js';
+import { runTlsSource, writeMessagesFile } from './support/smtp-tls-source.js';
 import { CpuMeter, type CpuShares } from './support/proc-cpu.js';
 import { freePort, startPostlineProcess, type DbMode } from './support/postline-process.js';
 import { waitForQuiet } from './support/quiet.js';
@@ -38,7 +41,7 @@ const { values: args } = parseArgs({
     results: { type: 'string' }, // the peers' results.tsv: one row per mode
     'warmup-messages': { type: 'string', default: '500' },
     'cpu-prof': { type: 'string' },
-    client: { type: 'string', default: 'lean' }, // or nodemailer
+    client: { type: 'string', default: 'c' }, // or lean, nodemailer
   },
 });
 
@@ -106,8 +109,11 @@ function send(conn: SMTPConnection, message: { from: string; to: string; raw: Bu
   });
 }
 
+let messagesFile: string | undefined;
+
 /** N messages over `sessions` concurrent loops, `perConnection` messages per connection. */
 async function load(target: Target, messages: BenchMessage[], n: number, sessions: number, perConnection: number) {
+  if (args.client === 'c') return runTlsSource(target, (messagesFile ??= writeMessagesFile(messages)), n, sessions, perConnection);
   let next = 0;
   let accepted = 0;
   let errors = 0;

@@ -198,6 +198,8 @@ async function launch(shared: Shared, options: PostlineOptions): Promise<Postlin
   };
   if (!shared.databaseUrl) delete env.DATABASE_URL;
   const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [];
+  // e.g. BENCH_NODE_ARGS=--perf-basic-prof, for `perf record` to name JavaScript frames.
+  if (process.env.BENCH_NODE_ARGS) nodeArgs.push(...process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean));
   const out = fs.openSync(logFile, 'a');
   const child = spawn(process.execPath, [...nodeArgs, ...command(), 'start', '--roles', options.roles.join(',')], {
     cwd: ROOT,
