@@ -5,8 +5,10 @@
 #   B-postfix        smtp-source → Postfix (queue, fsync), 1 msg per connection: its submit rate
 #   D-postline-smtp-1    bench/smtp-submission.ts: 20 sessions, STARTTLS + AUTH, 1 msg per connection
 #   D-postline-smtp-100  the same, 100 msgs per connection
-# The submit rate is N / (time until the last message was answered 250). Postfix gets no TLS,
-# AUTH or DKIM in the peers' setup; Postline always does all three (AUTH needs TLS).
+# Postline's generator is bench/support/smtp-tls-source.c (C and OpenSSL, as smtp-source is C;
+# CLIENT=lean or CLIENT=nodemailer for the JavaScript ones, whose rows are labelled so).
+# The submit rate is N / (time until the last message was answered 250). Postfix gets no TLS
+# or AUTH in the peers' setup; Postline always does both (AUTH needs TLS), and signs at delivery.
 # Rounds alternate the order of B and D so slow spells of the shared host hit both alike.
 # Rows go to $RESULTS ($BENCH_DIR/results.tsv, the peers' format; summarize.sh reads it) and a
 # copy with the machine facts to bench/results/.
@@ -14,7 +16,7 @@
 #   sudo bench/smtp-vs-peers.sh                       # setup + 3 rounds
 #   SKIP_SETUP=1 ROUNDS=1 N_POSTLINE=3000 bench/smtp-vs-peers.sh
 # Env: ROUNDS (3), N (20000, the peers' runs), N_POSTLINE (10000 per mode), SESSIONS (20),
-#      DB (embedded|external), POSTLINE_ENTRY=dist, PEERS, BENCH_DIR (/tmp/mta-bench).
+#      DB (embedded|external), CLIENT (c), POSTLINE_ENTRY=dist, PEERS, BENCH_DIR (/tmp/mta-bench).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -24,19 +26,25 @@ source "$PEERS/common.sh"
 ROUNDS=${ROUNDS:-3}
 N_POSTLINE=${N_POSTLINE:-10000}
 DB=${DB:-embedded}
+CLIENT=${CLIENT:-c}
+label=D-postline-smtp$([[ $CLIENT == c ]] || echo "-$CLIENT")
 stamp=$(date -u +%Y%m%d-%H%M%S)
 # shellcheck source=support/peers-session.sh
 source "$here/support/peers-session.sh"
 
-begin_peers_session "N=$N N_POSTLINE=$N_POSTLINE SIZE=$SIZE SESSIONS=$SESSIONS ROUNDS=$ROUNDS DB=$DB"
+begin_peers_session "N=$N N_POSTLINE=$N_POSTLINE SIZE=$SIZE SESSIONS=$SESSIONS ROUNDS=$ROUNDS DB=$DB CLIENT=$CLIENT"
 results_header
+# The C generator is compiled by smtp-submission.ts on first use.
+if [[ $CLIENT == c ]] && ! { command -v cc > /dev/null && [[ -f /usr/include/openssl/ssl.h ]]; }; then
+  apt-get install -y -qq --no-install-recommends gcc libc6-dev libssl-dev > /dev/null
+fi
 
 postline_run() {            # postline_run <run#>
   local run=$1
-  (cd "$root" && node --import tsx "$here/smtp-submission.ts" --label D-postline-smtp --run "$run" --n "$N_POSTLINE" \
-      --sessions "$SESSIONS" --per-connection 1,100 --db "$DB" --results "$RESULTS") \
-    > "$BENCH_DIR/D-postline-smtp-$run.log" 2>&1 || log "D-postline-smtp run $run failed: $(tail -3 "$BENCH_DIR/D-postline-smtp-$run.log")"
-  grep -E '^\| D-postline|^!' "$BENCH_DIR/D-postline-smtp-$run.log" >&2 || true
+  (cd "$root" && node --import tsx "$here/smtp-submission.ts" --label "$label" --run "$run" --n "$N_POSTLINE" \
+      --sessions "$SESSIONS" --per-connection 1,100 --db "$DB" --client "$CLIENT" --results "$RESULTS") \
+    > "$BENCH_DIR/$label-$run.log" 2>&1 || log "$label run $run failed: $(tail -3 "$BENCH_DIR/$label-$run.log")"
+  grep -E '^\| D-postline|^!' "$BENCH_DIR/$label-$run.log" >&2 || true
 }
 
 for ((round = 1; round <= ROUNDS; round++)); do
@@ -52,11 +60,11 @@ done
 
 "$PEERS/summarize.sh" | tee "$BENCH_DIR/summary.md"
 # Postline vs Postfix's submit rate within each round (same minutes of the shared host), then the median.
-python3 - "$RESULTS" <<'PY' | tee -a "$BENCH_DIR/summary.md"
+python3 - "$RESULTS" "$label" <<'PY' | tee -a "$BENCH_DIR/summary.md"
 import csv, statistics, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1]), delimiter='\t') if r['status'] == 'ok']
 submit = {(r['scenario'], r['run']): float(r['submit_per_s']) for r in rows}
-targets = {'D-postline-smtp-1': 1, 'D-postline-smtp-100': 2}
+targets = {f'{sys.argv[2]}-1': 1, f'{sys.argv[2]}-100': 2}
 for name, target in targets.items():
     ratios = []
     print(f'\n| round | {name} submit/s | B-postfix submit/s | ÷ Postfix | A-sink submit/s |')
