@@ -5,7 +5,9 @@
 // Postfix (bench/smtp-vs-peers.sh runs both in one round loop).
 //
 // Postline runs as its own process with --roles api,smtp (no delivery worker: this measures
-// accepting: TLS, AUTH, parse, validate, commit). The generator runs on the same 2 cores:
+// accepting: TLS, AUTH, parse, validate, commit). `--delivering` runs every role instead and
+// delivers (signs, sends) to an smtp-sink while accepting, as Postfix delivers to the peers'
+// smtp-sink during its own submit measurement. The generator runs on the same 2 cores:
 // `--client c` (default, support/smtp-tls-source.c: C and OpenSSL like the peers' smtp-source,
 // STARTTLS with a full handshake per connection, AUTH PLAIN, one command at a time),
 // `--client lean` (the same in Node, support/smtp-client.ts) or `--client nodemailer`
@@ -28,6 +30,7 @@ import { freePort, startPostlineProcess, type DbMode } from './support/postline-
 import { waitForQuiet } from './support/quiet.js';
 import { appendResults, machine, printMachine, table } from './support/report.js';
 import { startBenchDns, verifiedSendingDomain } from './support/sending-domain.js';
+import { startSmtpSink } from './support/smtp-sink.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -42,6 +45,7 @@ const { values: args } = parseArgs({
     'warmup-messages': { type: 'string', default: '500' },
     'cpu-prof': { type: 'string' },
     client: { type: 'string', default: 'c' }, // or lean, nodemailer
+    delivering: { type: 'boolean', default: false },
   },
 });
 
@@ -56,6 +60,8 @@ interface Row {
   firstError?: string;
   perSecond: number;
   cpu: CpuShares;
+  /** Average wait for each step's reply, ms (the C generator): where a session's time goes. */
+  stepMs?: Record<string, number>;
 }
 
 type Target = SubmissionTarget;
@@ -152,11 +158,17 @@ async function main(): Promise<void> {
   console.log(`# ${n} messages of ~2 KB html per mode, ${sessions} sessions, ${implicit ? 'implicit TLS' : 'STARTTLS'} + AUTH PLAIN, ${args.client} client; Postline --roles api,smtp (${args.db})`);
 
   const dns = await startBenchDns();
+  const sink = args.delivering ? await startSmtpSink(await freePort()) : undefined;
   const [starttlsPort, implicitPort] = [await freePort(), await freePort()];
   const postline = await startPostlineProcess({
     db: args.db as DbMode,
-    roles: ['api', 'smtp'],
-    env: { POSTLINE_DNS_SERVERS: dns.address, POSTLINE_SMTP_PORTS: String(starttlsPort), POSTLINE_SMTPS_PORTS: String(implicitPort) },
+    roles: sink ? ['api', 'smtp', 'worker'] : ['api', 'smtp'],
+    env: {
+      POSTLINE_DNS_SERVERS: dns.address,
+      POSTLINE_SMTP_PORTS: String(starttlsPort),
+      POSTLINE_SMTPS_PORTS: String(implicitPort),
+      ...(sink && { POSTLINE_OUTBOUND_PORT: String(sink.port) }),
+    },
     externalUrl: process.env.EXTERNAL_DATABASE_URL,
     cpuProfDir: args['cpu-prof'],
     label: 'smtp-submission',
@@ -181,7 +193,7 @@ async function main(): Promise<void> {
       const cpu = meter.stop(await postline.postgresPids());
       const [after] = await postline.sql(`SELECT count(*)::int AS n FROM emails`);
       rows.push({
-        scenario: `${args.label}-${perConnection}`,
+        scenario: `${args.label}${args.delivering && !args.label!.endsWith('-delivering') ? '-delivering' : ''}-${perConnection}`,
         perConnection,
         n,
         ...result,
@@ -189,11 +201,13 @@ async function main(): Promise<void> {
         perSecond: Math.round(result.accepted / result.seconds),
         cpu,
       });
-      console.log(`${perConnection} per connection: ${rows.at(-1)!.perSecond} messages/s`);
+      const steps = result.stepMs ? ` (waits, ms: ${Object.entries(result.stepMs).map(([step, ms]) => `${step} ${ms.toFixed(2)}`).join(', ')})` : '';
+      console.log(`${perConnection} per connection: ${rows.at(-1)!.perSecond} messages/s${steps}`);
     }
   } finally {
     await postline.stop();
     await dns.stop();
+    sink?.stop();
   }
 
   console.log('\n' + table(

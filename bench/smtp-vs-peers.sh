@@ -7,6 +7,8 @@
 #   D-postline-smtp-100  the same, 100 msgs per connection
 # Postline's generator is bench/support/smtp-tls-source.c (C and OpenSSL, as smtp-source is C;
 # CLIENT=lean or CLIENT=nodemailer for the JavaScript ones, whose rows are labelled so).
+# DELIVERING=1: Postline runs every role and delivers to an smtp-sink while it accepts, as
+# Postfix does in its run (rows labelled -delivering); by default it only accepts (api,smtp).
 # The submit rate is N / (time until the last message was answered 250). Postfix gets no TLS
 # or AUTH in the peers' setup; Postline always does both (AUTH needs TLS), and signs at delivery.
 # Rounds alternate the order of B and D so slow spells of the shared host hit both alike.
@@ -16,7 +18,7 @@
 #   sudo bench/smtp-vs-peers.sh                       # setup + 3 rounds
 #   SKIP_SETUP=1 ROUNDS=1 N_POSTLINE=3000 bench/smtp-vs-peers.sh
 # Env: ROUNDS (3), N (20000, the peers' runs), N_POSTLINE (10000 per mode), SESSIONS (20),
-#      DB (embedded|external), CLIENT (c), POSTLINE_ENTRY=dist, PEERS, BENCH_DIR (/tmp/mta-bench).
+#      DB (embedded|external), CLIENT (c), DELIVERING (0), POSTLINE_ENTRY=dist, PEERS, BENCH_DIR (/tmp/mta-bench).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -27,12 +29,13 @@ ROUNDS=${ROUNDS:-3}
 N_POSTLINE=${N_POSTLINE:-10000}
 DB=${DB:-embedded}
 CLIENT=${CLIENT:-c}
-label=D-postline-smtp$([[ $CLIENT == c ]] || echo "-$CLIENT")
+DELIVERING=${DELIVERING:-0}
+label=D-postline-smtp$([[ $CLIENT == c ]] || echo "-$CLIENT")$([[ $DELIVERING == 1 ]] && echo -delivering)
 stamp=$(date -u +%Y%m%d-%H%M%S)
 # shellcheck source=support/peers-session.sh
 source "$here/support/peers-session.sh"
 
-begin_peers_session "N=$N N_POSTLINE=$N_POSTLINE SIZE=$SIZE SESSIONS=$SESSIONS ROUNDS=$ROUNDS DB=$DB CLIENT=$CLIENT"
+begin_peers_session "N=$N N_POSTLINE=$N_POSTLINE SIZE=$SIZE SESSIONS=$SESSIONS ROUNDS=$ROUNDS DB=$DB CLIENT=$CLIENT DELIVERING=$DELIVERING"
 results_header
 # The C generator is compiled by smtp-submission.ts on first use.
 if [[ $CLIENT == c ]] && ! { command -v cc > /dev/null && [[ -f /usr/include/openssl/ssl.h ]]; }; then
@@ -42,7 +45,7 @@ fi
 postline_run() {            # postline_run <run#>
   local run=$1
   (cd "$root" && node --import tsx "$here/smtp-submission.ts" --label "$label" --run "$run" --n "$N_POSTLINE" \
-      --sessions "$SESSIONS" --per-connection 1,100 --db "$DB" --client "$CLIENT" --results "$RESULTS") \
+      --sessions "$SESSIONS" --per-connection 1,100 --db "$DB" --client "$CLIENT" $([[ $DELIVERING == 1 ]] && echo --delivering) --results "$RESULTS") \
     > "$BENCH_DIR/$label-$run.log" 2>&1 || log "$label run $run failed: $(tail -3 "$BENCH_DIR/$label-$run.log")"
   grep -E '^\| D-postline|^!' "$BENCH_DIR/$label-$run.log" >&2 || true
 }

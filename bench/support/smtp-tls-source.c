@@ -13,7 +13,7 @@
  * MESSAGES_FILE holds the messages, each as "FROM\nTO\nLENGTH\n" then LENGTH bytes, already
  * dot-stuffed with CRLF line ends (bench/support/smtp-client.ts dotStuffed()). Message i of
  * the run is message i % count of the file. Prints one JSON line: accepted, errors, seconds,
- * first_error. Built by bench/smtp-submission.ts with `cc -O2 … -lssl -lcrypto -lpthread`.
+ * first_error, and step_ms: the average wait for each step's reply (open: connect to AUTH). Built by bench/smtp-submission.ts with `cc -O2 … -lssl -lcrypto -lpthread`.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -41,6 +41,21 @@ static message_t *messages;
 static int message_count;
 static SSL_CTX *ctx;
 static atomic_long next_index, accepted, errors;
+/* Time spent waiting for each step's reply, summed over all sessions (ns), to show where a
+   session's time goes: 0 open (connect, TLS, EHLO, AUTH), 1 MAIL, 2 RCPT, 3 DATA, 4 the message. */
+enum { STEP_OPEN, STEP_MAIL, STEP_RCPT, STEP_DATA, STEP_MESSAGE, STEPS };
+static atomic_llong step_ns[STEPS], step_count[STEPS];
+
+static long long now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static void count_step(int step, long long since) {
+  atomic_fetch_add(&step_ns[step], now_ns() - since);
+  atomic_fetch_add(&step_count[step], 1);
+}
 static char first_error[320];
 static pthread_mutex_t error_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -146,12 +161,19 @@ static void close_session(conn_t *c) {
 
 static int send_message(conn_t *c, const message_t *m) {
   char line[600];
+  long long t = now_ns();
   snprintf(line, sizeof line, "MAIL FROM:<%s>", m->from);
   if (command(c, line, 250) < 0) return -1;
+  count_step(STEP_MAIL, t), t = now_ns();
   snprintf(line, sizeof line, "RCPT TO:<%s>", m->to);
-  if (command(c, line, 250) < 0 || command(c, "DATA", 354) < 0) return -1;
+  if (command(c, line, 250) < 0) return -1;
+  count_step(STEP_RCPT, t), t = now_ns();
+  if (command(c, "DATA", 354) < 0) return -1;
+  count_step(STEP_DATA, t), t = now_ns();
   if (conn_write(c, m->data, m->length) < 0) return fail("write failed"), -1;
-  return command(c, ".", 250);
+  if (command(c, ".", 250) < 0) return -1;
+  count_step(STEP_MESSAGE, t);
+  return 0;
 }
 
 static void *session_loop(void *auth_line) {
@@ -160,10 +182,12 @@ static void *session_loop(void *auth_line) {
     long i = atomic_fetch_add(&next_index, 1);
     if (i >= total) break;
     if (atomic_load(&errors) > 100) break;
+    long long t = now_ns();
     if (open_session(&c, auth_line) < 0) {
       close_session(&c);
       continue; /* message i is lost: counted as an error */
     }
+    count_step(STEP_OPEN, t);
     for (int k = 0; k < per_connection; k++) {
       if (k > 0 && (i = atomic_fetch_add(&next_index, 1)) >= total) break;
       if (send_message(&c, &messages[i % message_count]) < 0) break;
@@ -237,6 +261,12 @@ int main(int argc, char **argv) {
     if (*p == '"' || *p == '\\') putchar('\\');
     if ((unsigned char)*p >= 0x20) putchar(*p);
   }
-  printf("\"}\n");
+  printf("\",\"step_ms\":{");
+  const char *names[STEPS] = {"open", "mail", "rcpt", "data", "message"};
+  for (int s = 0; s < STEPS; s++) {
+    long long count = atomic_load(&step_count[s]);
+    printf("%s\"%s\":%.3f", s ? "," : "", names[s], count ? (double)atomic_load(&step_ns[s]) / (double)count / 1e6 : 0.0);
+  }
+  printf("}}\n");
   return 0;
 }

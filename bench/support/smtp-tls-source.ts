@@ -24,6 +24,8 @@ export interface LoadResult {
   accepted: number;
   errors: number;
   firstError?: string;
+  /** Average wait per step, ms (the C generator only): open (connect…AUTH), mail, rcpt, data, message. */
+  stepMs?: Record<string, number>;
 }
 
 function build(): string {
@@ -50,8 +52,8 @@ export function runTlsSource(target: SubmissionTarget, messagesFile: string, n: 
     child.once('error', reject);
     child.once('exit', (code) => {
       if (code !== 0) return reject(new Error(`smtp-tls-source exited with ${code}`));
-      const result = JSON.parse(out) as { accepted: number; errors: number; seconds: number; first_error: string };
-      resolve({ seconds: result.seconds, accepted: result.accepted, errors: result.errors, firstError: result.first_error || undefined });
+      const result = JSON.parse(out) as { accepted: number; errors: number; seconds: number; first_error: string; step_ms: Record<string, number> };
+      resolve({ seconds: result.seconds, accepted: result.accepted, errors: result.errors, firstError: result.first_error || undefined, stepMs: result.step_ms });
     });
   });
 }
