@@ -30,7 +30,10 @@ N_POSTLINE=${N_POSTLINE:-10000}
 DB=${DB:-embedded}
 CLIENT=${CLIENT:-c}
 DELIVERING=${DELIVERING:-0}
-label=D-postline-smtp$([[ $CLIENT == c ]] || echo "-$CLIENT")$([[ $DELIVERING == 1 ]] && echo -delivering)
+label=D-postline-smtp
+delivering=()
+[[ $CLIENT == c ]] || label+="-$CLIENT"
+if [[ $DELIVERING == 1 ]]; then label+=-delivering; delivering=(--delivering); fi
 stamp=$(date -u +%Y%m%d-%H%M%S)
 # shellcheck source=support/peers-session.sh
 source "$here/support/peers-session.sh"
@@ -45,7 +48,7 @@ fi
 postline_run() {            # postline_run <run#>
   local run=$1
   (cd "$root" && node --import tsx "$here/smtp-submission.ts" --label "$label" --run "$run" --n "$N_POSTLINE" \
-      --sessions "$SESSIONS" --per-connection 1,100 --db "$DB" --client "$CLIENT" $([[ $DELIVERING == 1 ]] && echo --delivering) --results "$RESULTS") \
+      --sessions "$SESSIONS" --per-connection 1,100 --db "$DB" --client "$CLIENT" "${delivering[@]}" --results "$RESULTS") \
     > "$BENCH_DIR/$label-$run.log" 2>&1 || log "$label run $run failed: $(tail -3 "$BENCH_DIR/$label-$run.log")"
   grep -E '^\| D-postline|^!' "$BENCH_DIR/$label-$run.log" >&2 || true
 }
