@@ -31,7 +31,11 @@ export interface LoadResult {
 function build(): string {
   if (fs.existsSync(binary) && fs.statSync(binary).mtimeMs >= fs.statSync(source).mtimeMs) return binary;
   fs.mkdirSync(path.dirname(binary), { recursive: true });
-  execFileSync('cc', ['-O2', '-o', binary, source, '-lssl', '-lcrypto', '-lpthread'], { stdio: 'inherit' });
+  try {
+    execFileSync('cc', ['-O2', '-o', binary, source, '-lssl', '-lcrypto', '-lpthread'], { stdio: 'inherit' });
+  } catch (err) {
+    throw new Error(`building ${source} failed (needs cc and libssl-dev: apt-get install gcc libssl-dev; or use --client lean): ${(err as Error).message}`);
+  }
   return binary;
 }
 
