@@ -11,8 +11,9 @@
 // `--client c` (default, support/smtp-tls-source.c: C and OpenSSL like the peers' smtp-source,
 // STARTTLS with a full handshake per connection, AUTH PLAIN, one command at a time),
 // `--client lean` (the same in Node, support/smtp-client.ts) or `--client nodemailer`
-// (nodemailer's SMTPConnection, as applications use it). The JavaScript clients spend 1.5–2 ms
-// of the shared CPU per connection on this machine, which the server measured then lacks.
+// (nodemailer's SMTPConnection, as applications use it). On 2026-11-25's machine the C client
+// cost ~1.7 ms of the shared CPU per connection and nodemailer ~2.4 ms (most of either the TLS
+// handshake); the rates measured with the two were alike (docs/BENCHMARKS.md §4).
 //
 //   npx tsx bench/smtp-submission.ts                          # both modes, N=10000, embedded PG
 //   npx tsx bench/smtp-submission.ts --per-connection 1 --n 5000 --label D-postline-smtp --run 1 --results /tmp/mta-bench/results.tsv
@@ -155,7 +156,7 @@ async function main(): Promise<void> {
   const sessions = Number(args.sessions);
   const modes = args['per-connection']!.split(',').map(Number);
   const implicit = args.tls === 'implicit';
-  console.log(`# ${n} messages of ~2 KB html per mode, ${sessions} sessions, ${implicit ? 'implicit TLS' : 'STARTTLS'} + AUTH PLAIN, ${args.client} client; Postline --roles api,smtp (${args.db})`);
+  console.log(`# ${n} messages of ~2 KB html per mode, ${sessions} sessions, ${implicit ? 'implicit TLS' : 'STARTTLS'} + AUTH PLAIN, ${args.client} client; Postline --roles ${args.delivering ? 'api,smtp,worker (delivering)' : 'api,smtp'} (${args.db})`);
 
   const dns = await startBenchDns();
   const sink = args.delivering ? await startSmtpSink(await freePort()) : undefined;
