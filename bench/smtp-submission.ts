@@ -14,11 +14,18 @@
 // (nodemailer's SMTPConnection, as applications use it). On 2026-11-25's machine the C client
 // cost ~1.7 ms of the shared CPU per connection and nodemailer ~2.4 ms (most of either the TLS
 // handshake); the rates measured with the two were alike (docs/BENCHMARKS.md §4).
+// `--server tls-floor|smtp-server` runs the same load against a floor instead of Postline
+// (support/floor-server.ts: Node's TCP+TLS with a reply per line, or bare smtp-server), to
+// show what of a session's cost is Postline's own.
 //
 //   npx tsx bench/smtp-submission.ts                          # both modes, N=10000, embedded PG
 //   npx tsx bench/smtp-submission.ts --per-connection 1 --n 5000 --label D-postline-smtp --run 1 --results /tmp/mta-bench/results.tsv
+//   npx tsx bench/smtp-submission.ts --server smtp-server     # the bare library's rate
 // Env: EXTERNAL_DATABASE_URL (with --db external), POSTLINE_ENTRY=dist to run the build.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import MailComposer from 'nodemailer/lib/mail-composer';
@@ -33,22 +40,27 @@ import { appendResults, machine, printMachine, table } from './support/report.js
 import { startBenchDns, verifiedSendingDomain } from './support/sending-domain.js';
 import { startSmtpSink } from './support/smtp-sink.js';
 
+const here = path.dirname(fileURLToPath(import.meta.url));
+
 const { values: args } = parseArgs({
   options: {
     n: { type: 'string', default: process.env.N ?? '10000' },
     sessions: { type: 'string', default: process.env.SESSIONS ?? '20' },
-    'per-connection': { type: 'string', default: '1,100' },
+    'per-connection': { type: 'string', default: '1,100' }, // 0: sessions only (TLS, AUTH, QUIT)
     tls: { type: 'string', default: 'starttls' }, // or implicit
     db: { type: 'string', default: 'embedded' },
-    label: { type: 'string', default: 'D-postline-smtp' },
+    label: { type: 'string' }, // D-postline-smtp, or D-floor-<server>
     run: { type: 'string', default: '1' },
     results: { type: 'string' }, // the peers' results.tsv: one row per mode
     'warmup-messages': { type: 'string', default: '500' },
     'cpu-prof': { type: 'string' },
     client: { type: 'string', default: 'c' }, // or lean, nodemailer
     delivering: { type: 'boolean', default: false },
+    server: { type: 'string', default: 'postline' }, // or tls-floor, smtp-server (support/floor-server.ts)
   },
 });
+
+const label = args.label ?? (args.server === 'postline' ? 'D-postline-smtp' : `D-floor-${args.server}`);
 
 interface Row {
   scenario: string;
@@ -149,15 +161,17 @@ async function load(target: Target, messages: BenchMessage[], n: number, session
   return { seconds: (performance.now() - t0) / 1000, accepted, errors, firstError };
 }
 
-async function main(): Promise<void> {
-  const run = machine();
-  printMachine(run);
-  const n = Number(args.n);
-  const sessions = Number(args.sessions);
-  const modes = args['per-connection']!.split(',').map(Number);
-  const implicit = args.tls === 'implicit';
-  console.log(`# ${n} messages of ~2 KB html per mode, ${sessions} sessions, ${implicit ? 'implicit TLS' : 'STARTTLS'} + AUTH PLAIN, ${args.client} client; Postline --roles ${args.delivering ? 'api,smtp,worker (delivering)' : 'api,smtp'} (${args.db})`);
+/** What the generator submits to: Postline, or one of the floors under it. */
+interface SubmissionServer {
+  target: Target;
+  pid: number;
+  postgresPids(): Promise<number[]>;
+  /** Messages stored so far (undefined: the server keeps none, so accepted counts as committed). */
+  stored(): Promise<number | undefined>;
+  stop(): Promise<void>;
+}
 
+async function startPostline(implicit: boolean): Promise<SubmissionServer> {
   const dns = await startBenchDns();
   const sink = args.delivering ? await startSmtpSink(await freePort()) : undefined;
   const [starttlsPort, implicitPort] = [await freePort(), await freePort()];
@@ -174,9 +188,64 @@ async function main(): Promise<void> {
     cpuProfDir: args['cpu-prof'],
     label: 'smtp-submission',
   });
-  const rows: Row[] = [];
+  const stop = async () => {
+    await postline.stop();
+    await dns.stop();
+    sink?.stop();
+  };
   try {
     await verifiedSendingDomain(postline, dns);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    target: { port: implicit ? implicitPort : starttlsPort, implicit, apiKey: postline.apiKey },
+    pid: postline.pid,
+    postgresPids: () => postline.postgresPids(),
+    stored: async () => (await postline.sql<{ n: number }>(`SELECT count(*)::int AS n FROM emails`))[0]!.n,
+    stop,
+  };
+}
+
+async function startFloor(kind: string, implicit: boolean): Promise<SubmissionServer> {
+  if (implicit) throw new Error('the floor servers speak STARTTLS only');
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'support/floor-server.ts'), kind, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`floor-server ${kind} exited with ${code}`)));
+    child.stdout!.once('data', () => resolve());
+  });
+  return {
+    target: { port, implicit: false, apiKey: 'floor' },
+    pid: child.pid!,
+    postgresPids: async () => [],
+    stored: async () => undefined,
+    stop: async () => {
+      child.removeAllListeners('exit');
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill();
+      await exited;
+    },
+  };
+}
+
+/** CPU µs per message (per connection with --per-connection 0) from a share of one core. */
+const cpuPer = (r: Row, percent: number) => Math.round((percent / 100) * 1e6 * (r.seconds / Math.max(1, r.perConnection === 0 ? r.n : r.committed)));
+
+async function main(): Promise<void> {
+  const run = machine();
+  printMachine(run);
+  const n = Number(args.n);
+  const sessions = Number(args.sessions);
+  const modes = args['per-connection']!.split(',').map(Number);
+  const implicit = args.tls === 'implicit';
+  const serving = args.server === 'postline' ? `Postline --roles ${args.delivering ? 'api,smtp,worker (delivering)' : 'api,smtp'} (${args.db})` : `the ${args.server} floor (support/floor-server.ts)`;
+  console.log(`# ${n} messages of ~2 KB html per mode, ${sessions} sessions, ${implicit ? 'implicit TLS' : 'STARTTLS'} + AUTH PLAIN, ${args.client} client; ${serving}`);
+
+  const server = args.server === 'postline' ? await startPostline(implicit) : await startFloor(args.server!, implicit);
+  const rows: Row[] = [];
+  try {
     const messages = await Promise.all(
       Array.from({ length: 200 }, async (_, i) => {
         const e = email(i);
@@ -184,39 +253,37 @@ async function main(): Promise<void> {
         return { from: `orders@${e.from.split('@')[1]!.replace('>', '')}`, to: e.to[0]!, raw, data: dotStuffed(raw) };
       }),
     );
-    const target = { port: implicit ? implicitPort : starttlsPort, implicit, apiKey: postline.apiKey };
-    await load(target, messages, Number(args['warmup-messages']), sessions, 10); // JIT, pools, TLS key in cache
+    await load(server.target, messages, Number(args['warmup-messages']), sessions, 10); // JIT, pools, TLS key in cache
     for (const perConnection of modes) {
       await waitForQuiet(`${perConnection} per connection`, run.nproc);
-      const [before] = await postline.sql(`SELECT count(*)::int AS n FROM emails`);
-      const meter = new CpuMeter(postline.pid, await postline.postgresPids());
-      const result = await load(target, messages, n, sessions, perConnection);
-      const cpu = meter.stop(await postline.postgresPids());
-      const [after] = await postline.sql(`SELECT count(*)::int AS n FROM emails`);
+      const before = await server.stored();
+      const meter = new CpuMeter(server.pid, await server.postgresPids());
+      const result = await load(server.target, messages, n, sessions, perConnection);
+      const cpu = meter.stop(await server.postgresPids());
+      const after = await server.stored();
       rows.push({
-        scenario: `${args.label}${args.delivering && !args.label!.endsWith('-delivering') ? '-delivering' : ''}-${perConnection}`,
+        scenario: `${label}${args.delivering && !label.endsWith('-delivering') ? '-delivering' : ''}-${perConnection}`,
         perConnection,
         n,
         ...result,
-        committed: after.n - before.n,
-        perSecond: Math.round(result.accepted / result.seconds),
+        committed: after === undefined ? result.accepted : after - before!,
+        // --per-connection 0 opens sessions (TLS, AUTH) and sends nothing: its rate is of connections.
+        perSecond: Math.round((perConnection === 0 ? n : result.accepted) / result.seconds),
         cpu,
       });
       const steps = result.stepMs ? ` (waits, ms: ${Object.entries(result.stepMs).map(([step, ms]) => `${step} ${ms.toFixed(2)}`).join(', ')})` : '';
-      console.log(`${perConnection} per connection: ${rows.at(-1)!.perSecond} messages/s${steps}`);
+      console.log(`${perConnection} per connection: ${rows.at(-1)!.perSecond} ${perConnection === 0 ? 'connections' : 'messages'}/s${steps}`);
     }
   } finally {
-    await postline.stop();
-    await dns.stop();
-    sink?.stop();
+    await server.stop();
   }
 
   console.log('\n' + table(
-    ['scenario', 'msgs/conn', 'messages', 's', 'accepted', 'committed', 'errors', 'msgs/s', 'CPU % postline (main)/pg/gen/other', 'CPU µs/msg postline/pg'],
+    ['scenario', 'msgs/conn', 'messages', 's', 'accepted', 'committed', 'errors', 'msgs/s (conn/s at 0)', `CPU % ${args.server} (main)/pg/gen/other`, `CPU µs/msg (/conn at 0) ${args.server}/pg`],
     rows.map((r) => [
       r.scenario, r.perConnection, r.n, r.seconds.toFixed(2), r.accepted, r.committed, r.errors, r.perSecond,
       `${r.cpu.postline} (${r.cpu.postlineMain})/${r.cpu.postgres}/${r.cpu.generator}/${r.cpu.other}`,
-      `${Math.round((r.cpu.postline / 100) * 1e6 * (r.seconds / Math.max(1, r.committed)))}/${Math.round((r.cpu.postgres / 100) * 1e6 * (r.seconds / Math.max(1, r.committed)))}`,
+      `${cpuPer(r, r.cpu.postline)}/${cpuPer(r, r.cpu.postgres)}`,
     ]),
   ));
   for (const r of rows) if (r.firstError) console.log(`! ${r.scenario}: ${r.errors} errors, first: ${r.firstError}`);

@@ -7,6 +7,9 @@
 #   D-postline-smtp-100  the same, 100 msgs per connection
 # Postline's generator is bench/support/smtp-tls-source.c (C and OpenSSL, as smtp-source is C;
 # CLIENT=lean or CLIENT=nodemailer for the JavaScript ones, whose rows are labelled so).
+# FLOORS=1: each round also runs the same load against two floors under Postline (rows
+# D-floor-tls-floor-*, D-floor-smtp-server-*; bench/support/floor-server.ts): Node's TCP+TLS
+# answering a line at a time, and bare smtp-server keeping nothing.
 # DELIVERING=1: Postline runs every role and delivers to an smtp-sink while it accepts, as
 # Postfix does in its run (rows labelled -delivering); by default it only accepts (api,smtp).
 # The submit rate is N / (time until the last message was answered 250). Postfix gets no TLS
@@ -18,7 +21,7 @@
 #   sudo bench/smtp-vs-peers.sh                       # setup + 3 rounds
 #   SKIP_SETUP=1 ROUNDS=1 N_POSTLINE=3000 bench/smtp-vs-peers.sh
 # Env: ROUNDS (3), N (20000, the peers' runs), N_POSTLINE (10000 per mode), SESSIONS (20),
-#      DB (embedded|external), CLIENT (c), DELIVERING (0), POSTLINE_ENTRY=dist, PEERS, BENCH_DIR (/tmp/mta-bench).
+#      DB (embedded|external), CLIENT (c), DELIVERING (0), FLOORS (0), POSTLINE_ENTRY=dist, PEERS, BENCH_DIR (/tmp/mta-bench).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -30,6 +33,7 @@ N_POSTLINE=${N_POSTLINE:-10000}
 DB=${DB:-embedded}
 CLIENT=${CLIENT:-c}
 DELIVERING=${DELIVERING:-0}
+FLOORS=${FLOORS:-0}
 label=D-postline-smtp
 delivering=()
 [[ $CLIENT == c ]] || label+="-$CLIENT"
@@ -38,19 +42,27 @@ stamp=$(date -u +%Y%m%d-%H%M%S)
 # shellcheck source=support/peers-session.sh
 source "$here/support/peers-session.sh"
 
-begin_peers_session "N=$N N_POSTLINE=$N_POSTLINE SIZE=$SIZE SESSIONS=$SESSIONS ROUNDS=$ROUNDS DB=$DB CLIENT=$CLIENT DELIVERING=$DELIVERING"
+begin_peers_session "N=$N N_POSTLINE=$N_POSTLINE SIZE=$SIZE SESSIONS=$SESSIONS ROUNDS=$ROUNDS DB=$DB CLIENT=$CLIENT DELIVERING=$DELIVERING FLOORS=$FLOORS"
 results_header
 # The C generator is compiled by smtp-submission.ts on first use.
 if [[ $CLIENT == c ]] && ! { command -v cc > /dev/null && [[ -f /usr/include/openssl/ssl.h ]]; }; then
   apt-get install -y -qq --no-install-recommends gcc libc6-dev libssl-dev > /dev/null
 fi
 
-postline_run() {            # postline_run <run#>
-  local run=$1
-  (cd "$root" && node --import tsx "$here/smtp-submission.ts" --label "$label" --run "$run" --n "$N_POSTLINE" \
-      --sessions "$SESSIONS" --per-connection 1,100 --db "$DB" --client "$CLIENT" "${delivering[@]}" --results "$RESULTS") \
-    > "$BENCH_DIR/$label-$run.log" 2>&1 || log "$label run $run failed: $(tail -3 "$BENCH_DIR/$label-$run.log")"
-  grep -E '^\| D-postline|^!' "$BENCH_DIR/$label-$run.log" >&2 || true
+submission_run() {         # submission_run <run#> <label> [smtp-submission.ts options…]
+  local run=$1 name=$2
+  shift 2
+  (cd "$root" && node --import tsx "$here/smtp-submission.ts" --label "$name" --run "$run" --n "$N_POSTLINE" \
+      --sessions "$SESSIONS" --per-connection 1,100 --client "$CLIENT" --results "$RESULTS" "$@") \
+    > "$BENCH_DIR/$name-$run.log" 2>&1 || log "$name run $run failed: $(tail -3 "$BENCH_DIR/$name-$run.log")"
+  grep -E '^\| D-|^!' "$BENCH_DIR/$name-$run.log" >&2 || true
+}
+
+postline_run() {            # postline_run <run#>: Postline, then the floors when FLOORS=1
+  submission_run "$1" "$label" --db "$DB" "${delivering[@]}"
+  if [[ $FLOORS == 1 ]]; then
+    for server in tls-floor smtp-server; do submission_run "$1" "D-floor-$server" --server "$server"; done
+  fi
 }
 
 for ((round = 1; round <= ROUNDS; round++)); do
@@ -71,17 +83,21 @@ import csv, statistics, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1]), delimiter='\t') if r['status'] == 'ok']
 submit = {(r['scenario'], r['run']): float(r['submit_per_s']) for r in rows}
 targets = {f'{sys.argv[2]}-1': 1, f'{sys.argv[2]}-100': 2}
+for floor in ('tls-floor', 'smtp-server'):
+    targets.update({f'D-floor-{floor}-1': None, f'D-floor-{floor}-100': None})
 for name, target in targets.items():
-    ratios = []
-    print(f'\n| round | {name} submit/s | B-postfix submit/s | ÷ Postfix | A-sink submit/s |')
-    print('|---|---|---|---|---|')
+    ratios, lines = [], []
     for run in sorted({r['run'] for r in rows}, key=int):
         d, b, a = submit.get((name, run)), submit.get(('B-postfix', run)), submit.get(('A-sink', run))
         if d and b:
             ratios.append(d / b)
-            print(f"| {run} | {d:.0f} | {b:.0f} | {d / b:.2f}× | {a:.0f} |" if a else f"| {run} | {d:.0f} | {b:.0f} | {d / b:.2f}× | |")
-    if ratios:
-        print(f"\nmedian {name} ÷ Postfix (submit, same round): {statistics.median(ratios):.2f}× (target ≥ {target}×)")
+            lines.append(f"| {run} | {d:.0f} | {b:.0f} | {d / b:.2f}× | {a:.0f} |" if a else f"| {run} | {d:.0f} | {b:.0f} | {d / b:.2f}× | |")
+    if not ratios:
+        continue
+    print(f'\n| round | {name} submit/s | B-postfix submit/s | ÷ Postfix | A-sink submit/s |')
+    print('|---|---|---|---|---|')
+    print('\n'.join(lines))
+    print(f"\nmedian {name} ÷ Postfix (submit, same round): {statistics.median(ratios):.2f}×" + (f" (target ≥ {target}×)" if target else " (a floor: no target)"))
 PY
 mkdir -p "$here/results"
 { sed 's/^/# /' "$BENCH_DIR/machine.txt"; cat "$RESULTS"; } > "$here/results/smtp-vs-peers-$stamp.tsv"
