@@ -40,6 +40,12 @@ export interface EmailRequest {
    */
   submitted?: Buffer;
   /**
+   * A submitted message whose html and text were left in it (html and text are null here):
+   * GET /emails/:id reads them from the stored message (get-email.ts), so accepting a small
+   * submission parses only its header section (src/smtp/parse-message.ts).
+   */
+  bodiesInMessage?: boolean;
+  /**
    * A broadcast's email (src/broadcasts/fan-out.ts): the broadcast and the contact it goes to,
    * stored with the email (one per contact: emails_broadcast_contact) and queued as bulk.
    */

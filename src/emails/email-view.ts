@@ -4,14 +4,17 @@ import { restTimestamp } from '../api/format.js';
 import type { Row } from '../db/database.js';
 import { textToBeSent } from './compose-deferred.js';
 
-/** Never select `mime` for a view: it is the whole message. */
+/** Never select `mime` for a view (it is the whole message), except as DETAIL_COLUMNS does. */
 export const SUMMARY_COLUMNS =
   'id, from_address, to_addresses, cc, bcc, reply_to, subject, created_at, scheduled_at, last_event, message_id, topic_id';
 /**
  * `composing`: the message is composed at delivery and has not been yet (compose-deferred.ts);
  * an SMTP submission waiting to be signed (unsigned_mime) has its text part already.
+ * `bodies_message`: a small SMTP submission's message (at most 64 KB and its signature), whose
+ * html and text are read from it (get-email.ts, submitted-message.ts bodiesOfSubmitted).
  */
-export const DETAIL_COLUMNS = `${SUMMARY_COLUMNS}, html, text, tags, mime IS NULL AND unsigned_mime IS NULL AS composing`;
+export const DETAIL_COLUMNS = `${SUMMARY_COLUMNS}, html, text, tags, mime IS NULL AND unsigned_mime IS NULL AS composing,
+  CASE WHEN bodies_in_message THEN COALESCE(unsigned_mime, mime) END AS bodies_message`;
 
 export function emailSummary(row: Row) {
   return {

@@ -4,6 +4,7 @@ import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
 import { DETAIL_COLUMNS, emailDetail } from './email-view.js';
+import { bodiesOfSubmitted } from './submitted-message.js';
 
 export function getEmail(db: Db): Route {
   return {
@@ -14,6 +15,8 @@ export function getEmail(db: Db): Route {
         ? await db.one(`SELECT ${DETAIL_COLUMNS} FROM emails WHERE id = $1 AND account_id = $2`, [params.id, principal.accountId])
         : undefined;
       if (!row) throw notFound('Email');
+      // A small SMTP submission keeps its html and text only in its message (0020).
+      if (row.bodies_message) Object.assign(row, await bodiesOfSubmitted(row.bodies_message as Buffer));
       return { body: emailDetail(row) };
     },
   };

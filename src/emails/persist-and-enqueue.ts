@@ -71,6 +71,7 @@ const EMAIL_COLUMNS: [column: string, type: string, value: (e: OutgoingEmail) =>
   ['contact_id', 'uuid', (e) => e.request.broadcast?.contactId ?? null],
   ['template_id', 'uuid', (e) => e.request.templateId ?? null],
   ['topic_id', 'uuid', (e) => e.request.topicId ?? null],
+  ['bodies_in_message', 'boolean', (e) => e.request.bodiesInMessage ?? false],
 ];
 
 /** A PostgreSQL array literal of `items` (quoted, with `"` and `\` escaped); null stays null. */

@@ -8,6 +8,12 @@
 //   Resend-Idempotency-Key  removed: it is addressed to Postline, not to the recipients;
 //   Date                    added when missing.
 // Line ends become CRLF, so the stored message is what goes on the wire and what is signed.
+// A small submission's html and text are not stored beside it (EmailRequest.bodiesInMessage):
+// bodiesOfSubmitted() reads them from the stored message for GET /emails/:id.
+import PostalMime from 'postal-mime';
+
+/** PostgreSQL text cannot hold NUL; a text part may (binary junk). The message keeps its bytes. */
+export const noNul = (s: string) => (s.includes('\0') ? s.replaceAll('\0', '\uFFFD') : s);
 
 const DROPPED = new Set(['bcc', 'message-id', 'return-path', 'resend-idempotency-key']);
 
@@ -43,4 +49,18 @@ export function prepareSubmittedMessage(raw: Buffer, { messageId, date }: { mess
   const added = [`Message-ID: ${messageId}\r\n`];
   if (!kept.some((field) => fieldName(field) === 'date')) added.push(`Date: ${rfc5322Date(date)}\r\n`);
   return Buffer.from(`${added.join('')}${kept.join('')}\r\n${body}`, 'latin1');
+}
+
+/**
+ * The html and text of a stored submission whose bodies were left in it, as accepting it whole
+ * would have stored them. The message was accepted on its header section alone; a body that
+ * postal-mime cannot read shows as none rather than failing the request.
+ */
+export async function bodiesOfSubmitted(message: Buffer): Promise<{ html: string | null; text: string | null }> {
+  try {
+    const email = await PostalMime.parse(message, { attachmentEncoding: 'arraybuffer' });
+    return { html: email.html ? noNul(email.html) : null, text: email.text ? noNul(email.text) : null };
+  } catch {
+    return { html: null, text: null };
+  }
 }

@@ -1,6 +1,10 @@
 // Parsing messages with postal-mime, for submission and for inbound mail:
 //   parse       a submitted message into what submission needs: the header fields, the html
 //               and text bodies, and a hash of each attachment (for Resend-Idempotency-Key);
+//   parseForSubmission  the same, but for a message of up to INLINE_MAX_BYTES only its header
+//               section: its bodies stay in the stored message until GET /emails/:id reads
+//               them (src/emails/get-email.ts). Decoding bodies was most of a small
+//               submission's parse, on the event loop every SMTP session shares;
 //   parseEmail  any message into postal-mime's whole Email (src/inbound/: received mail, its
 //               downloads, DSN and ARF reports).
 //
@@ -21,6 +25,11 @@ export interface ParsedMessage {
   to: Address[];
   cc: Address[];
   replyTo: Address[];
+  /** What the body holds; undefined when only the header section was parsed. */
+  bodies?: MessageBodies;
+}
+
+export interface MessageBodies {
   html: string | null;
   text: string | null;
   attachments: { filename: string | null; mimeType: string; sha256: string }[];
@@ -55,13 +64,16 @@ export function transferablesOf(result: ParsedMessage | Email): ArrayBuffer[] {
   return [...new Set(buffers)]; // a buffer listed twice cannot be transferred
 }
 
-function describe(email: Email): ParsedMessage {
-  return {
+function describe(email: Email, withBodies = true): ParsedMessage {
+  const parsed: ParsedMessage = {
     headers: email.headers.map((h) => ({ key: h.key, value: h.value })),
     subject: email.subject,
     to: email.to ?? [],
     cc: email.cc ?? [],
     replyTo: email.replyTo ?? [],
+  };
+  if (!withBodies) return parsed;
+  parsed.bodies = {
     html: email.html ?? null,
     text: email.text ?? null,
     attachments: email.attachments.map((a) => ({
@@ -70,6 +82,27 @@ function describe(email: Email): ParsedMessage {
       sha256: createHash('sha256').update(new Uint8Array(a.content as ArrayBuffer)).digest('hex'),
     })),
   };
+  return parsed;
+}
+
+/** The header section through its empty line; the whole message when it has no body. */
+export function headerSection(raw: Buffer): Buffer {
+  if (raw[0] === 10 || (raw[0] === 13 && raw[1] === 10)) return raw.subarray(0, 0); // no header at all
+  const crlf = raw.indexOf('\r\n\r\n');
+  const lf = raw.indexOf('\n\n');
+  if (crlf < 0 && lf < 0) return raw;
+  return crlf >= 0 && (lf < 0 || crlf < lf) ? raw.subarray(0, crlf + 4) : raw.subarray(0, lf + 2);
+}
+
+/** A submission's header fields only (postal-mime on its header section), in process. */
+async function parseHeaders(raw: Buffer): Promise<ParsedMessage> {
+  let email: Email;
+  try {
+    email = await PostalMime.parse(headerSection(raw), OPTIONS);
+  } catch (err) {
+    throw new UnparseableMessage((err as Error).message);
+  }
+  return describe(email, false);
 }
 
 /** One worker, started on first need and left idle (unref'd) between large messages. */
@@ -78,9 +111,18 @@ export class MessageParser {
   private pending = new Map<number, { resolve: (m: any) => void; reject: (err: Error) => void }>();
   private next = 0;
 
-  /** A submitted message, for submission (src/smtp/submit-message.ts). */
+  /** A submitted message, bodies included (src/smtp/submit-message.ts). */
   parse(raw: Buffer): Promise<ParsedMessage> {
     return this.run(raw, 'submission');
+  }
+
+  /**
+   * A submitted message for accepting it: a small one's header section only (its bodies are
+   * read from the stored message when asked for), a large one whole, in the worker thread,
+   * so that reading it back never parses megabytes on the event loop.
+   */
+  parseForSubmission(raw: Buffer): Promise<ParsedMessage> {
+    return raw.length <= INLINE_MAX_BYTES ? parseHeaders(raw) : this.parse(raw);
   }
 
   /** Any message as postal-mime's Email (src/inbound/); throws UnparseableMessage when it cannot be parsed. */

@@ -1,11 +1,13 @@
 // The validate step for SMTP submission: a message as the client composed it, and its
 // envelope, → the EmailRequest the accept pipeline takes (email-request.ts is the API's).
-// The header fields describe the email (from, to, cc, reply_to, subject, html and text as
-// stored and shown by GET /emails); the envelope decides who gets it: recipients named in
-// To or Cc are its to/cc mailboxes, every other envelope recipient is a Bcc. The message
-// itself is kept (EmailRequest.submitted) and prepared by emails/submitted-message.ts.
+// The header fields describe the email (from, to, cc, reply_to, subject as stored and shown
+// by GET /emails; html and text too when the message was parsed whole, else GET reads them from
+// the stored message); the envelope decides who gets it: recipients named in To or Cc are its
+// to/cc mailboxes, every other envelope recipient is a Bcc. The message itself is kept
+// (EmailRequest.submitted) and prepared by emails/submitted-message.ts.
 import { addressParser, type Address } from 'postal-mime';
 import type { EmailRequest } from '../emails/email-request.js';
+import { noNul } from '../emails/submitted-message.js';
 import { parseMailbox, type Mailbox } from '../mailbox/mailbox.js';
 import { UnparseableMessage, type MessageParser, type ParsedMessage } from './parse-message.js';
 import { MAX_LINE_LENGTH, REPLIES } from './replies.js';
@@ -19,18 +21,22 @@ export interface SubmittedMessage {
   idempotencyKey: string | undefined;
 }
 
-/** Refuses what cannot be sent as it is (RFC 5322 §2.1.1 line length, NUL in the header), then parses. */
+/**
+ * Refuses what cannot be sent as it is (RFC 5322 §2.1.1 line length, NUL in the header), then
+ * parses: a small message's header section only, unless it has an idempotency key, whose
+ * fingerprint compares the bodies too.
+ */
 export async function parseSubmission(parser: MessageParser, raw: Buffer, recipients: string[]): Promise<SubmittedMessage> {
   checkLines(raw);
-  let parsed: ParsedMessage;
   try {
-    parsed = await parser.parse(raw);
+    let parsed: ParsedMessage = await parser.parseForSubmission(raw);
+    const key = parsed.headers.find((h) => h.key === 'resend-idempotency-key');
+    if (key && !parsed.bodies) parsed = await parser.parse(raw);
+    return { raw, parsed, recipients, idempotencyKey: key && key.value.trim() };
   } catch (err) {
     if (err instanceof UnparseableMessage) throw REPLIES.contentRefused(`The message could not be parsed: ${err.message}`);
     throw err;
   }
-  const key = parsed.headers.find((h) => h.key === 'resend-idempotency-key');
-  return { raw, parsed, recipients, idempotencyKey: key && key.value.trim() };
 }
 
 function checkLines(raw: Buffer): void {
@@ -50,9 +56,6 @@ function checkLines(raw: Buffer): void {
     line++;
   }
 }
-
-/** PostgreSQL text cannot hold NUL; a text part may (binary junk). The message keeps its bytes. */
-const noNul = (s: string) => (s.includes('\0') ? s.replaceAll('\0', '\uFFFD') : s);
 
 const mailboxes = (addresses: Address[]) =>
   addresses.flatMap((a) => (a.group ? a.group : [a])).filter((m) => m.address);
@@ -84,6 +87,7 @@ function sender(message: ParsedMessage): { from: string; mailbox: Mailbox } {
 
 export function submissionRequest(message: SubmittedMessage): EmailRequest {
   const { parsed } = message;
+  const { bodies } = parsed;
   const { from, mailbox } = sender(parsed);
   const to = mailboxes(parsed.to);
   const cc = mailboxes(parsed.cc);
@@ -105,8 +109,9 @@ export function submissionRequest(message: SubmittedMessage): EmailRequest {
     replyTo: replyTo.length ? replyTo : null,
     replyToMailboxes: [], // only used to compose, and this message is composed already
     subject: noNul(parsed.subject ?? ''),
-    html: parsed.html ? noNul(parsed.html) : null,
-    text: parsed.text ? noNul(parsed.text) : null,
+    html: bodies?.html ? noNul(bodies.html) : null,
+    text: bodies?.text ? noNul(bodies.text) : null,
+    bodiesInMessage: !bodies,
     headers: null,
     tags: null,
     scheduledAt: null,
@@ -122,6 +127,7 @@ export function submissionRequest(message: SubmittedMessage): EmailRequest {
  */
 export function idempotencyFingerprint(message: SubmittedMessage): unknown {
   const { parsed } = message;
+  const bodies = parsed.bodies!; // parsed whole when it has an idempotency key (parseSubmission)
   const header = (key: string) => parsed.headers.filter((h) => h.key === key).map((h) => h.value);
   return {
     recipients: [...message.recipients].map((r) => r.toLowerCase()).sort(),
@@ -130,8 +136,8 @@ export function idempotencyFingerprint(message: SubmittedMessage): unknown {
     cc: header('cc'),
     reply_to: header('reply-to'),
     subject: parsed.subject ?? null,
-    html: parsed.html,
-    text: parsed.text,
-    attachments: parsed.attachments,
+    html: bodies.html,
+    text: bodies.text,
+    attachments: bodies.attachments,
   };
 }
