@@ -86,7 +86,7 @@ function describe(email: Email, withBodies = true): ParsedMessage {
 }
 
 /** The header section through its empty line; the whole message when it has no body. */
-export function headerSection(raw: Buffer): Buffer {
+function headerSection(raw: Buffer): Buffer {
   if (raw[0] === 10 || (raw[0] === 13 && raw[1] === 10)) return raw.subarray(0, 0); // no header at all
   const crlf = raw.indexOf('\r\n\r\n');
   const lf = raw.indexOf('\n\n');
