@@ -56,11 +56,20 @@ export function prepareSubmittedMessage(raw: Buffer, { messageId, date }: { mess
  * would have stored them. The message was accepted on its header section alone; a body that
  * postal-mime cannot read shows as none rather than failing the request.
  */
-export async function bodiesOfSubmitted(message: Buffer): Promise<{ html: string | null; text: string | null }> {
+export async function bodiesOfSubmitted(message: Buffer): Promise<StoredBodies> {
   try {
-    const email = await PostalMime.parse(message, { attachmentEncoding: 'arraybuffer' });
-    return { html: email.html ? noNul(email.html) : null, text: email.text ? noNul(email.text) : null };
+    return storedBodies(await PostalMime.parse(message, { attachmentEncoding: 'arraybuffer' }));
   } catch {
     return { html: null, text: null };
   }
+}
+
+export interface StoredBodies {
+  html: string | null;
+  text: string | null;
+}
+
+/** A submission's html and text as stored and shown: an empty part is none, NUL is U+FFFD. */
+export function storedBodies(parsed: { html?: string | null; text?: string | null }): StoredBodies {
+  return { html: parsed.html ? noNul(parsed.html) : null, text: parsed.text ? noNul(parsed.text) : null };
 }

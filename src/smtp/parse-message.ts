@@ -64,25 +64,30 @@ export function transferablesOf(result: ParsedMessage | Email): ArrayBuffer[] {
   return [...new Set(buffers)]; // a buffer listed twice cannot be transferred
 }
 
-function describe(email: Email, withBodies = true): ParsedMessage {
-  const parsed: ParsedMessage = {
+/** The header fields of a parsed message: all that accepting a submission needs. */
+function describeHeaders(email: Email): ParsedMessage {
+  return {
     headers: email.headers.map((h) => ({ key: h.key, value: h.value })),
     subject: email.subject,
     to: email.to ?? [],
     cc: email.cc ?? [],
     replyTo: email.replyTo ?? [],
   };
-  if (!withBodies) return parsed;
-  parsed.bodies = {
-    html: email.html ?? null,
-    text: email.text ?? null,
-    attachments: email.attachments.map((a) => ({
-      filename: a.filename,
-      mimeType: a.mimeType,
-      sha256: createHash('sha256').update(new Uint8Array(a.content as ArrayBuffer)).digest('hex'),
-    })),
+}
+
+function describe(email: Email): ParsedMessage {
+  return {
+    ...describeHeaders(email),
+    bodies: {
+      html: email.html ?? null,
+      text: email.text ?? null,
+      attachments: email.attachments.map((a) => ({
+        filename: a.filename,
+        mimeType: a.mimeType,
+        sha256: createHash('sha256').update(new Uint8Array(a.content as ArrayBuffer)).digest('hex'),
+      })),
+    },
   };
-  return parsed;
 }
 
 /** The header section through its empty line; the whole message when it has no body. */
@@ -102,7 +107,7 @@ async function parseHeaders(raw: Buffer): Promise<ParsedMessage> {
   } catch (err) {
     throw new UnparseableMessage((err as Error).message);
   }
-  return describe(email, false);
+  return describeHeaders(email);
 }
 
 /** One worker, started on first need and left idle (unref'd) between large messages. */

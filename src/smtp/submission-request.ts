@@ -7,7 +7,7 @@
 // (EmailRequest.submitted) and prepared by emails/submitted-message.ts.
 import { addressParser, type Address } from 'postal-mime';
 import type { EmailRequest } from '../emails/email-request.js';
-import { noNul } from '../emails/submitted-message.js';
+import { noNul, storedBodies } from '../emails/submitted-message.js';
 import { parseMailbox, type Mailbox } from '../mailbox/mailbox.js';
 import { UnparseableMessage, type MessageParser, type ParsedMessage } from './parse-message.js';
 import { MAX_LINE_LENGTH, REPLIES } from './replies.js';
@@ -109,8 +109,7 @@ export function submissionRequest(message: SubmittedMessage): EmailRequest {
     replyTo: replyTo.length ? replyTo : null,
     replyToMailboxes: [], // only used to compose, and this message is composed already
     subject: noNul(parsed.subject ?? ''),
-    html: bodies?.html ? noNul(bodies.html) : null,
-    text: bodies?.text ? noNul(bodies.text) : null,
+    ...storedBodies(bodies ?? {}),
     bodiesInMessage: !bodies,
     headers: null,
     tags: null,
