@@ -83,8 +83,7 @@ import csv, statistics, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1]), delimiter='\t') if r['status'] == 'ok']
 submit = {(r['scenario'], r['run']): float(r['submit_per_s']) for r in rows}
 targets = {f'{sys.argv[2]}-1': 1, f'{sys.argv[2]}-100': 2}
-for floor in ('tls-floor', 'smtp-server'):
-    targets.update({f'D-floor-{floor}-1': None, f'D-floor-{floor}-100': None})
+targets.update({name: None for name in sorted({r['scenario'] for r in rows if r['scenario'].startswith('D-floor-')})})
 for name, target in targets.items():
     ratios, lines = [], []
     for run in sorted({r['run'] for r in rows}, key=int):
