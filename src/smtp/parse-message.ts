@@ -2,9 +2,10 @@
 //   parse       a submitted message into what submission needs: the header fields, the html
 //               and text bodies, and a hash of each attachment (for Resend-Idempotency-Key);
 //   parseForSubmission  the same, but for a message of up to INLINE_MAX_BYTES only its header
-//               section: its bodies stay in the stored message until GET /emails/:id reads
-//               them (src/emails/get-email.ts). Decoding bodies was most of a small
-//               submission's parse, on the event loop every SMTP session shares;
+//               section (header-fields.ts, postal-mime's rules without its whole parse): its
+//               bodies stay in the stored message until GET /emails/:id reads them
+//               (src/emails/get-email.ts). Decoding bodies was most of a small submission's
+//               parse, on the event loop every SMTP session shares;
 //   parseEmail  any message into postal-mime's whole Email (src/inbound/: received mail, its
 //               downloads, DSN and ARF reports).
 //
@@ -17,6 +18,7 @@
 import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import PostalMime, { type Address, type Email } from 'postal-mime';
+import { readHeaderFields } from './header-fields.js';
 
 export interface ParsedMessage {
   /** Header fields in message order: lower-case name and value, unfolded. */
@@ -90,24 +92,13 @@ function describe(email: Email): ParsedMessage {
   };
 }
 
-/** The header section through its empty line; the whole message when it has no body. */
-function headerSection(raw: Buffer): Buffer {
-  if (raw[0] === 10 || (raw[0] === 13 && raw[1] === 10)) return raw.subarray(0, 0); // no header at all
-  const crlf = raw.indexOf('\r\n\r\n');
-  const lf = raw.indexOf('\n\n');
-  if (crlf < 0 && lf < 0) return raw;
-  return crlf >= 0 && (lf < 0 || crlf < lf) ? raw.subarray(0, crlf + 4) : raw.subarray(0, lf + 2);
-}
-
-/** A submission's header fields only (postal-mime on its header section), in process. */
+/** A submission's header fields only (header-fields.ts), in process. */
 async function parseHeaders(raw: Buffer): Promise<ParsedMessage> {
-  let email: Email;
   try {
-    email = await PostalMime.parse(headerSection(raw), OPTIONS);
+    return readHeaderFields(raw);
   } catch (err) {
     throw new UnparseableMessage((err as Error).message);
   }
-  return describeHeaders(email);
 }
 
 /** One worker, started on first need and left idle (unref'd) between large messages. */
