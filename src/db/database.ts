@@ -9,7 +9,11 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 export type Row = Record<string, any>;
 
 export interface Queryable {
-  query<R extends Row = Row>(sql: string, params?: unknown[]): Promise<R[]>;
+  /**
+   * `name` makes it a prepared statement: parsed and planned once per connection, not per call.
+   * For a hot statement whose text never changes (one text per name).
+   */
+  query<R extends Row = Row>(sql: string, params?: unknown[], name?: string): Promise<R[]>;
   one<R extends Row = Row>(sql: string, params?: unknown[]): Promise<R | undefined>;
 }
 
@@ -22,8 +26,8 @@ export interface Db extends Queryable {
 
 function wrap(client: pg.Pool | pg.PoolClient): Queryable {
   return {
-    async query(sql, params) {
-      const res = await client.query(sql, params as any[]);
+    async query(sql, params, name) {
+      const res = await (name ? client.query({ name, text: sql, values: params as any[] }) : client.query(sql, params as any[]));
       return res.rows;
     },
     async one(sql, params) {

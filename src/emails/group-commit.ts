@@ -30,6 +30,13 @@ export interface GroupCommitOptions {
   maxInFlight?: number;
 }
 
+/**
+ * Most message bytes in one shared transaction: persist-and-enqueue passes a group's messages
+ * as one bytea parameter, which PostgreSQL caps at 1 GB (a few dozen 40 MB emails).
+ */
+const MAX_GROUP_BYTES = 256 * 1024 * 1024;
+const bytesOf = (part: Part) => part.emails.reduce((n, e) => n + (e.mime?.length ?? 0) + (e.unsignedMime?.length ?? 0), 0);
+
 export class GroupCommitter {
   private queue: Part[] = [];
   private inFlight = 0;
@@ -66,9 +73,11 @@ export class GroupCommitter {
   private take(): Part[] {
     const group = [this.queue.shift()!];
     let size = group[0]!.emails.length;
-    while (this.queue.length > 0 && size + this.queue[0]!.emails.length <= this.maxEmails) {
+    let bytes = bytesOf(group[0]!);
+    while (this.queue.length > 0 && size + this.queue[0]!.emails.length <= this.maxEmails && bytes + bytesOf(this.queue[0]!) <= MAX_GROUP_BYTES) {
       const part = this.queue.shift()!;
       size += part.emails.length;
+      bytes += bytesOf(part);
       group.push(part);
     }
     return group;

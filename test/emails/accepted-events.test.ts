@@ -59,6 +59,37 @@ describe('emails: the events written with accepted emails', () => {
     await checkSent([first.body.id]);
   });
 
+  it('keeps each email its own message when emails with and without one are written together', async () => {
+    // Sent at once, these share transactions (group-commit.ts): their messages travel packed in
+    // one parameter (persist-and-enqueue.ts packed()), emails composed at delivery as none.
+    const sends = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        t.resend.emails.send({
+          from: FROM,
+          to: `mixed${i}@example.org`,
+          subject: `Mixed ${i}`,
+          html: `<p>${i}</p>`,
+          ...(i % 2 ? { attachments: [{ filename: `file-${i}.txt`, content: Buffer.from(`attachment of email ${i}`) }] } : {}),
+        }),
+      ),
+    );
+    for (const [i, { data, error }] of sends.entries()) {
+      assert.equal(error, null, JSON.stringify(error));
+      const [row] = await t.sql(`SELECT mime, unsigned_mime FROM emails WHERE id = $1`, [data!.id]);
+      assert.equal(row.unsigned_mime, null);
+      if (i % 2 === 0) {
+        assert.equal(row.mime, null, `email ${i} is composed at delivery`);
+        continue;
+      }
+      const message = (row.mime as Buffer).toString();
+      assert.match(message, new RegExp(`^Subject: Mixed ${i}\\r$`, 'm'), `email ${i} holds its own message`);
+      assert.ok(message.includes(Buffer.from(`attachment of email ${i}`).toString('base64')), `email ${i} holds its own attachment`);
+      assert.ok(message.trimEnd().endsWith('--'), `email ${i}'s message is whole`);
+    }
+    const ids = sends.map((s) => s.data!.id);
+    assert.deepEqual((await sentEvents(ids)).map((e) => e.email_id).sort(), [...ids].sort(), 'one email.sent each');
+  });
+
   it('writes suppressed recipients beside the email in one transaction: email.sent, then email.suppressed', async () => {
     const topic = (await t.resend.topics.create({ name: 'Offers', defaultSubscription: 'opt_out' })).data!.id;
     const { data, error } = await t.resend.emails.send({ from: FROM, to: 'stranger@example.org', subject: 'Offer', html: '<p>50% off</p>', topicId: topic } as any);
