@@ -16,13 +16,15 @@
 // handshake); the rates measured with the two were alike (docs/BENCHMARKS.md §4).
 // `--server tls-floor|smtp-server` runs the same load against a floor instead of Postline
 // (support/floor-server.ts: Node's TCP+TLS with a reply per line, or bare smtp-server), to
-// show what of a session's cost is Postline's own.
+// show what of a session's cost is Postline's own. `--server postfix-tls` (root, the peers'
+// setup) runs it against Postfix configured as the peers' scenario B plus STARTTLS
+// (support/postfix-tls.sh; no AUTH: that Postfix has no SASL), Postfix paying for TLS too.
 //
 //   npx tsx bench/smtp-submission.ts                          # both modes, N=10000, embedded PG
 //   npx tsx bench/smtp-submission.ts --per-connection 1 --n 5000 --label D-postline-smtp --run 1 --results /tmp/mta-bench/results.tsv
 //   npx tsx bench/smtp-submission.ts --server smtp-server     # the bare library's rate
 // Env: EXTERNAL_DATABASE_URL (with --db external), POSTLINE_ENTRY=dist to run the build.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,11 +58,11 @@ const { values: args } = parseArgs({
     'cpu-prof': { type: 'string' },
     client: { type: 'string', default: 'c' }, // or lean, nodemailer
     delivering: { type: 'boolean', default: false },
-    server: { type: 'string', default: 'postline' }, // or tls-floor, smtp-server (support/floor-server.ts)
+    server: { type: 'string', default: 'postline' }, // or tls-floor, smtp-server (support/floor-server.ts), postfix-tls
   },
 });
 
-const label = args.label ?? (args.server === 'postline' ? 'D-postline-smtp' : `D-floor-${args.server}`);
+const label = args.label ?? (args.server === 'postline' ? 'D-postline-smtp' : args.server === 'postfix-tls' ? 'E-postfix-tls' : `D-floor-${args.server}`);
 
 interface Row {
   scenario: string;
@@ -230,6 +232,29 @@ async function startFloor(kind: string, implicit: boolean): Promise<SubmissionSe
   };
 }
 
+/** Postfix with STARTTLS (support/postfix-tls.sh); its processes' CPU shows under "other". */
+async function startPostfixTls(implicit: boolean): Promise<SubmissionServer> {
+  if (implicit) throw new Error('the Postfix run speaks STARTTLS only');
+  if (args.client !== 'c') throw new Error('the Postfix run needs --client c (the one that can leave AUTH out)');
+  const script = path.join(here, 'support/postfix-tls.sh');
+  const run = (command: string) => execFileSync('bash', [script, command], { stdio: ['ignore', 'ignore', 'inherit'] });
+  run('start');
+  const queue = execFileSync('postconf', ['-h', 'queue_directory'], { encoding: 'utf8' }).trim();
+  return {
+    target: { port: Number(process.env.POSTFIX_PORT ?? 2525), implicit: false, apiKey: '-' }, // '-': no AUTH
+    pid: Number(fs.readFileSync(path.join(queue, 'pid/master.pid'), 'utf8').trim()),
+    postgresPids: async () => [],
+    stored: async () => undefined, // Postfix answers 250 once the message is queued and fsynced
+    stop: async () => void run('stop'),
+  };
+}
+
+function startServer(implicit: boolean): Promise<SubmissionServer> {
+  if (args.server === 'postline') return startPostline(implicit);
+  if (args.server === 'postfix-tls') return startPostfixTls(implicit);
+  return startFloor(args.server!, implicit);
+}
+
 /** CPU µs per message (per connection with --per-connection 0) from a share of one core. */
 const cpuPer = (r: Row, percent: number) => Math.round((percent / 100) * 1e6 * (r.seconds / Math.max(1, r.perConnection === 0 ? r.n : r.committed)));
 
@@ -240,10 +265,15 @@ async function main(): Promise<void> {
   const sessions = Number(args.sessions);
   const modes = args['per-connection']!.split(',').map(Number);
   const implicit = args.tls === 'implicit';
-  const serving = args.server === 'postline' ? `Postline --roles ${args.delivering ? 'api,smtp,worker (delivering)' : 'api,smtp'} (${args.db})` : `the ${args.server} floor (support/floor-server.ts)`;
+  const serving =
+    args.server === 'postline'
+      ? `Postline --roles ${args.delivering ? 'api,smtp,worker (delivering)' : 'api,smtp'} (${args.db})`
+      : args.server === 'postfix-tls'
+        ? 'Postfix, the peers\' configuration with STARTTLS (support/postfix-tls.sh), no AUTH'
+        : `the ${args.server} floor (support/floor-server.ts)`;
   console.log(`# ${n} messages of ~2 KB html per mode, ${sessions} sessions, ${implicit ? 'implicit TLS' : 'STARTTLS'} + AUTH PLAIN, ${args.client} client; ${serving}`);
 
-  const server = args.server === 'postline' ? await startPostline(implicit) : await startFloor(args.server!, implicit);
+  const server = await startServer(implicit);
   const rows: Row[] = [];
   try {
     const messages = await Promise.all(

@@ -10,6 +10,9 @@
 # FLOORS=1: each round also runs the same load against two floors under Postline (rows
 # D-floor-tls-floor-*, D-floor-smtp-server-*; bench/support/floor-server.ts): Node's TCP+TLS
 # answering a line at a time, and bare smtp-server keeping nothing.
+# POSTFIX_TLS=1: each round also runs the same load against Postfix with STARTTLS (rows
+# E-postfix-tls-*; bench/support/postfix-tls.sh: the peers' Postfix plus TLS, no AUTH), and
+# the summary compares Postline with it too: the peers' B-postfix pays for no TLS at all.
 # DELIVERING=1: Postline runs every role and delivers to an smtp-sink while it accepts, as
 # Postfix does in its run (rows labelled -delivering); by default it only accepts (api,smtp).
 # The submit rate is N / (time until the last message was answered 250). Postfix gets no TLS
@@ -21,7 +24,7 @@
 #   sudo bench/smtp-vs-peers.sh                       # setup + 3 rounds
 #   SKIP_SETUP=1 ROUNDS=1 N_POSTLINE=3000 bench/smtp-vs-peers.sh
 # Env: ROUNDS (3), N (20000, the peers' runs), N_POSTLINE (10000 per mode), SESSIONS (20),
-#      DB (embedded|external), CLIENT (c), DELIVERING (0), FLOORS (0), POSTLINE_ENTRY=dist, PEERS, BENCH_DIR (/tmp/mta-bench).
+#      DB (embedded|external), CLIENT (c), DELIVERING (0), FLOORS (0), POSTFIX_TLS (0), POSTLINE_ENTRY=dist, PEERS, BENCH_DIR (/tmp/mta-bench).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -34,6 +37,7 @@ DB=${DB:-embedded}
 CLIENT=${CLIENT:-c}
 DELIVERING=${DELIVERING:-0}
 FLOORS=${FLOORS:-0}
+POSTFIX_TLS=${POSTFIX_TLS:-0}
 label=D-postline-smtp
 delivering=()
 [[ $CLIENT == c ]] || label+="-$CLIENT"
@@ -42,7 +46,7 @@ stamp=$(date -u +%Y%m%d-%H%M%S)
 # shellcheck source=support/peers-session.sh
 source "$here/support/peers-session.sh"
 
-begin_peers_session "N=$N N_POSTLINE=$N_POSTLINE SIZE=$SIZE SESSIONS=$SESSIONS ROUNDS=$ROUNDS DB=$DB CLIENT=$CLIENT DELIVERING=$DELIVERING FLOORS=$FLOORS"
+begin_peers_session "N=$N N_POSTLINE=$N_POSTLINE SIZE=$SIZE SESSIONS=$SESSIONS ROUNDS=$ROUNDS DB=$DB CLIENT=$CLIENT DELIVERING=$DELIVERING FLOORS=$FLOORS POSTFIX_TLS=$POSTFIX_TLS"
 results_header
 # The C generator is compiled by smtp-submission.ts on first use.
 if [[ $CLIENT == c ]] && ! { command -v cc > /dev/null && [[ -f /usr/include/openssl/ssl.h ]]; }; then
@@ -58,11 +62,12 @@ submission_run() {         # submission_run <run#> <label> [smtp-submission.ts o
   grep -E '^\| D-|^!' "$BENCH_DIR/$name-$run.log" >&2 || true
 }
 
-postline_run() {            # postline_run <run#>: Postline, then the floors when FLOORS=1
+postline_run() {            # postline_run <run#>: Postline, then the floors when FLOORS=1, Postfix with TLS when POSTFIX_TLS=1
   submission_run "$1" "$label" --db "$DB" "${delivering[@]}"
   if [[ $FLOORS == 1 ]]; then
     for server in tls-floor smtp-server; do submission_run "$1" "D-floor-$server" --server "$server"; done
   fi
+  if [[ $POSTFIX_TLS == 1 ]]; then submission_run "$1" E-postfix-tls --server postfix-tls; fi
 }
 
 for ((round = 1; round <= ROUNDS; round++)); do
@@ -97,6 +102,17 @@ for name, target in targets.items():
     print('|---|---|---|---|---|')
     print('\n'.join(lines))
     print(f"\nmedian {name} ÷ Postfix (submit, same round): {statistics.median(ratios):.2f}×" + (f" (target ≥ {target}×)" if target else " (a floor: no target)"))
+# With POSTFIX_TLS=1: Postline against Postfix doing STARTTLS too, mode by mode.
+for mode in ('1', '100'):
+    name, tls = f'{sys.argv[2]}-{mode}', f'E-postfix-tls-{mode}'
+    pairs = [(run, submit[(name, run)], submit[(tls, run)]) for run in sorted({r['run'] for r in rows}, key=int) if (name, run) in submit and (tls, run) in submit]
+    if not pairs:
+        continue
+    print(f'\n| round | {name} submit/s | {tls} submit/s | ÷ Postfix with TLS |')
+    print('|---|---|---|---|')
+    for run, d, e in pairs:
+        print(f'| {run} | {d:.0f} | {e:.0f} | {d / e:.2f}× |')
+    print(f"\nmedian {name} ÷ {tls} (same round): {statistics.median([d / e for _, d, e in pairs]):.2f}×")
 PY
 mkdir -p "$here/results"
 { sed 's/^/# /' "$BENCH_DIR/machine.txt"; cat "$RESULTS"; } > "$here/results/smtp-vs-peers-$stamp.tsv"

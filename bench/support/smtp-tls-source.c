@@ -6,7 +6,8 @@
  * server measured. This one is C and OpenSSL, like smtp-source: SESSIONS threads, each opening
  * a connection (STARTTLS or implicit TLS, full handshake every time, no session resumption),
  * AUTH PLAIN, then PER_CONNECTION messages with MAIL / RCPT / DATA one command at a time (no
- * PIPELINING, as smtp-source), then QUIT.
+ * PIPELINING, as smtp-source), then QUIT. API_KEY `-` leaves AUTH out (Postfix with STARTTLS
+ * and no SASL, bench/support/postfix-tls.sh).
  *
  *   smtp-tls-source PORT starttls|implicit API_KEY SESSIONS TOTAL PER_CONNECTION MESSAGES_FILE
  *
@@ -145,7 +146,7 @@ static int open_session(conn_t *c, const char *auth_line) {
   if (!implicit_tls) {
     if (command(c, "STARTTLS", 220) < 0 || start_tls(c) < 0 || command(c, "EHLO client.bench.invalid", 250) < 0) return -1;
   }
-  return command(c, auth_line, 235);
+  return auth_line ? command(c, auth_line, 235) : 0;
 }
 
 static void close_session(conn_t *c) {
@@ -247,6 +248,7 @@ int main(int argc, char **argv) {
   char *auth_line = malloc(plain_length * 2 + 32);
   strcpy(auth_line, "AUTH PLAIN ");
   EVP_EncodeBlock((unsigned char *)auth_line + 11, plain, (int)plain_length);
+  if (strcmp(api_key, "-") == 0) auth_line = NULL;
 
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
