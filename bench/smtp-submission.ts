@@ -271,7 +271,7 @@ async function main(): Promise<void> {
       : args.server === 'postfix-tls'
         ? 'Postfix, the peers\' configuration with STARTTLS (support/postfix-tls.sh), no AUTH'
         : `the ${args.server} floor (support/floor-server.ts)`;
-  console.log(`# ${n} messages of ~2 KB html per mode, ${sessions} sessions, ${implicit ? 'implicit TLS' : 'STARTTLS'} + AUTH PLAIN, ${args.client} client; ${serving}`);
+  console.log(`# ${n} messages of ~2 KB html per mode, ${sessions} sessions, ${implicit ? 'implicit TLS' : 'STARTTLS'}${args.server === 'postfix-tls' ? '' : ' + AUTH PLAIN'}, ${args.client} client; ${serving}`);
 
   const server = await startServer(implicit);
   const rows: Row[] = [];

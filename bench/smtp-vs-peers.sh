@@ -59,7 +59,7 @@ submission_run() {         # submission_run <run#> <label> [smtp-submission.ts o
   (cd "$root" && node --import tsx "$here/smtp-submission.ts" --label "$name" --run "$run" --n "$N_POSTLINE" \
       --sessions "$SESSIONS" --per-connection 1,100 --client "$CLIENT" --results "$RESULTS" "$@") \
     > "$BENCH_DIR/$name-$run.log" 2>&1 || log "$name run $run failed: $(tail -3 "$BENCH_DIR/$name-$run.log")"
-  grep -E '^\| D-|^!' "$BENCH_DIR/$name-$run.log" >&2 || true
+  grep -E '^\| [DE]-|^!' "$BENCH_DIR/$name-$run.log" >&2 || true
 }
 
 postline_run() {            # postline_run <run#>: Postline, then the floors when FLOORS=1, Postfix with TLS when POSTFIX_TLS=1
