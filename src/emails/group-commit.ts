@@ -74,10 +74,13 @@ export class GroupCommitter {
     const group = [this.queue.shift()!];
     let size = group[0]!.emails.length;
     let bytes = bytesOf(group[0]!);
-    while (this.queue.length > 0 && size + this.queue[0]!.emails.length <= this.maxEmails && bytes + bytesOf(this.queue[0]!) <= MAX_GROUP_BYTES) {
-      const part = this.queue.shift()!;
+    while (this.queue.length > 0) {
+      const part = this.queue[0]!;
+      const partBytes = bytesOf(part);
+      if (size + part.emails.length > this.maxEmails || bytes + partBytes > MAX_GROUP_BYTES) break;
+      this.queue.shift();
       size += part.emails.length;
-      bytes += bytesOf(part);
+      bytes += partBytes;
       group.push(part);
     }
     return group;

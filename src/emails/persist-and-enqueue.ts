@@ -85,8 +85,13 @@ function arrayLiteral(items: string[] | null): string | null {
 /** Byte strings (null for none) as one buffer, and each one's 1-based start and length in it. */
 function packed(items: (Buffer | null | undefined)[]): [bytes: Buffer | null, starts: (number | null)[], lengths: (number | null)[]] {
   if (!items.some((b) => b)) return [null, items.map(() => null), items.map(() => null)];
-  let at = 1;
-  const starts = items.map((b) => (b ? ((at += b.length), at - b.length) : null));
+  let next = 1;
+  const starts = items.map((b) => {
+    if (!b) return null;
+    const start = next;
+    next += b.length;
+    return start;
+  });
   return [Buffer.concat(items.filter((b): b is Buffer => !!b)), starts, items.map((b) => (b ? b.length : null))];
 }
 
