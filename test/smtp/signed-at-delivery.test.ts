@@ -38,6 +38,26 @@ describe('SMTP: submissions signed at delivery', () => {
     assert.equal(row.cleared, true, 'the unsigned copy is dropped once the signed one is stored');
   });
 
+  it('keeps a message of a few kilobytes in its row uncompressed, before and after signing (0021)', async () => {
+    const html = `<p>${'The same sentence, over and over, compresses well. '.repeat(80)}</p>`; // ~4 KB
+    const info = await transport(t).sendMail({ from: FROM, to: 'inline@example.net', subject: 'Inline', html });
+    const id = queuedId(info.response);
+    const stored = (column: 'mime' | 'unsigned_mime') =>
+      t.sql(`SELECT octet_length(${column}) AS length, pg_column_size(${column}) AS size, pg_column_compression(${column}) AS compression FROM emails WHERE id = $1`, [id]);
+    const check = (row: { length: number; size: number; compression: string | null }, what: string) => {
+      assert.ok(row.length > 4000, `${what}: the whole message (${row.length} bytes)`);
+      assert.equal(row.compression, null, `${what}: not compressed`);
+      assert.ok(row.size >= row.length, `${what}: stored at full size (${row.size} bytes)`);
+    };
+    const [unsigned] = await stored('unsigned_mime');
+    if (unsigned.length !== null) check(unsigned, 'the unsigned message'); // unless already delivered
+    const signed = await eventually(async () => {
+      const [row] = await stored('mime');
+      return row.length !== null && row;
+    }, 15_000, 'the signed message stored');
+    check(signed, 'the signed message');
+  });
+
   it('signs a submission with attachments at accept, so its attachment can be downloaded at once', async () => {
     const info = await transport(t).sendMail({
       from: FROM,
