@@ -248,7 +248,7 @@ int main(int argc, char **argv) {
   char *auth_line = malloc(plain_length * 2 + 32);
   strcpy(auth_line, "AUTH PLAIN ");
   EVP_EncodeBlock((unsigned char *)auth_line + 11, plain, (int)plain_length);
-  if (strcmp(api_key, "-") == 0) auth_line = NULL;
+  if (strcmp(api_key, "-") == 0) free(auth_line), auth_line = NULL;
 
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -76,6 +76,11 @@ const EMAIL_COLUMNS: [column: string, type: string, value: (e: OutgoingEmail) =>
   ['bodies_in_message', 'boolean', (e) => e.request.bodiesInMessage ?? false],
 ];
 
+// The parts of the statement's text that EMAIL_COLUMNS fixes: the same for every call.
+const COLUMN_NAMES = EMAIL_COLUMNS.map(([column]) => column).join(', ');
+const UNNESTED = EMAIL_COLUMNS.map(([, type], i) => (type.endsWith('[]') ? `$${i + 1}::text[]` : `$${i + 1}::${type}[]`)).join(', ');
+const SELECTED = EMAIL_COLUMNS.map(([column, type]) => (type.endsWith('[]') ? `v.${column}::${type}` : `v.${column}`)).join(', ');
+
 /** A PostgreSQL array literal of `items` (quoted, with `"` and `\` escaped); null stays null. */
 function arrayLiteral(items: string[] | null): string | null {
   if (!items) return null;
@@ -108,8 +113,6 @@ export function oneStatement(emails: OutgoingEmail[]): boolean {
 export async function persistAndEnqueue(q: Queryable, emails: OutgoingEmail[]): Promise<void> {
   if (emails.length === 0) return;
   const params: unknown[] = EMAIL_COLUMNS.map(([, , value]) => emails.map(value));
-  const columns = EMAIL_COLUMNS.map(([, type], i) => (type.endsWith('[]') ? `$${i + 1}::text[]` : `$${i + 1}::${type}[]`));
-  const selected = EMAIL_COLUMNS.map(([column, type]) => (type.endsWith('[]') ? `v.${column}::${type}` : `v.${column}`));
   // Emails composed at delivery (accept.ts composeAt) have no message yet: null.
   const [mimes, mimeStarts, mimeLengths] = packed(emails.map((e) => e.mime));
   const [unsignedMimes, unsignedStarts, unsignedLengths] = packed(emails.map((e) => e.unsignedMime));
@@ -145,13 +148,13 @@ export async function persistAndEnqueue(q: Queryable, emails: OutgoingEmail[]): 
   // were submitted.
   const inserted = await q.query<{ id: string; created_at: Date }>(
     `WITH e AS (
-       INSERT INTO emails (${EMAIL_COLUMNS.map(([column]) => column).join(', ')}, mime, unsigned_mime, created_at)
-       SELECT ${selected.join(', ')},
+       INSERT INTO emails (${COLUMN_NAMES}, mime, unsigned_mime, created_at)
+       SELECT ${SELECTED},
               substring($${bytesAt}::bytea FROM v.mime_start FOR v.mime_length),
               substring($${bytesAt + 1}::bytea FROM v.unsigned_start FOR v.unsigned_length),
               now() + interval '1 microsecond' * (v.n - 1)
-         FROM unnest(${columns.join(', ')}, $${bytesAt + 2}::int[], $${bytesAt + 3}::int[], $${bytesAt + 4}::int[], $${bytesAt + 5}::int[]) WITH ORDINALITY
-              AS v(${EMAIL_COLUMNS.map(([column]) => column).join(', ')}, mime_start, mime_length, unsigned_start, unsigned_length, n)
+         FROM unnest(${UNNESTED}, $${bytesAt + 2}::int[], $${bytesAt + 3}::int[], $${bytesAt + 4}::int[], $${bytesAt + 5}::int[]) WITH ORDINALITY
+              AS v(${COLUMN_NAMES}, mime_start, mime_length, unsigned_start, unsigned_length, n)
        RETURNING id, created_at
      ), d AS (
        INSERT INTO deliveries (email_id, account_id, recipient, domain, status, next_attempt_at, priority)
