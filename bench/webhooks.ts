@@ -95,7 +95,8 @@ async function main(): Promise<void> {
   const postline = await startPostlineProcess({
     db,
     roles: ['api', 'smtp', 'worker'],
-    env: { POSTLINE_DNS_SERVERS: dns.address, POSTLINE_OUTBOUND_PORT: String(sink.port) },
+    // The receivers listen on loopback, which endpoints reach only when the operator allows it.
+    env: { POSTLINE_DNS_SERVERS: dns.address, POSTLINE_OUTBOUND_PORT: String(sink.port), POSTLINE_WEBHOOK_ALLOW_PRIVATE: 'true' },
     externalUrl: process.env.EXTERNAL_DATABASE_URL,
     label: 'webhooks',
   });

@@ -2,6 +2,8 @@
 // contract (README, docs/ARCHITECTURE.md) is read here and nowhere else.
 import os from 'node:os';
 import path from 'node:path';
+import { asRange, isAddressRange } from './egress/address-ranges.js';
+import type { PrivateAccess } from './egress/destination-policy.js';
 
 export type Role = 'api' | 'smtp' | 'worker';
 export const ALL_ROLES: Role[] = ['api', 'smtp', 'worker'];
@@ -55,6 +57,8 @@ export interface Config {
   webhookConcurrencyPerEndpoint: number;
   /** Webhooks: messages and attempts older than this are deleted (days). */
   webhookLogRetentionDays: number;
+  /** Webhooks: which private, loopback or reserved addresses endpoints may reach (egress/). */
+  webhookAllowPrivate: PrivateAccess;
   /** Received mail older than this is deleted (ms); undefined: kept. */
   receivedRetentionMs: number | undefined;
   /**
@@ -64,8 +68,8 @@ export interface Config {
   trustProxy: boolean | number | string;
   /** Requests per second per client address to the public links in mail (tracking, downloads, unsubscribe). */
   publicRateLimitPerSecond: number;
-  /** Attachments given by `path`: whether URLs may point at private, loopback or link-local addresses. */
-  attachmentFetchAllowPrivate: boolean;
+  /** Attachments given by `path`: which private, loopback or reserved addresses URLs may reach (egress/). */
+  attachmentFetchAllowPrivate: PrivateAccess;
   /** Attachments given by `path`: the deadline of one fetch, redirects and body included (ms). */
   attachmentFetchTimeoutMs: number;
   /** Broadcasts: contacts per fan-out chunk, i.e. emails accepted (and committed) per transaction. */
@@ -154,6 +158,20 @@ function trustProxy(raw: string | undefined): boolean | number | string {
   return entries.join(',');
 }
 
+/**
+ * Which non-public addresses a tenant's URLs may reach: unset or false: none; true: every
+ * one (closed networks, tests); otherwise addresses and CIDR ranges, comma-separated.
+ */
+function privateAccess(env: NodeJS.ProcessEnv, name: string): PrivateAccess {
+  const value = (env[name] ?? '').trim();
+  if (value === '' || /^(false|no|off|0)$/i.test(value)) return false;
+  if (/^(true|yes|on|1)$/i.test(value)) return true;
+  const entries = value.split(',').map((e) => e.trim());
+  const bad = entries.find((e) => !isAddressRange(e));
+  if (bad !== undefined) throw new ConfigError(`${name}: "${bad}" is neither true, false, an address nor a CIDR range`);
+  return entries.map(asRange);
+}
+
 /** A comma-separated list of durations, at least one, each > 0. */
 function durationList(env: NodeJS.ProcessEnv, name: string, fallback: string): number[] {
   const raw = env[name] || fallback;
@@ -204,10 +222,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookConcurrency: int(env, 'POSTLINE_WEBHOOK_CONCURRENCY', 200, 1),
     webhookConcurrencyPerEndpoint: int(env, 'POSTLINE_WEBHOOK_CONCURRENCY_PER_ENDPOINT', 50, 1),
     webhookLogRetentionDays: int(env, 'POSTLINE_WEBHOOK_LOG_RETENTION_DAYS', 30, 1),
+    webhookAllowPrivate: privateAccess(env, 'POSTLINE_WEBHOOK_ALLOW_PRIVATE'),
     receivedRetentionMs: env.POSTLINE_RECEIVED_RETENTION ? positiveDuration(env.POSTLINE_RECEIVED_RETENTION, 'POSTLINE_RECEIVED_RETENTION') : undefined,
     trustProxy: trustProxy(env.POSTLINE_TRUST_PROXY),
     publicRateLimitPerSecond: int(env, 'POSTLINE_PUBLIC_RATE_LIMIT', 100, 1),
-    attachmentFetchAllowPrivate: bool(env, 'POSTLINE_ATTACHMENT_FETCH_ALLOW_PRIVATE', false),
+    attachmentFetchAllowPrivate: privateAccess(env, 'POSTLINE_ATTACHMENT_FETCH_ALLOW_PRIVATE'),
     attachmentFetchTimeoutMs: parseDuration(env.POSTLINE_ATTACHMENT_FETCH_TIMEOUT || '10s', 'POSTLINE_ATTACHMENT_FETCH_TIMEOUT'),
     broadcastChunkSize: int(env, 'POSTLINE_BROADCAST_CHUNK_SIZE', 2000, 1),
     workerThread: bool(env, 'POSTLINE_WORKER_THREAD', os.availableParallelism() > 1),

@@ -32,6 +32,7 @@ import { suppressionRoutes } from './suppressions/routes.js';
 import { templateRoutes } from './templates/routes.js';
 import { trackingRoutes } from './tracking/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
+import { webhookDestinations } from './webhooks/webhook-fields.js';
 import { startWorkerRole } from './worker-role.js';
 import { startWorkerThread } from './worker-thread.js';
 
@@ -79,7 +80,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
         ...suppressionRoutes(db),
         ...trackingRoutes(db),
         ...templateRoutes(db),
-        ...webhookRoutes(db),
+        ...webhookRoutes(db, webhookDestinations(config, dns)),
         ...audienceRoutes(db),
         ...contactImportRoutes(db),
         ...customEventRoutes(db),

@@ -20,6 +20,7 @@ import type { Logger } from './logger.js';
 import { RequestLogs } from './logs/request-logs.js';
 import { signers } from './signing/url-signing.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { webhookDestinations } from './webhooks/webhook-fields.js';
 
 const HOUSEKEEPING_MS = 10 * 60_000;
 
@@ -81,7 +82,7 @@ export function startWorkerRole({ db, config, dns, accept, requestLogs, logger }
       logger: logger.child({ role: 'worker' }),
       composeDeferred: (ids) => composeDeferred(db, accept.tracking, ids),
     }),
-    new WebhookDispatcher({ db, config, logger: logger.child({ role: 'webhooks' }) }),
+    new WebhookDispatcher({ db, config, destinations: webhookDestinations(config, dns), logger: logger.child({ role: 'webhooks' }) }),
     // Queued CSV imports of contacts, one at a time, batch by batch.
     new ContactImportWorker(db, logger.child({ role: 'contact-imports' })),
     // Sent events start automation runs; runs' steps (delays, waits, emails) are carried out.

@@ -1,10 +1,8 @@
 // Fetching an attachment given by `path` (an http or https URL) at accept time, without
-// becoming a way into the installation's network (SSRF):
-// - the host is resolved first and EVERY address it has must be public (no loopback, private,
-//   link-local, CGNAT, multicast or reserved ranges) unless the operator allows private ones
-//   (POSTLINE_ATTACHMENT_FETCH_ALLOW_PRIVATE, for tests and closed networks);
-// - the connection goes to the address that was checked (the socket's lookup is pinned), so a
-//   second, different DNS answer (rebinding) cannot redirect it;
+// becoming a way into the installation's network (SSRF): the destination rule is egress/'s,
+// the same as webhooks' (POSTLINE_ATTACHMENT_FETCH_ALLOW_PRIVATE opens it):
+// - the host is resolved first and EVERY address it has must be allowed; the connection goes
+//   to the addresses that were checked (pinned), so a second DNS answer cannot rebind it;
 // - redirects are followed, at most MAX_REDIRECTS, each target checked the same way;
 // - one deadline covers every hop and the body; the body may not exceed the size the email
 //   still has room for, checked on Content-Length and again while reading.
@@ -12,12 +10,11 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { ApiError } from '../api/errors.js';
+import { hostOf, pinnedLookup, type DestinationPolicy } from '../egress/destination-policy.js';
 
 export interface FetchPolicy {
-  allowPrivate: boolean;
+  destinations: DestinationPolicy;
   timeoutMs: number;
-  /** A host's IPv4 and IPv6 addresses (the installation's DNS resolver). */
-  resolve(host: string): Promise<string[]>;
 }
 
 export interface Fetched {
@@ -31,34 +28,6 @@ export interface Fetched {
 const MAX_REDIRECTS = 3;
 const MEDIA_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+$/;
 
-/** Address ranges that are not the public internet (RFC 6890 and friends). */
-const NOT_PUBLIC = new net.BlockList();
-for (const [prefix, bits] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
-  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) NOT_PUBLIC.addSubnet(prefix, bits, 'ipv4');
-for (const [prefix, bits] of [
-  ['::', 128], ['::1', 128], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['2001:db8::', 32], ['2002::', 16],
-  ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
-] as const) NOT_PUBLIC.addSubnet(prefix, bits, 'ipv6');
-
-/** Whether an address is outside the public internet. IPv4-mapped IPv6 is judged as IPv4. */
-export function isNonPublicAddress(address: string): boolean {
-  const family = net.isIP(address);
-  if (family === 0) return true;
-  if (family === 6) {
-    // NAT64 (64:ff9b::/96) carries an IPv4 address in its last 32 bits: judge that one.
-    const nat64 = /^64:ff9b::(?:ffff:)?([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-    if (nat64) {
-      const n = (parseInt(nat64[1]!, 16) << 16) | parseInt(nat64[2]!, 16);
-      return NOT_PUBLIC.check([n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.'), 'ipv4');
-    }
-    return NOT_PUBLIC.check(address, 'ipv6');
-  }
-  return NOT_PUBLIC.check(address, 'ipv4');
-}
-
 const fail = (field: string, reason: string) => new ApiError('invalid_attachment', `The attachment at \`${field}\` could not be fetched: ${reason}.`);
 
 /** GETs `url`, at most `maxBytes` of body. Throws 422 invalid_attachment naming `field`. */
@@ -66,8 +35,8 @@ export async function fetchAttachment(url: URL, maxBytes: number, policy: FetchP
   const signal = AbortSignal.timeout(policy.timeoutMs);
   let current = url;
   for (let hop = 0; ; hop++) {
-    const address = await checkedAddress(current, policy, field);
-    const response = await get(current, address, signal, field);
+    const addresses = await checkedAddresses(current, policy, field);
+    const response = await get(current, addresses, signal, field);
     const status = response.statusCode ?? 0;
     if (status >= 300 && status < 400 && response.headers.location) {
       response.destroy();
@@ -92,26 +61,18 @@ export async function fetchAttachment(url: URL, maxBytes: number, policy: FetchP
   }
 }
 
-/** Resolves the URL's host and returns an address to connect to, after checking them all. */
-async function checkedAddress(url: URL, policy: FetchPolicy, field: string): Promise<string> {
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  let addresses: string[];
+/** The URL's allowed addresses, to connect to nowhere else. */
+async function checkedAddresses(url: URL, policy: FetchPolicy, field: string): Promise<string[]> {
   try {
-    addresses = await policy.resolve(host);
-  } catch {
-    throw fail(field, `the host ${host} could not be resolved`);
+    return await policy.destinations.addresses(url);
+  } catch (err) {
+    throw fail(field, (err as Error).message);
   }
-  if (addresses.length === 0) throw fail(field, `the host ${host} has no address`);
-  if (!policy.allowPrivate && addresses.some(isNonPublicAddress)) {
-    throw fail(field, `the host ${host} has a private, loopback or reserved address`);
-  }
-  return addresses[0]!;
 }
 
-function get(url: URL, address: string, signal: AbortSignal, field: string): Promise<http.IncomingMessage> {
+function get(url: URL, addresses: string[], signal: AbortSignal, field: string): Promise<http.IncomingMessage> {
   const client = url.protocol === 'https:' ? https : http;
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  const family = net.isIP(address);
+  const host = hostOf(url);
   return new Promise((resolve, reject) => {
     const request = client.request(
       {
@@ -121,10 +82,9 @@ function get(url: URL, address: string, signal: AbortSignal, field: string): Pro
         path: `${url.pathname}${url.search}`,
         method: 'GET',
         headers: { 'user-agent': 'Postline (attachment fetch)', accept: '*/*', 'accept-encoding': 'identity' },
-        // Pinned: connect to the address that was checked, whatever DNS answers now. TLS still
-        // verifies the certificate against the host name (servername below).
-        lookup: ((_name: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) =>
-          options?.all ? callback(null, [{ address, family }]) : callback(null, address, family)) as never,
+        // Pinned: connect to the addresses that were checked, whatever DNS answers now. TLS
+        // still verifies the certificate against the host name (servername below).
+        lookup: pinnedLookup(addresses),
         servername: net.isIP(host) ? undefined : host,
         agent: false,
         signal,

@@ -6,6 +6,7 @@ import type { Route } from '../api/route.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { DnsResolver } from '../dns/resolver.js';
+import { DestinationPolicy } from '../egress/destination-policy.js';
 import { signers } from '../signing/url-signing.js';
 import type { AcceptDeps } from './accept.js';
 import { downloadAttachment } from './download-attachment.js';
@@ -29,9 +30,8 @@ export function acceptDeps(db: Db, config: EmailConfig, dns: DnsResolver): Accep
     db,
     committer: new GroupCommitter(db),
     attachmentFetch: {
-      allowPrivate: config.attachmentFetchAllowPrivate,
+      destinations: new DestinationPolicy(config.attachmentFetchAllowPrivate, (host) => dns.addresses(host)),
       timeoutMs: config.attachmentFetchTimeoutMs,
-      resolve: (host) => dns.addresses(host),
     },
     tracking: async () => ({ publicUrl, open: await signer('open-tracking'), click: await signer('click-tracking') }),
   };

@@ -4,16 +4,17 @@ import crypto from 'node:crypto';
 import type { Route } from '../api/route.js';
 import { objectBody, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
+import type { DestinationPolicy } from '../egress/destination-policy.js';
 import { newSigningSecret, parseEndpoint, parseEvents } from './webhook-fields.js';
 
-export function createWebhook(db: Db): Route {
+export function createWebhook(db: Db, destinations: DestinationPolicy): Route {
   return {
     method: 'POST',
     url: '/webhooks',
     async handler({ principal, body: raw }) {
       const body = objectBody(raw);
       rejectUnknown(body, ['endpoint', 'events']);
-      const endpoint = parseEndpoint(body, true)!;
+      const endpoint = parseEndpoint(body, true, destinations)!;
       const events = parseEvents(body, true)!;
       const id = crypto.randomUUID();
       const secret = newSigningSecret();

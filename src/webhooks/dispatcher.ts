@@ -20,6 +20,7 @@
 // due again at once for another node (no attempt is logged for them).
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
+import type { DestinationPolicy } from '../egress/destination-policy.js';
 import type { Logger } from '../logger.js';
 import { claimDue, releaseClaims, type ClaimedMessage } from './claim.js';
 import { fanOut } from './fan-out.js';
@@ -42,6 +43,8 @@ const LEASE_BASE_MS = 5 * 60_000;
 export interface DispatcherOptions {
   db: Db;
   config: Config;
+  /** Where endpoints may connect to (POSTLINE_WEBHOOK_ALLOW_PRIVATE). */
+  destinations: DestinationPolicy;
   logger: Logger;
 }
 
@@ -157,7 +160,7 @@ export class WebhookDispatcher {
         const leaseLeft = message.leaseUntil.getTime() - Date.now();
         if (!this.running || leaseLeft < config.webhookTimeoutMs + 10_000) result = undefined;
         else {
-          result = await sendWebhook(message, { timeoutMs: config.webhookTimeoutMs, stop: this.stopping.signal });
+          result = await sendWebhook(message, { timeoutMs: config.webhookTimeoutMs, destinations: this.options.destinations, stop: this.stopping.signal });
           this.limits.observe(message.webhookId, result.latencyMs);
         }
       } finally {

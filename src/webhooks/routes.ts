@@ -3,6 +3,7 @@
 // (the SDK's webhooks.events.*: messages, attempts, replay).
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
+import type { DestinationPolicy } from '../egress/destination-policy.js';
 import { createWebhook } from './create-webhook.js';
 import { getMessage } from './get-message.js';
 import { getWebhook } from './get-webhook.js';
@@ -14,12 +15,12 @@ import { replayMessage } from './replay-message.js';
 import { rotateSigningSecret } from './rotate-signing-secret.js';
 import { updateWebhook } from './update-webhook.js';
 
-export function webhookRoutes(db: Db): Route[] {
+export function webhookRoutes(db: Db, destinations: DestinationPolicy): Route[] {
   return [
-    createWebhook(db),
+    createWebhook(db, destinations),
     listWebhooks(db),
     getWebhook(db),
-    updateWebhook(db),
+    updateWebhook(db, destinations),
     removeWebhook(db),
     rotateSigningSecret(db),
     listMessages(db),

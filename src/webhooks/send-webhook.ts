@@ -3,12 +3,18 @@
 // POSTLINE_WEBHOOK_TIMEOUT passing) is a failure that outcomes.ts retries. Redirects are not
 // followed: they are answers like any other non-2xx.
 //
+// The endpoint is a tenant's choice, so the connection goes only where egress/'s rule allows
+// (POSTLINE_WEBHOOK_ALLOW_PRIVATE): its host is resolved and checked first, and the
+// connection pinned to the checked addresses. A refused destination is a failed attempt whose
+// response says why; no connection is made, so nothing of the target's is read or stored.
+//
 // node:http with keep-alive agents: connections to an endpoint are reused across messages,
 // and an AbortController bounds the whole exchange (connect, send, response, body). Only the
 // first KB of the response body is kept for the delivery log; a larger body is read on to
 // keep the connection reusable, up to MAX_DRAIN_BYTES, after which the connection is dropped.
 import http from 'node:http';
 import https from 'node:https';
+import { pinnedLookup, RefusedDestination, type DestinationPolicy } from '../egress/destination-policy.js';
 import type { ClaimedMessage } from './claim.js';
 import { signatureHeaders } from './signature.js';
 
@@ -40,6 +46,8 @@ export interface AttemptResult {
 
 export interface SendOptions {
   timeoutMs: number;
+  /** Where endpoints may connect to. */
+  destinations: DestinationPolicy;
   /** Aborted at shutdown. */
   stop: AbortSignal;
 }
@@ -87,38 +95,47 @@ export function sendWebhook(message: ClaimedMessage, options: SendOptions): Prom
       'user-agent': USER_AGENT,
       ...signatureHeaders(message.secrets, message.id, Math.floor(sentAt.getTime() / 1000), message.body),
     };
-    const request = (secure ? https : http).request(
-      url,
-      { method: 'POST', headers, agent: secure ? agents.https : agents.http, signal: controller.signal },
-      (res) => {
-        const status = res.statusCode ?? 0;
-        const kept: Buffer[] = [];
-        let keptBytes = 0;
-        let readBytes = 0;
-        res.on('data', (chunk: Buffer) => {
-          readBytes += chunk.length;
-          if (keptBytes < EXCERPT_BYTES) {
-            kept.push(chunk.subarray(0, EXCERPT_BYTES - keptBytes));
-            keptBytes += Math.min(chunk.length, EXCERPT_BYTES - keptBytes);
-          }
-          if (readBytes > MAX_DRAIN_BYTES) {
-            res.destroy();
-            finish(status, Buffer.concat(kept).toString('utf8'));
-          }
-        });
-        res.on('end', () => finish(status, Buffer.concat(kept).toString('utf8')));
-        res.on('error', (err) => failure(err, status));
-        res.on('close', () => {
-          if (!res.complete) failure(new Error('the connection closed before the response ended'), status);
-        });
-      },
-    );
-    request.on('error', (err) => failure(err));
-    request.end(message.body);
+    // Bounds the DNS lookup too, which runs before there is a request to abort.
+    controller.signal.addEventListener('abort', () => failure(new Error('aborted')), { once: true });
+    options.destinations.addresses(url).then((addresses) => {
+      if (settled) return;
+      const request = (secure ? https : http).request(
+        url,
+        { method: 'POST', headers, agent: secure ? agents.https : agents.http, lookup: pinnedLookup(addresses), signal: controller.signal },
+        (res) => readExcerpt(res, finish, failure),
+      );
+      request.on('error', (err) => failure(err));
+      request.end(message.body);
+    }, (err) => failure(err));
+  });
+}
+
+/** Keeps the first KB of the response for the log and reads on (to MAX_DRAIN_BYTES) to keep the connection reusable. */
+function readExcerpt(res: http.IncomingMessage, finish: (statusCode: number, response: string) => void, failure: (err: unknown, statusCode: number) => void): void {
+  const status = res.statusCode ?? 0;
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let readBytes = 0;
+  res.on('data', (chunk: Buffer) => {
+    readBytes += chunk.length;
+    if (keptBytes < EXCERPT_BYTES) {
+      kept.push(chunk.subarray(0, EXCERPT_BYTES - keptBytes));
+      keptBytes += Math.min(chunk.length, EXCERPT_BYTES - keptBytes);
+    }
+    if (readBytes > MAX_DRAIN_BYTES) {
+      res.destroy();
+      finish(status, Buffer.concat(kept).toString('utf8'));
+    }
+  });
+  res.on('end', () => finish(status, Buffer.concat(kept).toString('utf8')));
+  res.on('error', (err) => failure(err, status));
+  res.on('close', () => {
+    if (!res.complete) failure(new Error('the connection closed before the response ended'), status);
   });
 }
 
 function describe(err: unknown): string {
+  if (err instanceof RefusedDestination) return `not sent: ${err.message}`;
   const e = err as { code?: string; message?: string };
   return e.code && !e.message?.includes(e.code) ? `${e.code}: ${e.message}` : (e.message ?? String(err));
 }

@@ -4,17 +4,18 @@
 import type { Route } from '../api/route.js';
 import { objectBody, optionalEnum, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
+import type { DestinationPolicy } from '../egress/destination-policy.js';
 import { parseEndpoint, parseEvents, WEBHOOK_STATUSES } from './webhook-fields.js';
 import { findWebhook } from './webhook-lookup.js';
 
-export function updateWebhook(db: Db): Route {
+export function updateWebhook(db: Db, destinations: DestinationPolicy): Route {
   return {
     method: 'PATCH',
     url: '/webhooks/:id',
     async handler({ principal, params, body: raw }) {
       const body = objectBody(raw);
       rejectUnknown(body, ['endpoint', 'events', 'status']);
-      const endpoint = parseEndpoint(body, false);
+      const endpoint = parseEndpoint(body, false, destinations);
       const events = parseEvents(body, false);
       const status = optionalEnum(body, 'status', WEBHOOK_STATUSES);
       const webhook = await findWebhook(db, principal, params.id);

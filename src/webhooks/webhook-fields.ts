@@ -4,6 +4,9 @@
 import crypto from 'node:crypto';
 import { missingField, validation } from '../api/errors.js';
 import type { Body } from '../api/validate.js';
+import type { Config } from '../config.js';
+import type { DnsResolver } from '../dns/resolver.js';
+import { DestinationPolicy } from '../egress/destination-policy.js';
 import { EMAIL_EVENTS, OTHER_EVENTS } from '../events/catalogue.js';
 
 export const WEBHOOK_EVENT_TYPES: readonly string[] = [...Object.keys(EMAIL_EVENTS), ...Object.keys(OTHER_EVENTS)];
@@ -11,8 +14,16 @@ export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const;
 
 const MAX_ENDPOINT_LENGTH = 2048;
 
-/** An absolute http(s) URL; the endpoint's address is used as given. */
-export function parseEndpoint(body: Body, required: boolean): string | undefined {
+/** Where endpoints may connect to: public addresses, and the private ones the operator allows. */
+export function webhookDestinations(config: Pick<Config, 'webhookAllowPrivate'>, dns: DnsResolver): DestinationPolicy {
+  return new DestinationPolicy(config.webhookAllowPrivate, (host) => dns.addresses(host));
+}
+
+/**
+ * An absolute http(s) URL. One whose host is an address (or `localhost`) that `destinations`
+ * refuses is refused now; a name is resolved and checked at every attempt (send-webhook.ts).
+ */
+export function parseEndpoint(body: Body, required: boolean, destinations: DestinationPolicy): string | undefined {
   const value = body.endpoint;
   if (value === undefined || value === null) {
     if (required) throw missingField('endpoint');
@@ -27,6 +38,8 @@ export function parseEndpoint(body: Body, required: boolean): string | undefined
     throw invalid();
   }
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) throw invalid();
+  const refused = destinations.literalRefusal(url);
+  if (refused) throw validation(`Invalid \`endpoint\`: ${refused.message}.`);
   return value;
 }
 

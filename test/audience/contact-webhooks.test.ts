@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { rawRequest, startTestPostline, type TestPostline } from '../support/postline.js';
-import { FAST_RETRIES, subscribe, WebhookReceiver } from '../webhooks/support.js';
+import { FAST_RETRIES, LOOPBACK_ENDPOINTS, subscribe, WebhookReceiver } from '../webhooks/support.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -9,7 +9,7 @@ describe('contact.* webhooks: created, updated (an unsubscribe included), delete
   let t: TestPostline;
   let receiver: WebhookReceiver;
   before(async () => {
-    t = await startTestPostline({ env: FAST_RETRIES });
+    t = await startTestPostline({ env: { ...FAST_RETRIES, ...LOOPBACK_ENDPOINTS } });
     receiver = await new WebhookReceiver(t.resend).start();
     await subscribe(t, receiver, ['contact.created', 'contact.updated', 'contact.deleted']);
   });

@@ -47,6 +47,7 @@ describe('attachments: paths into private networks are refused by default', () =
       `http://[::ffff:127.0.0.1]:${port}/`,
       'http://0.0.0.0/',
       'http://2130706433/', // 127.0.0.1 written as a number
+      `http://0177.0.0.1:${port}/`, // and in octal
     ];
     for (const path of paths) {
       const { error } = await t.resend.emails.send({
@@ -58,7 +59,7 @@ describe('attachments: paths into private networks are refused by default', () =
       });
       assert.equal(error?.statusCode, 422, `${path}: ${JSON.stringify(error)}`);
       assert.equal(error?.name, 'invalid_attachment');
-      assert.match(error!.message, /private, loopback or reserved address|could not be resolved|has no address/, path);
+      assert.match(error!.message, /is not a public address \(|could not be resolved|has no address/, path);
     }
     assert.equal(hits, 0, 'no request reached the private server');
     assert.equal(Number((await t.sql('SELECT count(*) AS n FROM emails'))[0].n), 0);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createVerifiedDomain } from '../support/domains.js';
 import type { TestPostline } from '../support/postline.js';
-import { publishMx, recordedEvents, subscribe, WebhookReceiver } from '../webhooks/support.js';
+import { LOOPBACK_ENDPOINTS, publishMx, recordedEvents, subscribe, WebhookReceiver } from '../webhooks/support.js';
 import { deliverInbound, eventually, startInboundTest } from './support.js';
 
 const FROM = 'Postline Tests <hello@sender.test>';
@@ -90,7 +90,7 @@ describe('inbound: DSNs and feedback reports that come back to a return path', (
   let receiver: WebhookReceiver;
 
   before(async () => {
-    t = await startInboundTest();
+    t = await startInboundTest(LOOPBACK_ENDPOINTS);
     await createVerifiedDomain(t, 'sender.test');
     publishMx(t, 'example.net');
     receiver = await new WebhookReceiver(t.resend).start();

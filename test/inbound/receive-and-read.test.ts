@@ -6,7 +6,7 @@ import { Resend } from 'resend';
 import { createAccount } from '../../src/accounts/accounts.js';
 import { createVerifiedDomain } from '../support/domains.js';
 import { rawRequest, type TestPostline } from '../support/postline.js';
-import { publishMx, subscribe, WebhookReceiver } from '../webhooks/support.js';
+import { LOOPBACK_ENDPOINTS, publishMx, subscribe, WebhookReceiver } from '../webhooks/support.js';
 import { composeMessage, deliverInbound, eventually, publishDkimKey, startInboundTest } from './support.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
@@ -19,7 +19,7 @@ describe('inbound: mail for a receiving domain is stored, reported and readable 
   let emailId: string;
 
   before(async () => {
-    t = await startInboundTest();
+    t = await startInboundTest(LOOPBACK_ENDPOINTS);
     await createVerifiedDomain(t, 'inbox.test', { receiving: true });
     await createVerifiedDomain(t, 'sender.test');
     receiver = await new WebhookReceiver(t.resend).start();

@@ -145,8 +145,11 @@ export const FROM = `Postline Tests <hello@${SENDER_DOMAIN}>`;
 /** Fast retries, so a whole retry schedule runs within a test. */
 export const FAST_RETRIES = { POSTLINE_WEBHOOK_RETRY_DELAYS: '100ms,200ms,300ms' };
 
+/** The receivers listen on loopback, which endpoints may reach only when the operator allows it. */
+export const LOOPBACK_ENDPOINTS = { POSTLINE_WEBHOOK_ALLOW_PRIVATE: 'true' };
+
 export async function startWebhookTest(env: Record<string, string> = {}): Promise<TestPostline> {
-  const t = await startTestPostline({ env: { ...FAST_RETRIES, ...env } });
+  const t = await startTestPostline({ env: { ...FAST_RETRIES, ...LOOPBACK_ENDPOINTS, ...env } });
   await createVerifiedDomain(t, SENDER_DOMAIN);
   return t;
 }
