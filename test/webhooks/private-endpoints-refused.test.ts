@@ -63,7 +63,7 @@ describe("webhooks: endpoints into the installation's own network are refused by
       const newest = data?.data[0];
       return newest?.status === 'failed' ? newest : undefined;
     }, 10_000, `a failed message for ${webhookId}`);
-    assert.equal(message.attempts, 4, 'the first attempt and three retries');
+    assert.equal((message as { attempts?: number }).attempts, 4, 'the first attempt and three retries');
     const { data, error } = await t.resend.webhooks.events.attempts.list({ webhookId, eventId: message.id });
     assert.equal(error, null);
     assert.equal(data!.data.length, 4);
@@ -147,7 +147,7 @@ describe("webhooks: endpoints into the installation's own network are refused by
     await t.restart({ POSTLINE_WEBHOOK_ALLOW_PRIVATE: '127.0.0.0/8' });
     const id = await send(t, { from: FROM, to: 'delivered@resend.dev' });
     // 127.0.0.0/8 opens hooks.acme.test, the literal and the mapped address; ::1 stays refused.
-    await eventually(() => v4.hits >= 3, 10_000, 'three endpoints on 127.0.0.1 reached');
+    await eventually(async () => v4.hits >= 3, 10_000, 'three endpoints on 127.0.0.1 reached');
     for (const webhookId of [named['hooks.acme.test']!, named.literal!, named['mapped.acme.test']!]) {
       const { data } = await t.resend.webhooks.events.list({ webhookId, limit: 1 });
       const message = data!.data[0]!;
