@@ -17,13 +17,20 @@ const SECRET = 'instance-credentials-7f3a9c';
 
 class CountingServer {
   hits = 0;
+  paths: string[] = [];
   port = 0;
   private server = http.createServer((req, res) => {
     this.hits++;
+    this.paths.push(req.url ?? '');
     req.resume();
-    res.end(SECRET);
+    if (this.redirectTo) res.writeHead(307, { location: this.redirectTo }).end();
+    else res.end(SECRET);
   });
-  constructor(private host: string) {}
+  constructor(
+    private host: string,
+    /** Answer every request with a 307 to this URL instead. */
+    private redirectTo?: string,
+  ) {}
   async start(): Promise<this> {
     await new Promise<void>((resolve) => this.server.listen(0, this.host, resolve));
     this.port = (this.server.address() as AddressInfo).port;
@@ -143,8 +150,11 @@ describe("webhooks: endpoints into the installation's own network are refused by
     assert.equal(v4.hits + v6.hits, 0);
   });
 
-  it('reaches exactly the ranges the operator lists', async () => {
+  it('reaches exactly the ranges the operator lists, and follows no redirect', async () => {
     await t.restart({ POSTLINE_WEBHOOK_ALLOW_PRIVATE: '127.0.0.0/8' });
+    const redirector = await new CountingServer('127.0.0.1', `http://127.0.0.1:${v4.port}/redirected`).start();
+    const redirected = await t.resend.webhooks.create({ endpoint: `http://127.0.0.1:${redirector.port}/hook`, events: ['email.sent'] });
+    assert.equal(redirected.error, null);
     const id = await send(t, { from: FROM, to: 'delivered@resend.dev' });
     // 127.0.0.0/8 opens hooks.acme.test, the literal and the mapped address; ::1 stays refused.
     await eventually(async () => v4.hits >= 3, 10_000, 'three endpoints on 127.0.0.1 reached');
@@ -157,5 +167,10 @@ describe("webhooks: endpoints into the installation's own network are refused by
     }
     for (const attempt of await failedAttempts(named['hooks6.acme.test']!)) assert.match(attempt.response, /resolves to ::1, which is not a public address/);
     assert.equal(v6.hits, 0);
+    // A redirect is an answer like any other non-2xx: retried as a failure, never followed.
+    for (const attempt of await failedAttempts(redirected.data!.id)) assert.equal(attempt.http_status_code, 307);
+    assert.equal(redirector.hits, 4);
+    assert.ok(!v4.paths.includes('/redirected'), 'the redirect target was never requested');
+    await redirector.stop();
   });
 });
