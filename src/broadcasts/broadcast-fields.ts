@@ -4,6 +4,7 @@
 // (merge-tags.ts), since a draft may use a contact property defined later.
 import { missingField, notFound, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
+import { MAX_EMAIL_BYTES, MAX_EMAIL_SIZE } from '../api/limits.js';
 import { assertSingleLine, objectBody, rejectUnknown, type Body } from '../api/validate.js';
 import { assertOwned } from '../audience/contact-store.js';
 import type { Queryable } from '../db/database.js';
@@ -30,7 +31,6 @@ const MAX_NAME = 256;
 const MAX_SUBJECT = 998; // RFC 5322 §2.1.1 line limit
 const MAX_PREVIEW = 500;
 /** Resend's limit on an email's size (resend-compat-notes §10), for html and text together. */
-const MAX_CONTENT_BYTES = 40 * 1024 * 1024;
 
 const given = (body: Body, field: string) => body[field] !== undefined;
 
@@ -62,8 +62,8 @@ export function parseBroadcastInput(body: Body, required: boolean): BroadcastInp
   }
   if (given(body, 'html')) input.html = optionalText(body, 'html');
   if (given(body, 'text')) input.text = optionalText(body, 'text');
-  if (Buffer.byteLength(input.html ?? '') + Buffer.byteLength(input.text ?? '') > MAX_CONTENT_BYTES) {
-    throw validation('The broadcast is larger than the maximum of 40 MB.');
+  if (Buffer.byteLength(input.html ?? '') + Buffer.byteLength(input.text ?? '') > MAX_EMAIL_BYTES) {
+    throw validation(`The broadcast is larger than the maximum of ${MAX_EMAIL_SIZE}.`);
   }
   if (given(body, 'reply_to')) input.replyTo = replyTo(body.reply_to);
   if (given(body, 'topic_id')) input.topicId = topic(body.topic_id);

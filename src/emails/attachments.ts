@@ -8,6 +8,7 @@
 // sits in the signed message, which is where downloads read it from.
 import * as mimeFuncs from 'nodemailer/lib/mime-funcs';
 import { ApiError, validation } from '../api/errors.js';
+import { MAX_EMAIL_BYTES, MAX_EMAIL_SIZE } from '../api/limits.js';
 import { rejectUnknown, type Body } from '../api/validate.js';
 import { fetchAttachment, type FetchPolicy } from './fetch-attachment.js';
 
@@ -31,7 +32,6 @@ export interface Attachment {
 }
 
 /** Resend's limit on an email, attachments counted after base64 encoding (same as email-request.ts). */
-export const MAX_EMAIL_BYTES = 40 * 1024 * 1024;
 const FIELDS = ['content', 'filename', 'path', 'content_type', 'content_id'];
 /** type/subtype with optional parameters; never a line break. */
 const CONTENT_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(?:\s*;\s*[\w!#$&^.+-]+=(?:[\w!#$&^.+-]+|"[^"\\\r\n]*"))*$/;
@@ -176,7 +176,7 @@ export async function loadAttachments(requests: AttachmentRequest[], bodyBytes: 
 }
 
 function tooLarge(): ApiError {
-  return validation('The email is larger than the maximum of 40 MB (attachments counted after base64 encoding).');
+  return validation(`The email is larger than the maximum of ${MAX_EMAIL_SIZE} (attachments counted after base64 encoding).`);
 }
 
 /** The last segment of the URL's path, as MailComposer names a file fetched from a URL. */

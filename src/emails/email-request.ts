@@ -3,6 +3,7 @@
 // CR/LF here, so nothing a caller sends can add a header of its own.
 import { missingField, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
+import { MAX_EMAIL_BYTES, MAX_EMAIL_SIZE, MAX_RECIPIENTS } from '../api/limits.js';
 import { assertSingleLine, rejectUnknown, type Body } from '../api/validate.js';
 import { parseMailbox, type Mailbox } from '../mailbox/mailbox.js';
 import { parseAttachments, type AttachmentRequest } from './attachments.js';
@@ -54,9 +55,7 @@ export interface EmailRequest {
   templateId?: string;
 }
 
-export const MAX_RECIPIENTS = 50;
 /** Resend's limit on an email's size (resend-compat-notes §10). */
-const MAX_CONTENT_BYTES = 40 * 1024 * 1024;
 
 // (`template` never gets here: the render step, render-template.ts, replaces it with content.)
 const FIELDS = ['from', 'to', 'cc', 'bcc', 'reply_to', 'subject', 'html', 'text', 'headers', 'tags', 'scheduled_at', 'attachments', 'topic_id'];
@@ -101,8 +100,8 @@ export function parseEmailRequest(raw: unknown, options: { batch?: boolean } = {
   const html = optionalText(body, 'html');
   const text = optionalText(body, 'text');
   if (!html && !text) throw validation('Missing `html` or `text` field.');
-  if (Buffer.byteLength(html ?? '') + Buffer.byteLength(text ?? '') > MAX_CONTENT_BYTES) {
-    throw validation('The email is larger than the maximum of 40 MB.');
+  if (Buffer.byteLength(html ?? '') + Buffer.byteLength(text ?? '') > MAX_EMAIL_BYTES) {
+    throw validation(`The email is larger than the maximum of ${MAX_EMAIL_SIZE}.`);
   }
 
   return {

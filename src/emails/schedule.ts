@@ -11,8 +11,8 @@
 // 'scheduled' until release-scheduled.ts queues them (0007_scheduling.sql).
 import * as chrono from 'chrono-node';
 import { validation } from '../api/errors.js';
+import { MAX_SCHEDULE_AHEAD, MAX_SCHEDULE_AHEAD_MS } from '../api/limits.js';
 
-export const MAX_AHEAD_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** 2026-08-05T11:52:01.858Z, 2026-08-05 11:52, 2026-08-05T11:52:01+02:00 … */
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?$/i;
@@ -24,7 +24,7 @@ export function parseScheduledAt(value: unknown, now = new Date(), field = 'sche
   const date = parseTime(value.trim(), now);
   if (!date) throw validation(`The \`${field}\` field must be ${hint}.`);
   if (date.getTime() <= now.getTime()) throw validation(`The \`${field}\` time must be in the future.`);
-  if (date.getTime() - now.getTime() > MAX_AHEAD_MS) throw validation(`The \`${field}\` time must be at most 30 days in the future.`);
+  if (date.getTime() - now.getTime() > MAX_SCHEDULE_AHEAD_MS) throw validation(`The \`${field}\` time must be at most ${MAX_SCHEDULE_AHEAD} in the future.`);
   return date;
 }
 

@@ -3,11 +3,11 @@
 // invalid email's error and writes nothing; `permissive` accepts the valid emails and reports
 // the others in `errors` (always present in that mode). Ids come back in request order.
 import { validation } from '../api/errors.js';
+import { MAX_BATCH_EMAILS } from '../api/limits.js';
 import type { Route } from '../api/route.js';
 import { acceptEmails, type AcceptDeps, type AcceptResult } from './accept.js';
 import { parseEmailRequest } from './email-request.js';
 
-export const MAX_BATCH = 100;
 
 function batchMode(header: string | string[] | undefined): 'strict' | 'permissive' {
   if (header === undefined) return 'strict';
@@ -33,7 +33,7 @@ export function sendBatchEmails(deps: AcceptDeps): Route {
       const mode = batchMode(ctx.headers['x-batch-validation']);
       const payloads = ctx.body as unknown[];
       if (payloads.length === 0) throw validation('The batch must contain at least 1 email.');
-      if (payloads.length > MAX_BATCH) throw validation(`The batch must contain at most ${MAX_BATCH} emails.`);
+      if (payloads.length > MAX_BATCH_EMAILS) throw validation(`The batch must contain at most ${MAX_BATCH_EMAILS} emails.`);
       const result = await acceptEmails(deps, {
         principal: ctx.principal,
         source: 'api',

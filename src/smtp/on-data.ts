@@ -8,7 +8,8 @@
 // the message is only acted on once it was received whole.
 import type { SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
 import type { InboundEnvelope } from '../inbound/inbound.js';
-import { ACCEPTED, MAX_MESSAGE_BYTES, REPLIES, replyFor, SmtpReply } from './replies.js';
+import { MAX_EMAIL_BYTES } from '../api/limits.js';
+import { ACCEPTED, REPLIES, replyFor, SmtpReply } from './replies.js';
 import { principalOf, recipientsOf, senderOf } from './session.js';
 import { submitMessage, type SubmitDeps } from './submit-message.js';
 import { logSubmission } from './submission-log.js';
@@ -81,7 +82,7 @@ function readMessage(stream: SMTPServerDataStream, session: SMTPServerSession, d
       size += chunk.length;
       // A refused message is read to its end and dropped: the reply waits for the final dot.
       if (refusal) return;
-      if (size > MAX_MESSAGE_BYTES || stream.sizeExceeded) return refuse(TOO_BIG);
+      if (size > MAX_EMAIL_BYTES || stream.sizeExceeded) return refuse(TOO_BIG);
       if (memory.used + chunk.length > memory.limit) return refuse(REPLIES.busy());
       memory.used += chunk.length;
       held += chunk.length;

@@ -5,7 +5,7 @@
 // A submission cannot go to a bare `postmaster` (no domain: there is nowhere to send it); the
 // reply says to send it without AUTH, as mail for the server itself.
 import type { SMTPServerAddress, SMTPServerSession } from 'smtp-server';
-import { MAX_RECIPIENTS } from '../emails/email-request.js';
+import { MAX_RECIPIENTS } from '../api/limits.js';
 import type { Logger } from '../logger.js';
 import { parseMailbox } from '../mailbox/mailbox.js';
 import { REPLIES } from './replies.js';

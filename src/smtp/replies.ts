@@ -3,6 +3,7 @@
 // sequence, timeouts) carry its enhanced codes; ours carry these (listener.ts keeps them).
 // The accept pipeline's errors (ApiError) are turned into replies here too.
 import { ApiError } from '../api/errors.js';
+import { MAX_EMAIL_BYTES, MAX_EMAIL_SIZE } from '../api/limits.js';
 
 /** A refusal: smtp-server replies with `responseCode` and `message` (which starts with the enhanced code). */
 export class SmtpReply extends Error {
@@ -23,7 +24,6 @@ export class SmtpReply extends Error {
 const reply = (code: number, enhanced: string, text: string) => new SmtpReply(code, enhanced, text);
 
 /** Largest message, as announced in EHLO SIZE: Resend's limit on an email (resend-compat-notes §9, §10). */
-export const MAX_MESSAGE_BYTES = 40 * 1024 * 1024;
 /** RFC 5322 §2.1.1: a line is at most 998 characters before its CRLF. */
 export const MAX_LINE_LENGTH = 998;
 
@@ -52,7 +52,7 @@ export const REPLIES = {
 
   // DATA
   busy: () => reply(452, '4.3.1', 'Insufficient system storage: too many messages are being received at once, try again later'),
-  messageTooBig: () => reply(552, '5.3.4', `Message size exceeds the limit of ${MAX_MESSAGE_BYTES} bytes (40 MB)`),
+  messageTooBig: () => reply(552, '5.3.4', `Message size exceeds the limit of ${MAX_EMAIL_BYTES} bytes (${MAX_EMAIL_SIZE})`),
   lineTooLong: (line: number) =>
     reply(550, '5.6.0', `Line ${line} is longer than ${MAX_LINE_LENGTH} characters (RFC 5322 2.1.1): encode the content as quoted-printable or base64`),
   nulInHeaders: () => reply(550, '5.6.0', 'The message header contains a NUL character'),

@@ -18,7 +18,8 @@ import { MessageMemory, onData, type DataDeps } from './on-data.js';
 import { onMailFrom, type RateLimit } from './on-mail-from.js';
 import { onRcptTo, type RecipientPolicy } from './on-rcpt-to.js';
 import { messageParser } from './parse-message.js';
-import { MAX_MESSAGE_BYTES, type SmtpReply } from './replies.js';
+import { MAX_EMAIL_BYTES } from '../api/limits.js';
+import type { SmtpReply } from './replies.js';
 import { SubmissionBatcher } from './submission-batch.js';
 import { acceptSubmitted, type SubmitDeps } from './submit-message.js';
 import { loadTlsCredentials } from './tls.js';
@@ -92,7 +93,7 @@ export class SmtpServer {
       banner: 'Postline',
       key: tls.key,
       cert: tls.cert,
-      size: MAX_MESSAGE_BYTES,
+      size: MAX_EMAIL_BYTES,
       authMethods: ['PLAIN', 'LOGIN'],
       // Unauthenticated clients may deliver to our receiving domains (on-rcpt-to.ts).
       authOptional: true,
