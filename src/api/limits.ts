@@ -1,7 +1,7 @@
 // The limits of Resend's contract, in one place: every ingress (the API, SMTP submission,
 // broadcasts) holds mail to the same numbers, and error messages quote them from here.
 
-/** The largest email: message content and attachments after base64 encoding (Resend: 40 MB). */
+/** The largest email: content and attachments after base64 encoding; SMTP announces it in EHLO SIZE (resend-compat-notes §9, §10). */
 export const MAX_EMAIL_BYTES = 40 * 1024 * 1024;
 /** Human wording of MAX_EMAIL_BYTES for error messages. */
 export const MAX_EMAIL_SIZE = '40 MB';

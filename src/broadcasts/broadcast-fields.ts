@@ -30,7 +30,6 @@ export const UPDATE_FIELDS = [...CONTENT_FIELDS, 'react'];
 const MAX_NAME = 256;
 const MAX_SUBJECT = 998; // RFC 5322 §2.1.1 line limit
 const MAX_PREVIEW = 500;
-/** Resend's limit on an email's size (resend-compat-notes §10), for html and text together. */
 
 const given = (body: Body, field: string) => body[field] !== undefined;
 

@@ -31,7 +31,6 @@ export interface Attachment {
   content: Buffer;
 }
 
-/** Resend's limit on an email, attachments counted after base64 encoding (same as email-request.ts). */
 const FIELDS = ['content', 'filename', 'path', 'content_type', 'content_id'];
 /** type/subtype with optional parameters; never a line break. */
 const CONTENT_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(?:\s*;\s*[\w!#$&^.+-]+=(?:[\w!#$&^.+-]+|"[^"\\\r\n]*"))*$/;

@@ -55,8 +55,6 @@ export interface EmailRequest {
   templateId?: string;
 }
 
-/** Resend's limit on an email's size (resend-compat-notes §10). */
-
 // (`template` never gets here: the render step, render-template.ts, replaces it with content.)
 const FIELDS = ['from', 'to', 'cc', 'bcc', 'reply_to', 'subject', 'html', 'text', 'headers', 'tags', 'scheduled_at', 'attachments', 'topic_id'];
 /** What POST /emails/batch never supports (interface-spec §2.1). */

@@ -23,7 +23,6 @@ export class SmtpReply extends Error {
 
 const reply = (code: number, enhanced: string, text: string) => new SmtpReply(code, enhanced, text);
 
-/** Largest message, as announced in EHLO SIZE: Resend's limit on an email (resend-compat-notes §9, §10). */
 /** RFC 5322 §2.1.1: a line is at most 998 characters before its CRLF. */
 export const MAX_LINE_LENGTH = 998;
 
