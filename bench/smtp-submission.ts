@@ -13,7 +13,7 @@
 // `--client lean` (the same in Node, support/smtp-client.ts) or `--client nodemailer`
 // (nodemailer's SMTPConnection, as applications use it). On 2026-11-25's machine the C client
 // cost ~1.7 ms of the shared CPU per connection and nodemailer ~2.4 ms (most of either the TLS
-// handshake); the rates measured with the two were alike (docs/BENCHMARKS.md §4).
+// handshake); the rates measured with the two were alike (docs/BENCHMARKS-history.md §4).
 // `--server tls-floor|smtp-server` runs the same load against a floor instead of Postline
 // (support/floor-server.ts: Node's TCP+TLS with a reply per line, or bare smtp-server), to
 // show what of a session's cost is Postline's own. `--server postfix-tls` (root, the peers'

@@ -14,7 +14,7 @@ import type { AcceptDeps } from './emails/accept.js';
 import { composeDeferred } from './emails/compose-deferred.js';
 import { ScheduledEmailReleaser } from './emails/release-scheduled.js';
 import { acceptDeps } from './emails/routes.js';
-import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
+import { purgeExpiredIdempotencyKeys } from './idempotency/idempotency-keys.js';
 import { purgeReceivedMail } from './inbound/retention.js';
 import type { Logger } from './logger.js';
 import { RequestLogs } from './logs/request-logs.js';
@@ -24,7 +24,7 @@ import { webhookDestinations } from './webhooks/webhook-fields.js';
 
 const HOUSEKEEPING_MS = 10 * 60_000;
 
-export interface WorkerRoleDeps {
+interface WorkerRoleDeps {
   db: Db;
   config: Config;
   dns: DnsResolver;

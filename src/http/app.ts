@@ -9,11 +9,11 @@ import type { Principal, Route, RouteContext } from '../api/route.js';
 import type { Db } from '../db/database.js';
 import type { ApiKeys } from '../accounts/api-keys.js';
 import type { RequestLogs } from '../logs/request-logs.js';
-import { claimIdempotencyKey } from './idempotency.js';
+import { claimIdempotencyKey } from '../idempotency/idempotency-keys.js';
 import { formParts, registerMultipart } from './multipart.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { RateLimiter } from '../rate-limit/rate-limiter.js';
 
-export interface AppDeps {
+interface AppDeps {
   db: Db;
   logger: Logger;
   bodyLimitBytes: number;

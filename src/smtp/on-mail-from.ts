@@ -6,17 +6,14 @@
 import type { SMTPServerAddress, SMTPServerSession } from 'smtp-server';
 import type { Principal } from '../api/route.js';
 import type { Logger } from '../logger.js';
+import type { RateLimiter } from '../rate-limit/rate-limiter.js';
 import { REPLIES, SmtpReply } from './replies.js';
 import { asciiAddress, principalOf, stateOf } from './session.js';
 import { logSubmission, type SubmissionLogDeps } from './submission-log.js';
 
-export interface RateLimit {
-  hit(key: string): Promise<{ allowed: boolean }>;
-}
-
-export interface MailFromDeps extends SubmissionLogDeps {
+interface MailFromDeps extends SubmissionLogDeps {
   apiKeys: { authenticate(token: string): Promise<Principal | null> };
-  rateLimiter: RateLimit;
+  rateLimiter: Pick<RateLimiter, 'hit'>;
   logger: Logger;
 }
 

@@ -15,7 +15,8 @@ import { SmtpListener } from './listener.js';
 import { onAuth, type AuthDeps } from './on-auth.js';
 import { ConnectionPolicy } from './on-connect.js';
 import { MessageMemory, onData, type DataDeps } from './on-data.js';
-import { onMailFrom, type RateLimit } from './on-mail-from.js';
+import type { RateLimiter } from '../rate-limit/rate-limiter.js';
+import { onMailFrom } from './on-mail-from.js';
 import { onRcptTo, type RecipientPolicy } from './on-rcpt-to.js';
 import { messageParser } from './parse-message.js';
 import { MAX_EMAIL_BYTES } from '../api/limits.js';
@@ -24,17 +25,17 @@ import { SubmissionBatcher } from './submission-batch.js';
 import { acceptSubmitted, type SubmitDeps } from './submit-message.js';
 import { loadTlsCredentials } from './tls.js';
 
-export type SmtpConfig = Pick<
+type SmtpConfig = Pick<
   Config,
   | 'host' | 'smtpPorts' | 'smtpsPorts' | 'smtpHostname' | 'tlsCertFile' | 'tlsKeyFile' | 'dataDir'
   | 'smtpTimeoutMs' | 'smtpDataTimeoutMs' | 'smtpMaxConnections' | 'smtpMaxConnectionsPerIp' | 'smtpMessageMemoryBytes'
 >;
 
-export interface SmtpDeps extends Pick<SubmitDeps, 'accept' | 'claimIdempotencyKey' | 'requestLogs'> {
+interface SmtpDeps extends Pick<SubmitDeps, 'accept' | 'claimIdempotencyKey' | 'requestLogs'> {
   config: SmtpConfig;
   logger: Logger;
   apiKeys: AuthDeps['apiKeys'];
-  rateLimiter: RateLimit;
+  rateLimiter: Pick<RateLimiter, 'hit'>;
   inbound: RecipientPolicy & DataDeps['inbound'];
 }
 

@@ -12,8 +12,8 @@
 import type { SMTPServerSession } from 'smtp-server';
 import { ApiError } from '../api/errors.js';
 import type { Principal } from '../api/route.js';
-import type { Queryable } from '../db/database.js';
 import { acceptEmails, type AcceptDeps } from '../emails/accept.js';
+import type { IdempotencyOutcome } from '../idempotency/idempotency-keys.js';
 import type { EmailRequest } from '../emails/email-request.js';
 import type { Logger } from '../logger.js';
 import type { MessageParser } from './parse-message.js';
@@ -23,14 +23,11 @@ import type { AcceptMessages, SubmissionBatcher } from './submission-batch.js';
 import { principalOf, recipientsOf } from './session.js';
 import { logSubmission, type SubmissionLogDeps, type SubmissionSummary } from './submission-log.js';
 
-/** http/idempotency.ts's claim, passed in by server.ts (concepts do not import http/). */
-export type IdempotencyClaim =
-  | { kind: 'replay'; status: number; body: unknown }
-  | { kind: 'claimed'; save(q: Queryable, status: number, body: unknown): Promise<void>; release(): Promise<void> };
-export type ClaimIdempotencyKey = (accountId: string, endpoint: string, key: string, body: unknown) => Promise<IdempotencyClaim>;
+/** idempotency-keys.ts's claim on the process's database, bound by server.ts. */
+export type ClaimIdempotencyKey = (accountId: string, endpoint: string, key: string, body: unknown) => Promise<IdempotencyOutcome>;
 
 /** Idempotency keys are scoped per account and endpoint: SMTP keys are their own. */
-export const IDEMPOTENCY_ENDPOINT = 'SMTP';
+const IDEMPOTENCY_ENDPOINT = 'SMTP';
 
 export interface SubmitDeps extends SubmissionLogDeps {
   accept: AcceptDeps;
