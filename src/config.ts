@@ -128,7 +128,7 @@ function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string 
 }
 
 /** Durations such as "3d", "12h", "30m", "45s" or a number of seconds. */
-export function parseDuration(raw: string, name: string): number {
+function parseDuration(raw: string, name: string): number {
   const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/.exec(raw.trim());
   if (!match) throw new ConfigError(`${name}: "${raw}" is not a duration like 3d, 12h, 30m or 45s`);
   const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] ?? 's']!;

@@ -13,7 +13,7 @@ import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import type { WorkerShare } from './worker-role.js';
 
-export interface WorkerThread {
+interface WorkerThread {
   /** Asks the thread to stop as a worker node stops (finishing in-flight attempts) and waits. */
   stop(): Promise<void>;
 }

@@ -5,12 +5,12 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 
-export interface Api {
+interface Api {
   url: string;
   apiKey: string;
 }
 
-export interface Reply {
+interface Reply {
   status: number;
   body: any;
 }

@@ -17,7 +17,7 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 
 export type DbMode = 'embedded' | 'external';
 
-export interface PostlineOptions {
+interface PostlineOptions {
   db: DbMode;
   roles: string[];
   /** Extra environment (POSTLINE_DNS_SERVERS, POSTLINE_OUTBOUND_PORT, …). */
@@ -116,7 +116,7 @@ function embeddedPostmaster(dataDir: string): { pid: number; port: number } | un
   }
 }
 
-export function childPids(parent: number): number[] {
+function childPids(parent: number): number[] {
   const out: number[] = [];
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;

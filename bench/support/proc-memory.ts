@@ -3,7 +3,7 @@
 // backend maps the same shared_buffers and a plain RSS sum would count them once per backend.
 import fs from 'node:fs';
 
-export interface ProcMemory {
+interface ProcMemory {
   rssKiB: number;
   hwmKiB: number;
 }
@@ -19,7 +19,7 @@ export function procStatus(pid: number): ProcMemory | undefined {
 }
 
 /** Proportional set size summed over pids, and the plain RSS sum, KiB. */
-export function groupMemory(pids: number[]): { pssKiB: number; rssKiB: number; processes: number } {
+function groupMemory(pids: number[]): { pssKiB: number; rssKiB: number; processes: number } {
   let pssKiB = 0;
   let rssKiB = 0;
   let processes = 0;

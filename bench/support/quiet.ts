@@ -11,7 +11,7 @@ function cpuTicks(): { busy: number; total: number } {
 }
 
 /** Busy % of one core over `ms` (the whole machine: 100 × cores at most). */
-export async function machineBusy(ms: number, cores: number): Promise<number> {
+async function machineBusy(ms: number, cores: number): Promise<number> {
   const a = cpuTicks();
   await new Promise((r) => setTimeout(r, ms));
   const b = cpuTicks();

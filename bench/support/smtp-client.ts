@@ -14,7 +14,7 @@ export interface SubmissionTarget {
   apiKey: string;
 }
 
-export interface Message {
+interface Message {
   from: string;
   to: string;
   /** dot-stuffed, CRLF line ends, ending in CRLF (dotStuffed()). */

@@ -12,14 +12,14 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const source = path.join(here, 'smtp-tls-source.c');
 const binary = path.join(here, '..', '.build', 'smtp-tls-source');
 
-export interface GeneratorMessage {
+interface GeneratorMessage {
   from: string;
   to: string;
   /** dot-stuffed, CRLF line ends (smtp-client.ts dotStuffed()). */
   data: Buffer;
 }
 
-export interface LoadResult {
+interface LoadResult {
   seconds: number;
   accepted: number;
   errors: number;

@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
 import type { Db } from '../db/database.js';
 import { hashToken, newToken } from './tokens.js';
 
-export interface CreatedAccount {
+interface CreatedAccount {
   accountId: string;
   apiKeyId: string;
   token: string;

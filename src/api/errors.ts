@@ -2,7 +2,7 @@
 // and status. Concepts throw `ApiError`; http/ turns it into `{statusCode, message, name}`.
 // Names follow the official SDK's RESEND_ERROR_CODE_KEY (see resend-compat-notes §3).
 
-export const ERRORS = {
+const ERRORS = {
   invalid_idempotency_key: { status: 400, description: 'Idempotency-Key empty or longer than 256 characters' },
   validation_error: { status: 422, description: 'A field failed validation (403 for domain and sandbox rules)' },
   missing_required_field: { status: 422, description: 'A required field is absent' },
@@ -23,7 +23,7 @@ export const ERRORS = {
   service_unavailable: { status: 503, description: 'A dependency (database) is unavailable' },
 } as const;
 
-export type ErrorName = keyof typeof ERRORS;
+type ErrorName = keyof typeof ERRORS;
 
 export class ApiError extends Error {
   readonly statusCode: number;

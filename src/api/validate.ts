@@ -49,17 +49,6 @@ export function optionalEnum<T extends string>(body: Body, field: string, values
   return value as T;
 }
 
-/** A string or an array of strings, as Resend accepts for to/cc/bcc/reply_to. */
-export function stringOrArray(body: Body, field: string): string[] | undefined {
-  const value = body[field];
-  if (value === undefined || value === null) return undefined;
-  const list = Array.isArray(value) ? value : [value];
-  for (const item of list) {
-    if (typeof item !== 'string') throw validation(`The \`${field}\` field must be a string or an array of strings.`);
-  }
-  return list as string[];
-}
-
 /** CR or LF in a value that becomes a header line would let a caller inject headers. */
 export function assertSingleLine(value: string, field: string): void {
   if (/[\r\n\0]/.test(value)) throw validation(`The \`${field}\` field must not contain line breaks.`);

@@ -1,6 +1,6 @@
 // How contacts are read from requests and rows. A contact's address is a bare address
 // (no display name), stored and matched lower-cased; it is found by its id or its address.
-import { ApiError, validation } from '../api/errors.js';
+import { validation } from '../api/errors.js';
 import { isUuid, isoTimestamp, restTimestamp } from '../api/format.js';
 import type { Body } from '../api/validate.js';
 import type { Row } from '../db/database.js';
@@ -9,7 +9,7 @@ import type { Contact, PropertyValue } from './contact-store.js';
 
 export const CONTACT_COLUMNS = 'id, account_id, email, first_name, last_name, unsubscribed, properties, created_at, updated_at';
 /** Longest first_name / last_name kept. */
-export const MAX_NAME = 256;
+const MAX_NAME = 256;
 
 export function parseContactEmail(value: unknown, field = 'email'): string {
   if (typeof value !== 'string') throw validation(`The \`${field}\` field must be a string.`);
@@ -53,12 +53,6 @@ export function contactKey(key: string): { column: 'id' | 'email'; value: string
   if (isUuid(key as unknown)) return { column: 'id', value: key.toLowerCase() };
   const address = key.trim().toLowerCase();
   return address.includes('@') && !/[\s<>]/.test(address) ? { column: 'email', value: address } : undefined;
-}
-
-/** An id from a body or path, checked before it reaches a uuid column. */
-export function parseUuid(value: unknown, field: string): string {
-  if (!isUuid(value)) throw new ApiError('invalid_parameter', `The \`${field}\` must be a valid UUID.`);
-  return value.toLowerCase();
 }
 
 export function toContact(row: Row): Contact {

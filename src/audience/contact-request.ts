@@ -10,7 +10,7 @@ const CREATE_FIELDS = ['email', 'first_name', 'last_name', 'unsubscribed', 'prop
 const UPDATE_FIELDS = ['email', 'first_name', 'last_name', 'unsubscribed', 'properties'];
 const MAX_LIST = 100;
 
-export interface CreateRequest {
+interface CreateRequest {
   fields: ContactFields;
   segmentIds: string[];
   topics: TopicChoice[];

@@ -234,7 +234,7 @@ export async function contactVariables(q: Queryable, accountId: string, contact:
  * contactVariables with the account's definitions loaded once (`propertyDefinitions(q,
  * accountId)` from ./property-values.js), for callers rendering many contacts in a chunk.
  */
-export function contactVariablesWith(definitions: Map<string, PropertyDefinition>, contact: Contact): Record<string, string | number> {
+function contactVariablesWith(definitions: Map<string, PropertyDefinition>, contact: Contact): Record<string, string | number> {
   const variables: Record<string, string | number> = {};
   for (const definition of definitions.values()) {
     const value = contact.properties[definition.key] ?? definition.fallbackValue;
@@ -247,13 +247,13 @@ export function contactVariablesWith(definitions: Map<string, PropertyDefinition
 }
 
 /** The ids of the segments a contact is in, oldest membership first. */
-export async function segmentIdsOf(q: Queryable, contactId: string): Promise<string[]> {
+async function segmentIdsOf(q: Queryable, contactId: string): Promise<string[]> {
   const rows = await q.query('SELECT segment_id FROM segment_contacts WHERE contact_id = $1 ORDER BY created_at, segment_id', [contactId]);
   return rows.map((r) => r.segment_id as string);
 }
 
 /** Records a contact.* event with the contact's current segments, in q's transaction. */
-export async function recordContactEvent(q: Queryable, type: EventType, contact: Contact): Promise<void> {
+async function recordContactEvent(q: Queryable, type: EventType, contact: Contact): Promise<void> {
   const segmentIds = await segmentIdsOf(q, contact.id);
   await recordEvents(q, [{ accountId: contact.accountId, type, data: contactEventData(contact, segmentIds) }]);
 }

@@ -9,7 +9,7 @@ export const SEGMENT_COLUMNS = 'id, name, created_at';
 /** Longest segment name kept. */
 export const MAX_SEGMENT_NAME = 256;
 
-export const segmentNotFound = (noun: SegmentNoun) => notFound(noun === 'segment' ? 'Segment' : 'Audience');
+const segmentNotFound = (noun: SegmentNoun) => notFound(noun === 'segment' ? 'Segment' : 'Audience');
 
 /** The account's segment `id`, or 404 (a malformed id is simply not found). */
 export async function findSegment(q: Queryable, accountId: string, id: string | undefined, noun: SegmentNoun = 'segment'): Promise<Row> {

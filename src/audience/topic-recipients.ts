@@ -4,7 +4,7 @@
 // everything receives nothing scoped to a topic. One query for any number of emails.
 import type { Queryable } from '../db/database.js';
 
-export interface TopicScope {
+interface TopicScope {
   topicId: string;
   /** Bare addresses, any case. */
   addresses: string[];

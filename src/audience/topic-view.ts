@@ -10,7 +10,7 @@ export const TOPIC_COLUMNS = 'id, name, description, default_subscription, visib
 export const SUBSCRIPTIONS = ['opt_in', 'opt_out'] as const;
 export const VISIBILITIES = ['public', 'private'] as const;
 export const MAX_TOPIC_NAME = 50;
-export const MAX_TOPIC_DESCRIPTION = 200;
+const MAX_TOPIC_DESCRIPTION = 200;
 
 export async function findTopic(q: Queryable, accountId: string, id: string | undefined, lock = false): Promise<Row> {
   const row = isUuid(id)

@@ -41,13 +41,13 @@ function guardSql(guard: Guard, param: number): { sql: string; params: unknown[]
 }
 
 /** Locks the run; a run no longer running (cancelled, failed) or gone makes the step stale. */
-export async function lockRunningRun(q: Queryable, runId: string): Promise<RunRow> {
+async function lockRunningRun(q: Queryable, runId: string): Promise<RunRow> {
   const run = await q.one<RunRow>(`SELECT ${RUN_ROW_COLUMNS} FROM automation_runs WHERE id = $1 FOR UPDATE`, [runId]);
   if (!run || run.status !== 'running') throw new StaleStep();
   return run;
 }
 
-export interface Outcome {
+interface Outcome {
   output: Record<string, unknown>;
   /** The connections to follow; null ends this branch. */
   taken: ConnectionType | null;
@@ -125,7 +125,7 @@ export async function waitStep(
 }
 
 /** Adds the steps a run has just reached, due now; a step reached twice (two branches joining) runs once. */
-export async function reachSteps(q: Queryable, run: Pick<RunRow, 'id' | 'account_id' | 'steps'>, keys: string[]): Promise<void> {
+async function reachSteps(q: Queryable, run: Pick<RunRow, 'id' | 'account_id' | 'steps'>, keys: string[]): Promise<void> {
   if (keys.length === 0) return;
   const types = keys.map((k) => run.steps.find((s) => s.key === k)!.type);
   await q.query(
@@ -138,7 +138,7 @@ export async function reachSteps(q: Queryable, run: Pick<RunRow, 'id' | 'account
   );
 }
 
-export async function finishRunIfDone(q: Queryable, runId: string): Promise<void> {
+async function finishRunIfDone(q: Queryable, runId: string): Promise<void> {
   await q.query(
     `UPDATE automation_runs SET status = 'completed', completed_at = now()
       WHERE id = $1 AND status = 'running'

@@ -8,10 +8,10 @@ import { findPublishedTemplates } from '../templates/find-template.js';
 import { parseGraph, type Graph } from './graph.js';
 
 export const STATUSES = ['enabled', 'disabled'] as const;
-export type AutomationStatus = (typeof STATUSES)[number];
+type AutomationStatus = (typeof STATUSES)[number];
 const MAX_NAME = 255;
 
-export interface AutomationFields {
+interface AutomationFields {
   name?: string;
   status?: AutomationStatus;
   graph?: Graph;

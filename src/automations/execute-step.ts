@@ -16,7 +16,7 @@ import { fieldReader, mentionsContact } from './run-context.js';
 import { sendEmailStep } from './send-email-step.js';
 import type { StepType } from './step-config.js';
 
-export interface StepDeps {
+interface StepDeps {
   db: Db;
   accept: AcceptDeps;
 }

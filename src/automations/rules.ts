@@ -4,7 +4,6 @@
 // contact: email, first_name, last_name, unsubscribed, or a property) and
 // `wait_events.<event name>.<key>` (a payload a wait_for_event step received).
 // parseRule checks a tree when an automation is written; evaluateRule runs it in a step.
-import { validation } from '../api/errors.js';
 import type { Body } from '../api/validate.js';
 
 export type Operator = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains' | 'starts_with' | 'ends_with' | 'exists' | 'is_empty';
@@ -118,6 +117,3 @@ function isEmpty(value: unknown): boolean {
   if (isObject(value)) return Object.keys(value).length === 0;
   return false;
 }
-
-/** Convenience for callers that name the step in every message. */
-export const ruleError = (prefix: string) => (message: string) => validation(`${prefix}${message}`);

@@ -15,10 +15,10 @@ export const STEP_TYPES = [
 export type StepType = (typeof STEP_TYPES)[number];
 
 /** `{var: "event.x"}`: a value read when the step runs (run-context.ts). */
-export interface VarRef {
+interface VarRef {
   var: string;
 }
-export type Fail = (message: string) => ApiError;
+type Fail = (message: string) => ApiError;
 
 const isObject = (v: unknown): v is Body => v !== null && typeof v === 'object' && !Array.isArray(v);
 const MAX_TEXT = 998; // a header line

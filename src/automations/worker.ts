@@ -26,7 +26,7 @@ const STEPS_PER_TURN = 20;
 /** Far longer than any step takes (a send_email composes and commits one email). */
 const LEASE_MS = 2 * 60_000;
 
-export interface AutomationWorkerOptions {
+interface AutomationWorkerOptions {
   db: Db;
   accept: AcceptDeps;
   logger: Logger;

@@ -53,7 +53,7 @@ export interface FanOutDeps {
 /** The chunk's transaction found the broadcast moved on: canceled, or advanced by another worker. */
 export class BroadcastLost extends Error {}
 
-export type ChunkResult = 'more' | 'done';
+type ChunkResult = 'more' | 'done';
 
 export function sendingBroadcast(row: Row): SendingBroadcast {
   return {
@@ -69,7 +69,7 @@ export function sendingBroadcast(row: Row): SendingBroadcast {
 }
 
 /** A chunk ready to be accepted: its contacts' emails, rendered and validated. */
-export interface PreparedChunk {
+interface PreparedChunk {
   /** The cursor the chunk starts after (the previous chunk's last contact). */
   from: string | null;
   /** Its last contact: the cursor once it is committed. */

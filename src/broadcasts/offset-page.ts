@@ -5,7 +5,7 @@
 import { ApiError, validation } from '../api/errors.js';
 import { envelope, parsePage, type ListEnvelope } from '../api/pagination.js';
 
-export interface OffsetPage {
+interface OffsetPage {
   limit: number;
   /** SQL OFFSET: position of the first row wanted. */
   offset: number;
@@ -35,7 +35,7 @@ function position(cursor: string, name: string): number {
   return Number(match[1]);
 }
 
-export const cursorAt = (offset: number) => Buffer.from(`offset:${offset}`).toString('base64url');
+const cursorAt = (offset: number) => Buffer.from(`offset:${offset}`).toString('base64url');
 
 /** The page from rows fetched with LIMIT page.take OFFSET page.offset, each given its cursor as `id`. */
 export function offsetEnvelope<T extends object>(rows: T[], page: OffsetPage): ListEnvelope<{ id: string } & T> {

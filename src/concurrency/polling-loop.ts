@@ -5,7 +5,7 @@
 // or rolls back as it would anyway; sleeps are cut short.
 import type { Logger } from '../logger.js';
 
-export interface PollingLoopOptions {
+interface PollingLoopOptions {
   logger: Logger;
   /** What a failed turn is logged as ("releasing scheduled emails failed"). */
   failure: string;

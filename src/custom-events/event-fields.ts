@@ -7,9 +7,9 @@ import type { Body } from '../api/validate.js';
 export type SchemaType = 'string' | 'number' | 'boolean' | 'date';
 export type EventSchema = Record<string, SchemaType>;
 
-export const SCHEMA_TYPES: readonly SchemaType[] = ['string', 'number', 'boolean', 'date'];
+const SCHEMA_TYPES: readonly SchemaType[] = ['string', 'number', 'boolean', 'date'];
 /** Names with this prefix are Resend's system events; callers may neither define nor send them. */
-export const RESERVED_PREFIX = 'resend:';
+const RESERVED_PREFIX = 'resend:';
 const MAX_NAME = 255;
 const MAX_SCHEMA_KEYS = 50;
 const MAX_KEY = 100;

@@ -6,7 +6,7 @@ import { openDb, type Db } from './database.js';
 import { startEmbedded } from './embedded.js';
 import { migrate } from './migrate.js';
 
-export interface Database {
+interface Database {
   db: Db;
   /** The connection string in use: DATABASE_URL or the embedded server's. */
   url: string;

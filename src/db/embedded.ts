@@ -28,7 +28,7 @@ const run = promisify(execFile);
 /** PostgreSQL's tools in the C locale: the same messages whatever the host's locale settings. */
 const pgEnv = () => ({ ...process.env, LC_ALL: 'C' });
 
-export interface EmbeddedServer {
+interface EmbeddedServer {
   url: string;
   /** Forget this process as a user; stop the server if no other Postline process uses it. */
   release(): Promise<void>;

@@ -20,7 +20,7 @@ export interface AttemptDeps {
   mayStart(job: DeliveryJob): boolean;
 }
 
-export interface AttemptResult {
+interface AttemptResult {
   outcomes: Outcome[];
   /** Rows claimed but not tried (the worker gives them back). */
   notTried: ClaimedDelivery[];

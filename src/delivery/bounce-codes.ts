@@ -4,7 +4,7 @@
 // itself (no route, message too large for the server) live here too, so every reply a user
 // can see in `last_response` or a bounce comes from this one table.
 
-export interface SmtpReply {
+interface SmtpReply {
   code: number;
   /** Enhanced status code such as "5.1.1", when the server sent one. */
   enhanced: string | undefined;

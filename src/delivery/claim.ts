@@ -53,7 +53,7 @@ export interface DeliveryJob {
   recipients: ClaimedDelivery[];
 }
 
-export interface ClaimOptions {
+interface ClaimOptions {
   limit: number;
   leaseMs: number;
   /** Stop adding emails once their messages add up to this many bytes (at least one email). */

@@ -5,7 +5,7 @@
 // server failure surfaces as DnsTemporaryError, to be retried later.
 import type { DnsResolver } from '../dns/resolver.js';
 
-export type MxHosts =
+type MxHosts =
   | { kind: 'hosts'; hosts: string[]; implicit: boolean }
   | { kind: 'no_such_domain' }
   | { kind: 'null_mx' };

@@ -9,7 +9,7 @@ export interface RetryPolicy {
   maxQueueAgeMs: number;
 }
 
-export type RetryDecision = { retry: true; delayMs: number } | { retry: false; reason: 'max_queue_age_exceeded' };
+type RetryDecision = { retry: true; delayMs: number } | { retry: false; reason: 'max_queue_age_exceeded' };
 
 /**
  * `attempts` counts the attempts made so far, the one that just failed included (≥ 1).

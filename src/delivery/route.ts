@@ -18,7 +18,7 @@ export interface Target {
   auth: { user: string; pass: string } | undefined;
 }
 
-export type Route =
+type Route =
   /** `key` names the destination for the per-host concurrency limit. */
   | { ok: true; key: string; targets: Target[] }
   /** No host will ever take it: bounce with this reply. */

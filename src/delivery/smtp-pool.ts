@@ -11,7 +11,7 @@ import net from 'node:net';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import type { Target } from './route.js';
 
-export interface PoolOptions {
+interface PoolOptions {
   /** EHLO name (POSTLINE_SMTP_HOSTNAME). */
   ehloName: string;
   /** How long an unused connection stays open for reuse. */

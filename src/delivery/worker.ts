@@ -45,9 +45,9 @@ const IDLE_CONNECTION_MS = 5_000;
 const HOST_DOWN_MS = 30_000;
 
 /** Composes and signs emails by id (src/emails/compose-deferred.ts); an Error for one that never can be. */
-export type ComposeDeferred = (emailIds: string[]) => Promise<Map<string, { mime: Buffer; text: string | null } | Error>>;
+type ComposeDeferred = (emailIds: string[]) => Promise<Map<string, { mime: Buffer; text: string | null } | Error>>;
 
-export interface WorkerOptions {
+interface WorkerOptions {
   db: Db;
   config: Config;
   resolver: DnsResolver;

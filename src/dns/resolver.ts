@@ -8,9 +8,9 @@ import net from 'node:net';
 import crypto from 'node:crypto';
 import packet from 'dns-packet';
 
-export type RecordType = 'A' | 'AAAA' | 'MX' | 'TXT' | 'CNAME';
+type RecordType = 'A' | 'AAAA' | 'MX' | 'TXT' | 'CNAME';
 
-export interface MxRecord {
+interface MxRecord {
   exchange: string;
   priority: number;
 }
@@ -18,7 +18,7 @@ export interface MxRecord {
 /** A server failure or time-out: the answer is unknown, try again later. */
 export class DnsTemporaryError extends Error {}
 
-export interface LookupOptions {
+interface LookupOptions {
   /** Ask the server even when a cached answer is still fresh (domain verification). */
   fresh?: boolean;
 }

@@ -3,10 +3,10 @@
 // authorizes its addresses, the return-path MX and the receiving MX route mail to it.
 import { DnsTemporaryError, type DnsResolver } from '../dns/resolver.js';
 
-export type RecordKey = 'dkim' | 'spf_mx' | 'spf_txt' | 'dmarc' | 'receiving_mx';
+type RecordKey = 'dkim' | 'spf_mx' | 'spf_txt' | 'dmarc' | 'receiving_mx';
 export type RecordStatus = 'not_started' | 'pending' | 'verified' | 'failed' | 'temporary_failure';
 
-export interface DomainDnsFacts {
+interface DomainDnsFacts {
   name: string;
   dkimSelector: string;
   dkimPublicKey: string;
@@ -14,7 +14,7 @@ export interface DomainDnsFacts {
   receivingEnabled: boolean;
 }
 
-export interface ExpectedRecord {
+interface ExpectedRecord {
   key: RecordKey;
   /** Resend's `record` label. */
   record: 'DKIM' | 'SPF' | 'DMARC' | 'Receiving';
@@ -41,7 +41,7 @@ export function expectedRecords(domain: DomainDnsFacts, mtaHost: string): Expect
 }
 
 /** The full DNS name of a record whose name is relative to the domain (or the domain itself). */
-export function fqdn(record: Pick<ExpectedRecord, 'name'>, domainName: string): string {
+function fqdn(record: Pick<ExpectedRecord, 'name'>, domainName: string): string {
   return record.name === domainName ? domainName : `${record.name}.${domainName}`;
 }
 

@@ -21,7 +21,7 @@ const DKIM_SELECTOR = 'postline';
 const CREATE_FIELDS = ['name', 'region', 'custom_return_path', 'open_tracking', 'click_tracking', 'tls', 'capabilities', 'tracking_subdomain'];
 const UPDATE_FIELDS = ['open_tracking', 'click_tracking', 'tls', 'capabilities', 'tracking_subdomain'];
 
-export interface DomainsDeps {
+interface DomainsDeps {
   db: Db;
   dns: DnsResolver;
   /** The installation's SMTP host name: where SPF, return-path MX and receiving MX point. */

@@ -50,7 +50,7 @@ export interface AcceptDeps {
   tracking: () => Promise<TrackingSigners>;
 }
 
-export interface Submission {
+interface Submission {
   principal: SenderPrincipal;
   source: EmailSource;
   /** The emails as received; `validate` turns each into an EmailRequest or throws an ApiError. */

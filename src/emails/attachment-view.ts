@@ -7,7 +7,7 @@ import type { UrlSigner } from '../signing/url-signing.js';
 
 export const ATTACHMENT_COLUMNS = 'id, position, filename, content_type, content_id, content_disposition, size';
 /** How long a download URL works. */
-export const DOWNLOAD_URL_TTL_MS = 60 * 60 * 1000;
+const DOWNLOAD_URL_TTL_MS = 60 * 60 * 1000;
 
 export interface DownloadLinks {
   publicUrl: string;
@@ -15,7 +15,7 @@ export interface DownloadLinks {
 }
 
 /** `/downloads/attachments/:id?expires=<unix seconds>&signature=…`, signed over (id, expires). */
-export function downloadUrl(links: DownloadLinks, id: string, expiresAt: Date): string {
+function downloadUrl(links: DownloadLinks, id: string, expiresAt: Date): string {
   const expires = String(Math.floor(expiresAt.getTime() / 1000));
   const signature = links.signer.sign(id, expires);
   return `${links.publicUrl}/downloads/attachments/${id}?expires=${expires}&signature=${signature}`;

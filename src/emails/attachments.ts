@@ -38,7 +38,7 @@ const CONTENT_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(?:\s*;\s*[\w!#$&^.+-]+=(?:[\
 const CONTENT_ID = /^[!-;=?-~]{1,127}$/;
 
 /** Bytes of `size` bytes once base64-encoded. */
-export const encodedSize = (size: number) => 4 * Math.ceil(size / 3);
+const encodedSize = (size: number) => 4 * Math.ceil(size / 3);
 
 const invalid = (message: string) => new ApiError('invalid_attachment', message);
 

@@ -9,7 +9,7 @@ import { composeMessage } from './compose.js';
 import { signMessage } from './dkim.js';
 import type { EmailRequest } from './email-request.js';
 
-export interface MessageInput {
+interface MessageInput {
   id: string;
   request: EmailRequest;
   domain: SendingDomain;

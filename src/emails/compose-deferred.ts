@@ -15,7 +15,7 @@ import { textFromHtml, textPart } from './compose.js';
 import { signMessage } from './dkim.js';
 import { parseEmailRequest, type EmailRequest } from './email-request.js';
 
-export interface ComposedMessage {
+interface ComposedMessage {
   mime: Buffer;
   /** The text part sent, for emails.text (generated from the html unless given). */
   text: string | null;

@@ -43,7 +43,7 @@ export function textPart(request: EmailRequest, cache?: Map<string, string>): st
   return text;
 }
 
-export interface ComposeInput {
+interface ComposeInput {
   request: EmailRequest;
   text: string | null;
   messageId: string;

@@ -17,7 +17,7 @@ export interface FetchPolicy {
   timeoutMs: number;
 }
 
-export interface Fetched {
+interface Fetched {
   content: Buffer;
   /** The response's media type (no parameters), when it sent a plausible one. */
   contentType: string | undefined;

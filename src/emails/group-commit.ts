@@ -23,7 +23,7 @@ interface Part {
   reject: (err: unknown) => void;
 }
 
-export interface GroupCommitOptions {
+interface GroupCommitOptions {
   /** Most emails in one shared transaction (a larger single submission still commits alone). */
   maxEmails?: number;
   /** Transactions in flight at once: one commits while the next is written. */

@@ -22,7 +22,7 @@ const BATCH = 500;
 const ERROR_BACKOFF_MS = 1_000;
 
 /** Releases up to `limit` due emails; returns how many. */
-export async function releaseDueEmails(db: Db, limit = BATCH): Promise<number> {
+async function releaseDueEmails(db: Db, limit = BATCH): Promise<number> {
   return db.tx(async (q) => {
     const emails = await q.query(
       `SELECT e.id, e.account_id, e.from_address, e.to_addresses, e.subject, e.message_id, e.tags, e.created_at, e.last_event, e.broadcast_id, e.template_id

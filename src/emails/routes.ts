@@ -20,7 +20,7 @@ import { sendBatchEmails } from './send-batch-emails.js';
 import { sendEmail } from './send-email.js';
 import { updateEmail } from './update-email.js';
 
-export type EmailConfig = Pick<Config, 'publicUrl' | 'attachmentFetchAllowPrivate' | 'attachmentFetchTimeoutMs'>;
+type EmailConfig = Pick<Config, 'publicUrl' | 'attachmentFetchAllowPrivate' | 'attachmentFetchTimeoutMs'>;
 
 /** The accept pipeline's dependencies, made once per process and shared by the API and SMTP submission. */
 export function acceptDeps(db: Db, config: EmailConfig, dns: DnsResolver): AcceptDeps {

@@ -11,7 +11,7 @@ export interface SenderPrincipal {
   domainId: string | null;
 }
 
-export function domainNotVerified(name: string): ApiError {
+function domainNotVerified(name: string): ApiError {
   return validation(`The \`${name}\` domain is not verified. Please, add and verify your domain.`, 403);
 }
 

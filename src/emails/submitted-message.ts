@@ -64,7 +64,7 @@ export async function bodiesOfSubmitted(message: Buffer): Promise<StoredBodies> 
   }
 }
 
-export interface StoredBodies {
+interface StoredBodies {
   html: string | null;
   text: string | null;
 }

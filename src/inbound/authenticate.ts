@@ -8,7 +8,7 @@ import { authenticate, type AuthenticateResult, type DNSResolver } from 'mailaut
 import { DnsTemporaryError, type DnsResolver } from '../dns/resolver.js';
 import type { Logger } from '../logger.js';
 
-export interface SmtpClient {
+interface SmtpClient {
   /** MAIL FROM, '' for the null reverse-path. */
   mailFrom: string;
   remoteAddress: string;

@@ -31,7 +31,7 @@ export interface InboundEnvelope {
   secure: boolean;
 }
 
-export interface InboundDeps {
+interface InboundDeps {
   db: Db;
   dns: DnsResolver;
   config: Config;
@@ -39,7 +39,7 @@ export interface InboundDeps {
 }
 
 /** Thrown by receive when no recipient is ours any more (a domain removed between RCPT and DATA): a permanent refusal. */
-export class NoLongerAccepted extends Error {
+class NoLongerAccepted extends Error {
   readonly responseCode = 550;
 }
 

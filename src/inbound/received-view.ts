@@ -10,7 +10,7 @@ import type { UrlSigner } from '../signing/url-signing.js';
 export const RECEIVED_COLUMNS = 'id, received_for, from_address, to_addresses, cc, bcc, reply_to, subject, message_id, created_at';
 export const RECEIVED_ATTACHMENT_COLUMNS = 'id, received_email_id, position, filename, content_type, content_id, content_disposition, size';
 /** How long a download URL works. */
-export const DOWNLOAD_URL_TTL_MS = 60 * 60 * 1000;
+const DOWNLOAD_URL_TTL_MS = 60 * 60 * 1000;
 
 export interface ReceivedLinks {
   publicUrl: string;
@@ -32,7 +32,7 @@ export function signedDownload(links: ReceivedLinks, kind: DownloadKind, id: str
 }
 
 /** The attachment metadata embedded in a received email (no URL: those come from the attachment routes). */
-export function embeddedAttachment(row: Row) {
+function embeddedAttachment(row: Row) {
   return {
     id: row.id as string,
     filename: (row.filename as string | null) ?? null,

@@ -23,7 +23,7 @@ export interface RoutedRecipients {
 const RETURN_PATH_LOCAL = /^bounces\+([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
 
 /** Mail for the installation: bare `postmaster` (any case), or postmaster@`hostname`. */
-export function isPostmaster(address: string, hostname: string): boolean {
+function isPostmaster(address: string, hostname: string): boolean {
   const lower = address.toLowerCase();
   return lower === 'postmaster' || lower === `postmaster@${hostname.toLowerCase().replace(/\.$/, '')}`;
 }

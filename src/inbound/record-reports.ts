@@ -24,7 +24,7 @@ interface Change {
 }
 
 /** The bounce object of a failed DSN: Permanent for a 5.x.x Status, Transient for a 4.x.x one (given up). */
-export function bounceOfReport(report: { status: string; diagnostic: string | null }) {
+function bounceOfReport(report: { status: string; diagnostic: string | null }) {
   // "smtp; 550 5.1.1 …" → the SMTP reply; other diagnostic types keep their text as the message.
   const text = report.diagnostic?.replace(/^[\w-]+\s*;\s*/, '') ?? '';
   const reply = parseReply(text || report.status);

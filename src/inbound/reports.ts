@@ -21,7 +21,7 @@ type Fields = Map<string, string[]>;
 const COMPLAINTS = new Set(['abuse', 'fraud', 'virus']);
 
 /** Blocks of `Name: value` fields separated by blank lines, continuation lines unfolded, names lower-cased. */
-export function fieldBlocks(text: string): Fields[] {
+function fieldBlocks(text: string): Fields[] {
   return text
     .replace(/\r\n?/g, '\n')
     .split(/\n[ \t]*\n/)

@@ -10,7 +10,7 @@ import type { InboundEnvelope } from './inbound.js';
 import type { ParsedMessage } from './parse-message.js';
 import { receivedEventData } from './received-view.js';
 
-export interface MessageToStore {
+interface MessageToStore {
   id: string;
   /** What is kept: the message with our trace headers in front. */
   raw: Buffer;

@@ -21,7 +21,7 @@ const ADDRESS = new RegExp(`^${ATOM}(?:\\.${ATOM})*@${LABEL}(?:\\.${LABEL})+$`);
 /** `Name <addr>`: the name is a quoted string or has no angle brackets or quotes of its own. */
 const NAMED = /^(?:("(?:[^"\\]|\\.)*")|([^<>"]*?))\s*<([^<>\s]+)>$/;
 
-export function invalidAddress(field: string) {
+function invalidAddress(field: string) {
   return validation(
     `Invalid \`${field}\` field. The email address needs to follow the \`email@example.com\` or \`Name <email@example.com>\` format.`,
   );

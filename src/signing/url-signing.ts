@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 
-export type SigningPurpose = 'attachment-download' | 'received-download' | 'open-tracking' | 'click-tracking' | 'unsubscribe';
+type SigningPurpose = 'attachment-download' | 'received-download' | 'open-tracking' | 'click-tracking' | 'unsubscribe';
 
 const SECRET_NAME = 'url-signing';
 /** 128 bits: far beyond guessing, and short enough for a URL (22 base64url characters). */

@@ -2,7 +2,7 @@
 // doubles with the address's recent failures (100 ms, 200 ms, … up to 3 s), so guessing keys
 // costs time even across reconnections; a connection is dropped after a few failures
 // (on-auth.ts). The total is kept for operators (SmtpServer.stats, and a warning per failure).
-export interface AuthThrottleOptions {
+interface AuthThrottleOptions {
   baseDelayMs: number;
   maxDelayMs: number;
   /** An address's failures are forgotten this long after its last one. */

@@ -18,7 +18,7 @@ export interface AuthDeps {
 
 const USERS = new Set(['resend', 'postline']);
 /** Failed attempts after which a connection is closed (421). */
-export const MAX_AUTH_FAILURES_PER_CONNECTION = 3;
+const MAX_AUTH_FAILURES_PER_CONNECTION = 3;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

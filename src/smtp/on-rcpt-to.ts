@@ -15,7 +15,7 @@ export interface RecipientPolicy {
   acceptsRecipient(address: string): Promise<boolean>;
 }
 
-export interface RcptToDeps {
+interface RcptToDeps {
   inbound: RecipientPolicy;
   logger: Logger;
 }

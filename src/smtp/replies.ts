@@ -76,7 +76,7 @@ export const ACCEPTED = {
 };
 
 /** The reply for an error of the accept pipeline or the idempotency check. */
-export function replyForApiError(err: ApiError): SmtpReply {
+function replyForApiError(err: ApiError): SmtpReply {
   switch (err.errorName) {
     case 'invalid_idempotency_key':
       return REPLIES.badIdempotencyKey(err.message);

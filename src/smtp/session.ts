@@ -6,7 +6,7 @@ import { domainToASCII } from 'node:url';
 import type { SMTPServerSession } from 'smtp-server';
 import type { Principal } from '../api/route.js';
 
-export interface SessionState {
+interface SessionState {
   /** Counted in the per-address connection count (on-connect.ts), to be released on close. */
   counted: boolean;
   authFailures: number;

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Config } from '../config.js';
 import { selfSignedCertificate, type KeyPair } from './self-signed.js';
 
-export type TlsConfig = Pick<Config, 'tlsCertFile' | 'tlsKeyFile' | 'dataDir' | 'smtpHostname'>;
+type TlsConfig = Pick<Config, 'tlsCertFile' | 'tlsKeyFile' | 'dataDir' | 'smtpHostname'>;
 
 export async function loadTlsCredentials(config: TlsConfig): Promise<KeyPair & { selfSigned: boolean }> {
   if (config.tlsCertFile || config.tlsKeyFile) {

@@ -5,7 +5,7 @@ import { isUuid } from '../api/format.js';
 import type { Body } from '../api/validate.js';
 import { parseMailbox } from '../mailbox/mailbox.js';
 
-export const MAX_BATCH = 100;
+const MAX_BATCH = 100;
 
 export function parseAddress(value: unknown, field: string): string {
   if (typeof value !== 'string') throw validation(`The \`${field}\` field must be a string.`);

@@ -9,21 +9,21 @@ import {
   checkValue, KEY, MAX_KEY_LENGTH, MAX_VARIABLES, placeholderKeys, RESERVED_KEYS, type VariableType, type VariableValue,
 } from './variables.js';
 
-export const FIELDS = ['name', 'alias', 'from', 'subject', 'reply_to', 'html', 'text', 'variables'];
+const FIELDS = ['name', 'alias', 'from', 'subject', 'reply_to', 'html', 'text', 'variables'];
 const MAX_NAME = 255;
 const MAX_ALIAS = 100;
 const ALIAS = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const MAX_REPLY_TO = 50;
 const MAX_ADDRESS = 320;
 
-export interface VariableInput {
+interface VariableInput {
   key: string;
   type: VariableType;
   fallback_value: VariableValue | null;
 }
 
 /** The parsed fields; on PATCH, undefined means "leave as is" and null means "clear". */
-export interface TemplateFields {
+interface TemplateFields {
   name?: string;
   alias?: string | null;
   from?: string | null;

@@ -5,10 +5,10 @@
 import type { Db } from '../db/database.js';
 import { emailEventData, lastEventOf, recordEvents } from '../events/record-events.js';
 
-export type Engagement = { type: 'email.opened'; extra: Record<string, never> } | { type: 'email.clicked'; extra: { click: ClickData } };
+type Engagement = { type: 'email.opened'; extra: Record<string, never> } | { type: 'email.clicked'; extra: { click: ClickData } };
 
 /** Resend's `click` object (resend-compat-notes §7.2), camelCase as on the wire. */
-export interface ClickData {
+interface ClickData {
   ipAddress: string;
   link: string;
   timestamp: string;

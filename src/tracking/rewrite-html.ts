@@ -4,7 +4,7 @@
 // Only the html part changes: the text part and the stored `html` of the email stay as sent.
 import { clickUrl, openPixelUrl, type TrackingSigners } from './tracking-links.js';
 
-export interface TrackingOptions {
+interface TrackingOptions {
   open: boolean;
   click: boolean;
 }

@@ -26,7 +26,7 @@ export interface ClaimedMessage {
   body: string;
 }
 
-export interface ClaimOptions {
+interface ClaimOptions {
   /** Messages in all. */
   limit: number;
   leaseMs: number;

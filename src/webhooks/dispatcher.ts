@@ -40,7 +40,7 @@ const MAX_IN_HAND = 5_000;
 /** A claimed message waits about a second in hand; the lease covers far worse. */
 const LEASE_BASE_MS = 5 * 60_000;
 
-export interface DispatcherOptions {
+interface DispatcherOptions {
   db: Db;
   config: Config;
   /** Where endpoints may connect to (POSTLINE_WEBHOOK_ALLOW_PRIVATE). */

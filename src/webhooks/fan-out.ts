@@ -62,7 +62,7 @@ SELECT (
    LIMIT 1
 ) IS NOT NULL AS pending`;
 
-export interface FanOutResult {
+interface FanOutResult {
   /** False when another node holds the cursor. */
   locked: boolean;
   events: number;

@@ -11,7 +11,7 @@ import { findWebhook, MESSAGE_ID } from './webhook-lookup.js';
 import { MESSAGE_COLUMNS, messageSummary } from './webhook-view.js';
 
 /** parsePage's rules with message ids, not UUIDs, as cursors. */
-export function parseMessagePage(query: Record<string, string | undefined>): Page {
+function parseMessagePage(query: Record<string, string | undefined>): Page {
   const { after, before } = query;
   if (after !== undefined && before !== undefined) throw validation('You can only use either `after` or `before`, not both.');
   for (const [name, value] of [['after', after], ['before', before]] as const) {

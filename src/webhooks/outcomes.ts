@@ -16,7 +16,7 @@ import type { Db, Queryable } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import type { AttemptResult } from './send-webhook.js';
 
-export interface RetryPolicy {
+interface RetryPolicy {
   delaysMs: number[];
   disableAfterMs: number;
 }
@@ -28,7 +28,7 @@ interface Planned {
   delayMs: number | null;
 }
 
-export function plan(result: AttemptResult, policy: RetryPolicy): Planned {
+function plan(result: AttemptResult, policy: RetryPolicy): Planned {
   if (result.ok) return { result, status: 'success', delayMs: null };
   const attempts = result.message.attempts + 1;
   if (!result.message.retry || attempts > policy.delaysMs.length) return { result, status: 'failed', delayMs: null };

@@ -44,7 +44,7 @@ export interface AttemptResult {
   interrupted?: boolean;
 }
 
-export interface SendOptions {
+interface SendOptions {
   timeoutMs: number;
   /** Where endpoints may connect to. */
   destinations: DestinationPolicy;

@@ -5,7 +5,7 @@
 // webhook-* names of the Standard Webhooks spec.
 import crypto from 'node:crypto';
 
-export function sign(secret: string, id: string, timestamp: number, body: string): string {
+function sign(secret: string, id: string, timestamp: number, body: string): string {
   const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
   return crypto.createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
 }

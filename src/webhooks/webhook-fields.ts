@@ -9,7 +9,7 @@ import type { DnsResolver } from '../dns/resolver.js';
 import { DestinationPolicy } from '../egress/destination-policy.js';
 import { EMAIL_EVENTS, OTHER_EVENTS } from '../events/catalogue.js';
 
-export const WEBHOOK_EVENT_TYPES: readonly string[] = [...Object.keys(EMAIL_EVENTS), ...Object.keys(OTHER_EVENTS)];
+const WEBHOOK_EVENT_TYPES: readonly string[] = [...Object.keys(EMAIL_EVENTS), ...Object.keys(OTHER_EVENTS)];
 export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const;
 
 const MAX_ENDPOINT_LENGTH = 2048;

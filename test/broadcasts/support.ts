@@ -24,7 +24,7 @@ export async function createSegment(t: TestPostline, name = 'Subscribers'): Prom
   return data!.id;
 }
 
-export interface NewContact {
+interface NewContact {
   email: string;
   firstName?: string;
   lastName?: string;

@@ -12,7 +12,7 @@ import { startTestPostline, type TestPostline } from '../support/postline.js';
 import { eventually } from '../support/eventually.js';
 
 /** A free loopback port, for a Postline whose URL must be known before it starts. */
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
@@ -25,7 +25,7 @@ export async function startInboundTest(env: Record<string, string> = {}): Promis
   return startTestPostline({ env: { PORT: String(port), POSTLINE_PUBLIC_URL: `http://127.0.0.1:${port}`, ...env } });
 }
 
-export interface Delivery {
+interface Delivery {
   mailFrom: string;
   rcptTo: string[];
   /** The client's EHLO name. */

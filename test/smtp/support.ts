@@ -12,7 +12,7 @@ import { startTestPostline, type TestPostline } from '../support/postline.js';
 export const SENDER_DOMAIN = 'sender.test';
 export const FROM = `Sender <hello@${SENDER_DOMAIN}>`;
 /** Recipients here are delivered to the test's MX sink. */
-export const RECIPIENT_DOMAIN = 'example.net';
+const RECIPIENT_DOMAIN = 'example.net';
 
 export async function startSmtpTest(env: Record<string, string> = {}): Promise<TestPostline> {
   const t = await startTestPostline({ env });

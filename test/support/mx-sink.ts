@@ -3,7 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 
-export interface ReceivedMessage {
+interface ReceivedMessage {
   from: string;
   to: string[];
   raw: Buffer;
@@ -11,7 +11,7 @@ export interface ReceivedMessage {
   secure: boolean;
 }
 
-export type Verdict = { code: number; message: string } | undefined;
+type Verdict = { code: number; message: string } | undefined;
 
 export class MxSink {
   messages: ReceivedMessage[] = [];

@@ -11,7 +11,7 @@ import { createVerifiedDomain } from '../support/domains.js';
 import { startTestPostline, type TestPostline } from '../support/postline.js';
 import { eventually } from '../support/eventually.js';
 
-export interface ReceivedWebhook {
+interface ReceivedWebhook {
   id: string;
   timestamp: string;
   signature: string;
@@ -22,7 +22,7 @@ export interface ReceivedWebhook {
 }
 
 /** How the receiver answers one request; `hang` never answers. */
-export type Answer = { status?: number; body?: string; delayMs?: number; hang?: boolean };
+type Answer = { status?: number; body?: string; delayMs?: number; hang?: boolean };
 
 export class WebhookReceiver {
   /** Every request, in arrival order, retries included. */

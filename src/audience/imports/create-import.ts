@@ -17,7 +17,7 @@ import {
 import { discardUpload, storeUpload } from './import-upload.js';
 
 /** "Maximum size is 50MB" (openapi CreateContactImportOptions.file). */
-export const MAX_FILE_BYTES = 50 * 1024 * 1024;
+const MAX_FILE_BYTES = 50 * 1024 * 1024;
 
 export function createImport(db: Db): Route {
   return {

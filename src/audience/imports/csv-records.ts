@@ -10,7 +10,7 @@
 // at the very end only loses the last record, which is reported as one failed row.
 import { parse, type CsvError } from 'csv-parse';
 
-export type CsvRecord = { line: number; cells: string[] } | { line: number; error: string };
+type CsvRecord = { line: number; cells: string[] } | { line: number; error: string };
 
 /** Why a whole import fails (the file cannot be read as CSV any further, a mapped column is missing). */
 export class ImportFailure extends Error {
@@ -23,7 +23,7 @@ export class ImportFailure extends Error {
 }
 
 const SLICE_BYTES = 64 * 1024;
-export const MAX_RECORD_CHARS = 64 * 1024;
+const MAX_RECORD_CHARS = 64 * 1024;
 
 /** The records of the CSV in `chunks`, header included, a slice's worth per yield. */
 export async function* csvRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<CsvRecord[]> {

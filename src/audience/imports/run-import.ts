@@ -16,9 +16,9 @@ import { readUpload } from './import-upload.js';
 import { writeBatch, type Batch, type ImportJob } from './write-batch.js';
 
 /** Rows per transaction: large enough that per-statement costs vanish, small enough to stay a short transaction. */
-export const BATCH_ROWS = 2_000;
+const BATCH_ROWS = 2_000;
 
-export type RunOutcome = 'completed' | 'failed' | 'stopped';
+type RunOutcome = 'completed' | 'failed' | 'stopped';
 
 export async function runImport(db: Db, job: ImportJob, columnMap: ColumnMap, shouldStop: () => boolean): Promise<RunOutcome> {
   let columns: Columns | undefined;

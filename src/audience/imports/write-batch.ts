@@ -44,7 +44,7 @@ export interface Batch {
 }
 
 /** The row errors an import keeps for GET /contacts/imports/:id; the rest are only counted. */
-export const MAX_KEPT_ERRORS = 100;
+const MAX_KEPT_ERRORS = 100;
 
 /** The worker's lease was taken over (it was too slow or thought dead): it must stop. */
 export class LeaseLost extends Error {}
