@@ -31,9 +31,9 @@ export function parseFallback(body: Body, type: PropertyType): string | number |
   return value as string | number;
 }
 
-export async function findProperty(q: Queryable, accountId: string, id: string | undefined, lock = false): Promise<Row> {
+export async function findProperty(q: Queryable, accountId: string, id: string | undefined, options: { lock?: boolean } = {}): Promise<Row> {
   const row = isUuid(id)
-    ? await q.one(`SELECT ${PROPERTY_COLUMNS} FROM contact_properties WHERE id = $1 AND account_id = $2${lock ? ' FOR UPDATE' : ''}`, [
+    ? await q.one(`SELECT ${PROPERTY_COLUMNS} FROM contact_properties WHERE id = $1 AND account_id = $2${options.lock ? ' FOR UPDATE' : ''}`, [
         id.toLowerCase(),
         accountId,
       ])

@@ -10,7 +10,7 @@ export function deleteContactProperty(db: Db): Route {
     url: '/contact-properties/:id',
     async handler({ principal, params }) {
       const id = await db.tx(async (q) => {
-        const property = await findProperty(q, principal.accountId, params.id, true);
+        const property = await findProperty(q, principal.accountId, params.id, { lock: true });
         await q.query('DELETE FROM contact_properties WHERE id = $1', [property.id]);
         await q.query('UPDATE contacts SET properties = properties - $2::text WHERE account_id = $1 AND properties ? $2', [
           principal.accountId,

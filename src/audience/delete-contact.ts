@@ -5,7 +5,7 @@ import { notFound } from '../api/errors.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
 import { contactUrl, legacyAudience, type ContactPath } from './contact-paths.js';
-import { deleteContact as removeContact } from './contact-store.js';
+import * as contactStore from './contact-store.js';
 
 export function deleteContact(db: Db, path: ContactPath): Route {
   return {
@@ -14,7 +14,7 @@ export function deleteContact(db: Db, path: ContactPath): Route {
     async handler({ principal, params }) {
       const deleted = await db.tx(async (q) => {
         await legacyAudience(q, principal.accountId, params);
-        return removeContact(q, principal.accountId, params.contact ?? '');
+        return contactStore.deleteContact(q, principal.accountId, params.contact ?? '');
       });
       if (!deleted) throw notFound('Contact');
       return { body: { object: 'contact', contact: params.contact, deleted: true } };

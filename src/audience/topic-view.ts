@@ -12,9 +12,9 @@ export const VISIBILITIES = ['public', 'private'] as const;
 export const MAX_TOPIC_NAME = 50;
 const MAX_TOPIC_DESCRIPTION = 200;
 
-export async function findTopic(q: Queryable, accountId: string, id: string | undefined, lock = false): Promise<Row> {
+export async function findTopic(q: Queryable, accountId: string, id: string | undefined, options: { lock?: boolean } = {}): Promise<Row> {
   const row = isUuid(id)
-    ? await q.one(`SELECT ${TOPIC_COLUMNS} FROM topics WHERE id = $1 AND account_id = $2${lock ? ' FOR UPDATE' : ''}`, [id.toLowerCase(), accountId])
+    ? await q.one(`SELECT ${TOPIC_COLUMNS} FROM topics WHERE id = $1 AND account_id = $2${options.lock ? ' FOR UPDATE' : ''}`, [id.toLowerCase(), accountId])
     : undefined;
   if (!row) throw notFound('Topic');
   return row;

@@ -17,7 +17,7 @@ export function updateContactProperty(db: Db): Route {
       }
       rejectUnknown(body, ['fallback_value']);
       const id = await db.tx(async (q) => {
-        const property = await findProperty(q, principal.accountId, params.id, true);
+        const property = await findProperty(q, principal.accountId, params.id, { lock: true });
         const fallback = parseFallback(body, property.type);
         if (fallback !== undefined) {
           await q.query('UPDATE contact_properties SET fallback_value = $2 WHERE id = $1', [property.id, JSON.stringify(fallback)]);

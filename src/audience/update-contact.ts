@@ -6,7 +6,7 @@ import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
 import { contactUrl, legacyAudience, type ContactPath } from './contact-paths.js';
 import { parseUpdateRequest } from './contact-request.js';
-import { updateContact as applyChanges } from './contact-store.js';
+import * as contactStore from './contact-store.js';
 
 export function updateContact(db: Db, path: ContactPath): Route {
   return {
@@ -16,7 +16,7 @@ export function updateContact(db: Db, path: ContactPath): Route {
       const changes = parseUpdateRequest(body);
       const contact = await db.tx(async (q) => {
         await legacyAudience(q, principal.accountId, params);
-        return applyChanges(q, principal.accountId, params.contact ?? '', changes);
+        return contactStore.updateContact(q, principal.accountId, params.contact ?? '', changes);
       });
       if (!contact) throw notFound('Contact');
       return { body: { object: 'contact', id: contact.id } };

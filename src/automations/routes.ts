@@ -8,7 +8,7 @@ import { getAutomation } from './get-automation.js';
 import { getRun } from './get-run.js';
 import { listAutomations } from './list-automations.js';
 import { listRuns } from './list-runs.js';
-import { removeAutomation } from './remove-automation.js';
+import { deleteAutomation } from './delete-automation.js';
 import { stopAutomation } from './stop-automation.js';
 import { updateAutomation } from './update-automation.js';
 
@@ -18,7 +18,7 @@ export function automationRoutes(db: Db): Route[] {
     listAutomations(db),
     getAutomation(db),
     updateAutomation(db),
-    removeAutomation(db),
+    deleteAutomation(db),
     duplicateAutomation(db),
     stopAutomation(db),
     listRuns(db),

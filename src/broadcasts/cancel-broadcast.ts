@@ -4,7 +4,7 @@
 // again succeeds and changes nothing; a draft or a sent broadcast: 403 validation_error (§2.8).
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { findBroadcast, wrongState } from './broadcast-lookup.js';
+import { findBroadcast, wrongState } from './find-broadcast.js';
 
 export function cancelBroadcast(db: Db): Route {
   return {
@@ -12,7 +12,7 @@ export function cancelBroadcast(db: Db): Route {
     url: '/broadcasts/:id/cancel',
     async handler({ principal, params }) {
       const id = await db.tx(async (q) => {
-        const broadcast = await findBroadcast(q, principal.accountId, params.id!, true);
+        const broadcast = await findBroadcast(q, principal.accountId, params.id!, { lock: true });
         if (broadcast.status === 'canceled') return broadcast.id as string;
         if (broadcast.status !== 'scheduled' && broadcast.status !== 'sending') throw wrongState(broadcast.status, 'canceled');
         await q.query(`UPDATE broadcasts SET status = 'canceled', lease_until = NULL, updated_at = now() WHERE id = $1`, [broadcast.id]);

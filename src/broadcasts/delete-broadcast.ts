@@ -5,7 +5,7 @@
 // stays: 403 validation_error naming its state. Unknown id: 404.
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { findBroadcast, UNSENT, wrongState } from './broadcast-lookup.js';
+import { findBroadcast, UNSENT, wrongState } from './find-broadcast.js';
 
 export function deleteBroadcast(db: Db): Route {
   return {
@@ -13,7 +13,7 @@ export function deleteBroadcast(db: Db): Route {
     url: '/broadcasts/:id',
     async handler({ principal, params }) {
       const id = await db.tx(async (q) => {
-        const broadcast = await findBroadcast(q, principal.accountId, params.id!, true);
+        const broadcast = await findBroadcast(q, principal.accountId, params.id!, { lock: true });
         const unsent = UNSENT.includes(broadcast.status) || (broadcast.status === 'canceled' && broadcast.recipients === 0);
         if (!unsent) throw wrongState(broadcast.status, 'deleted');
         await q.query('DELETE FROM broadcasts WHERE id = $1 AND account_id = $2', [broadcast.id, principal.accountId]);

@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { findBroadcast } from './broadcast-lookup.js';
+import { findBroadcast } from './find-broadcast.js';
 
 export function duplicateBroadcast(db: Db): Route {
   return {

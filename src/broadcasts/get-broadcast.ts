@@ -1,7 +1,7 @@
 // GET /broadcasts/:id: the whole broadcast, its content included.
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { findBroadcast } from './broadcast-lookup.js';
+import { findBroadcast } from './find-broadcast.js';
 import { broadcastDetail } from './broadcast-view.js';
 
 export function getBroadcast(db: Db): Route {

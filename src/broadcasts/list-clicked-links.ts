@@ -3,7 +3,7 @@
 // many recipients clicked it), most clicked first.
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { findBroadcast } from './broadcast-lookup.js';
+import { findBroadcast } from './find-broadcast.js';
 import { offsetEnvelope, parseOffsetPage } from './offset-page.js';
 
 export function listClickedLinks(db: Db): Route {

@@ -6,7 +6,7 @@
 import { validation } from '../api/errors.js';
 import type { Route } from '../api/route.js';
 import type { Db, Row } from '../db/database.js';
-import { findBroadcast } from './broadcast-lookup.js';
+import { findBroadcast } from './find-broadcast.js';
 import { offsetEnvelope, parseOffsetPage } from './offset-page.js';
 
 const TYPES = ['sent', 'delivered', 'opened', 'clicked', 'bounced', 'complained', 'unsubscribed', 'suppressed'] as const;

@@ -5,7 +5,7 @@ import type { Route } from '../api/route.js';
 import { objectBody, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import { parseScheduledAt } from '../emails/schedule.js';
-import { findBroadcast, UNSENT, wrongState } from './broadcast-lookup.js';
+import { findBroadcast, UNSENT, wrongState } from './find-broadcast.js';
 import { startSending } from './start-sending.js';
 
 export function sendBroadcast(db: Db): Route {
@@ -17,7 +17,7 @@ export function sendBroadcast(db: Db): Route {
       rejectUnknown(body, ['scheduled_at']);
       const scheduledAt = body.scheduled_at === undefined || body.scheduled_at === null ? null : parseScheduledAt(body.scheduled_at);
       const id = await db.tx(async (q) => {
-        const broadcast = await findBroadcast(q, principal.accountId, params.id!, true);
+        const broadcast = await findBroadcast(q, principal.accountId, params.id!, { lock: true });
         if (!UNSENT.includes(broadcast.status)) throw wrongState(broadcast.status, 'sent');
         await startSending(q, principal, broadcast, scheduledAt);
         return broadcast.id as string;

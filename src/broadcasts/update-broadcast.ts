@@ -4,7 +4,7 @@
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
 import { checkAudience, parseBroadcastBody, parseBroadcastInput, UPDATE_FIELDS, type BroadcastInput } from './broadcast-fields.js';
-import { findBroadcast, UNSENT, wrongState } from './broadcast-lookup.js';
+import { findBroadcast, UNSENT, wrongState } from './find-broadcast.js';
 import { BROADCAST_COLUMNS } from './broadcast-view.js';
 import { assertSendable } from './start-sending.js';
 
@@ -27,7 +27,7 @@ export function updateBroadcast(db: Db): Route {
     async handler({ principal, params, body: raw }) {
       const input = parseBroadcastInput(parseBroadcastBody(raw, UPDATE_FIELDS), false);
       const id = await db.tx(async (q) => {
-        const current = await findBroadcast(q, principal.accountId, params.id!, true);
+        const current = await findBroadcast(q, principal.accountId, params.id!, { lock: true });
         if (!UNSENT.includes(current.status)) throw wrongState(current.status, 'changed');
         await checkAudience(q, principal.accountId, input);
         const changes = (Object.keys(COLUMNS) as (keyof BroadcastInput)[]).filter((k) => input[k] !== undefined);

@@ -6,10 +6,10 @@ import type { Db } from '../db/database.js';
 import { createEvent } from './create-event.js';
 import { getEvent } from './get-event.js';
 import { listEvents } from './list-events.js';
-import { removeEvent } from './remove-event.js';
+import { deleteEvent } from './delete-event.js';
 import { sendEvent } from './send-event.js';
 import { updateEvent } from './update-event.js';
 
 export function customEventRoutes(db: Db): Route[] {
-  return [sendEvent(db), createEvent(db), listEvents(db), getEvent(db), updateEvent(db), removeEvent(db)];
+  return [sendEvent(db), createEvent(db), listEvents(db), getEvent(db), updateEvent(db), deleteEvent(db)];
 }

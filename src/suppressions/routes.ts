@@ -6,7 +6,7 @@ import { batchAddSuppressions } from './batch-add-suppressions.js';
 import { batchRemoveSuppressions } from './batch-remove-suppressions.js';
 import { getSuppression } from './get-suppression.js';
 import { listSuppressions } from './list-suppressions.js';
-import { removeSuppression } from './remove-suppression.js';
+import { deleteSuppression } from './delete-suppression.js';
 
 export function suppressionRoutes(db: Db): Route[] {
   return [
@@ -15,6 +15,6 @@ export function suppressionRoutes(db: Db): Route[] {
     batchAddSuppressions(db),
     batchRemoveSuppressions(db),
     getSuppression(db),
-    removeSuppression(db),
+    deleteSuppression(db),
   ];
 }

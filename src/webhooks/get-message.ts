@@ -2,7 +2,7 @@
 // state and the payload it is sent with.
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { findMessage, findWebhook } from './webhook-lookup.js';
+import { findMessage, findWebhook } from './find-webhook.js';
 import { messageDetail } from './webhook-view.js';
 
 export function getMessage(db: Db): Route {
@@ -10,7 +10,7 @@ export function getMessage(db: Db): Route {
     method: 'GET',
     url: '/webhooks/:id/events/:message_id',
     async handler({ principal, params }) {
-      const webhook = await findWebhook(db, principal, params.id);
+      const webhook = await findWebhook(db, principal.accountId, params.id);
       return { body: messageDetail(await findMessage(db, webhook, params.message_id)) };
     },
   };

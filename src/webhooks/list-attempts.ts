@@ -4,7 +4,7 @@
 import { envelope, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { findMessage, findWebhook } from './webhook-lookup.js';
+import { findMessage, findWebhook } from './find-webhook.js';
 import { ATTEMPT_COLUMNS, attemptView } from './webhook-view.js';
 
 export function listAttempts(db: Db): Route {
@@ -13,7 +13,7 @@ export function listAttempts(db: Db): Route {
     url: '/webhooks/:id/events/:message_id/attempts',
     async handler({ principal, params, query }) {
       const page = parsePage(query);
-      const webhook = await findWebhook(db, principal, params.id);
+      const webhook = await findWebhook(db, principal.accountId, params.id);
       const message = await findMessage(db, webhook, params.message_id);
       const { rows, hasMore } = await listPage(db, {
         table: 'webhook_attempts',

@@ -7,7 +7,7 @@ import { ApiError, validation } from '../api/errors.js';
 import { envelope, parsePage, type Page } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { findWebhook, MESSAGE_ID } from './webhook-lookup.js';
+import { findWebhook, MESSAGE_ID } from './find-webhook.js';
 import { MESSAGE_COLUMNS, messageSummary } from './webhook-view.js';
 
 /** parsePage's rules with message ids, not UUIDs, as cursors. */
@@ -26,7 +26,7 @@ export function listMessages(db: Db): Route {
     url: '/webhooks/:id/events',
     async handler({ principal, params, query }) {
       const page = parseMessagePage(query);
-      const webhook = await findWebhook(db, principal, params.id);
+      const webhook = await findWebhook(db, principal.accountId, params.id);
       const cursor = page.after ?? page.before;
       const backwards = page.before !== undefined;
       const args: unknown[] = [webhook.id, page.limit + 1];

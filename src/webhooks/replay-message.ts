@@ -5,14 +5,14 @@
 import { validation } from '../api/errors.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { findMessage, findWebhook } from './webhook-lookup.js';
+import { findMessage, findWebhook } from './find-webhook.js';
 
 export function replayMessage(db: Db): Route {
   return {
     method: 'POST',
     url: '/webhooks/:id/events/:message_id/replay',
     async handler({ principal, params }) {
-      const webhook = await findWebhook(db, principal, params.id);
+      const webhook = await findWebhook(db, principal.accountId, params.id);
       if (webhook.status !== 'enabled') throw validation('This webhook is disabled. Enable it to replay its events.');
       const message = await findMessage(db, webhook, params.message_id);
       await db.query(

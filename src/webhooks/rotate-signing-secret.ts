@@ -4,7 +4,7 @@
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
 import { newSigningSecret } from './webhook-fields.js';
-import { findWebhook } from './webhook-lookup.js';
+import { findWebhook } from './find-webhook.js';
 
 const PREVIOUS_SECRET_HOURS = 24;
 
@@ -15,7 +15,7 @@ export function rotateSigningSecret(db: Db): Route {
     async handler({ principal, params }) {
       const secret = newSigningSecret();
       const id = await db.tx(async (q) => {
-        const webhook = await findWebhook(q, principal, params.id, { lock: true });
+        const webhook = await findWebhook(q, principal.accountId, params.id, { lock: true });
         await q.query(
           `UPDATE webhooks SET previous_signing_secret = signing_secret, signing_secret = $2,
                   previous_secret_until = now() + $3 * interval '1 hour'

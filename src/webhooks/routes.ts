@@ -10,7 +10,7 @@ import { getWebhook } from './get-webhook.js';
 import { listAttempts } from './list-attempts.js';
 import { listMessages } from './list-messages.js';
 import { listWebhooks } from './list-webhooks.js';
-import { removeWebhook } from './remove-webhook.js';
+import { deleteWebhook } from './delete-webhook.js';
 import { replayMessage } from './replay-message.js';
 import { rotateSigningSecret } from './rotate-signing-secret.js';
 import { updateWebhook } from './update-webhook.js';
@@ -21,7 +21,7 @@ export function webhookRoutes(db: Db, destinations: DestinationPolicy): Route[] 
     listWebhooks(db),
     getWebhook(db),
     updateWebhook(db, destinations),
-    removeWebhook(db),
+    deleteWebhook(db),
     rotateSigningSecret(db),
     listMessages(db),
     getMessage(db),

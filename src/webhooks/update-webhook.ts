@@ -6,7 +6,7 @@ import { objectBody, optionalEnum, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import type { DestinationPolicy } from '../egress/destination-policy.js';
 import { parseEndpoint, parseEvents, WEBHOOK_STATUSES } from './webhook-fields.js';
-import { findWebhook } from './webhook-lookup.js';
+import { findWebhook } from './find-webhook.js';
 
 export function updateWebhook(db: Db, destinations: DestinationPolicy): Route {
   return {
@@ -18,7 +18,7 @@ export function updateWebhook(db: Db, destinations: DestinationPolicy): Route {
       const endpoint = parseEndpoint(body, false, destinations);
       const events = parseEvents(body, false);
       const status = optionalEnum(body, 'status', WEBHOOK_STATUSES);
-      const webhook = await findWebhook(db, principal, params.id);
+      const webhook = await findWebhook(db, principal.accountId, params.id);
       await db.query(
         `UPDATE webhooks SET endpoint = COALESCE($3, endpoint), events = COALESCE($4, events), status = COALESCE($5, status),
                 failing_since = CASE WHEN $5 = 'enabled' AND status = 'disabled' THEN NULL ELSE failing_since END

@@ -2,18 +2,17 @@
 // account, so another account's id reads as "not found", never as "forbidden".
 import { notFound } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
-import type { Principal } from '../api/route.js';
 import type { Queryable, Row } from '../db/database.js';
 import { MESSAGE_COLUMNS, WEBHOOK_COLUMNS } from './webhook-view.js';
 
 /** msg_ and the unpadded base64 of 16 random bytes without + and / (0005_webhooks.sql, fan-out.ts). */
 export const MESSAGE_ID = /^msg_[A-Za-z0-9]{1,64}$/;
 
-export async function findWebhook(q: Queryable, principal: Principal, id: string | undefined, options: { lock?: boolean } = {}): Promise<Row> {
+export async function findWebhook(q: Queryable, accountId: string, id: string | undefined, options: { lock?: boolean } = {}): Promise<Row> {
   const row = isUuid(id)
     ? await q.one(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1 AND account_id = $2 ${options.lock ? 'FOR UPDATE' : ''}`, [
         id,
-        principal.accountId,
+        accountId,
       ])
     : undefined;
   if (!row) throw notFound('Webhook');

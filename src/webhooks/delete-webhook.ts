@@ -1,15 +1,15 @@
 // DELETE /webhooks/:id: the endpoint, its messages (cascade) and its delivery log.
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { findWebhook } from './webhook-lookup.js';
+import { findWebhook } from './find-webhook.js';
 
-export function removeWebhook(db: Db): Route {
+export function deleteWebhook(db: Db): Route {
   return {
     method: 'DELETE',
     url: '/webhooks/:id',
     async handler({ principal, params }) {
       const id = await db.tx(async (q) => {
-        const webhook = await findWebhook(q, principal, params.id, { lock: true });
+        const webhook = await findWebhook(q, principal.accountId, params.id, { lock: true });
         await q.query('DELETE FROM webhooks WHERE id = $1', [webhook.id]);
         await q.query('DELETE FROM webhook_attempts WHERE webhook_id = $1', [webhook.id]);
         return webhook.id as string;

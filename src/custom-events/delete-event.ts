@@ -4,7 +4,7 @@ import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
 import { findEvent } from './find-event.js';
 
-export function removeEvent(db: Db): Route {
+export function deleteEvent(db: Db): Route {
   return {
     method: 'DELETE',
     url: '/events/:identifier',

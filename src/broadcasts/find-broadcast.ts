@@ -6,9 +6,9 @@ import { isUuid } from '../api/format.js';
 import type { Queryable, Row } from '../db/database.js';
 import { BROADCAST_COLUMNS, type BroadcastStatus } from './broadcast-view.js';
 
-export async function findBroadcast(q: Queryable, accountId: string, id: string, lock = false): Promise<Row> {
+export async function findBroadcast(q: Queryable, accountId: string, id: string, options: { lock?: boolean } = {}): Promise<Row> {
   const row = isUuid(id)
-    ? await q.one(`SELECT ${BROADCAST_COLUMNS} FROM broadcasts WHERE id = $1 AND account_id = $2${lock ? ' FOR UPDATE' : ''}`, [id, accountId])
+    ? await q.one(`SELECT ${BROADCAST_COLUMNS} FROM broadcasts WHERE id = $1 AND account_id = $2${options.lock ? ' FOR UPDATE' : ''}`, [id, accountId])
     : undefined;
   if (!row) throw notFound('Broadcast');
   return row;

@@ -4,7 +4,7 @@ import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
 import { findAutomation } from './find-automation.js';
 
-export function removeAutomation(db: Db): Route {
+export function deleteAutomation(db: Db): Route {
   return {
     method: 'DELETE',
     url: '/automations/:id',

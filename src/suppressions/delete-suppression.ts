@@ -5,7 +5,7 @@ import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
 import { keyCondition } from './suppression-fields.js';
 
-export function removeSuppression(db: Db): Route {
+export function deleteSuppression(db: Db): Route {
   return {
     method: 'DELETE',
     url: '/suppressions/:suppression',
