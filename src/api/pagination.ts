@@ -1,6 +1,7 @@
 // Resend's list envelope and cursor pagination: `limit` 1..100, `after`/`before` exclusive
 // id cursors, newest first. One keyset query serves every list (created_at, id).
 import type { Queryable, Row } from '../db/database.js';
+import type { Route } from './route.js';
 import { ApiError, validation } from './errors.js';
 import { isUuid } from './format.js';
 
@@ -101,4 +102,29 @@ export async function listByPosition(
   const pageRows = rows.slice(0, page.limit);
   if (backwards) pageRows.reverse();
   return { rows: pageRows, hasMore };
+}
+
+/**
+ * GET `url`: the caller's rows of `table` (by `account_id`), newest first, keyset-paginated
+ * (`defaultLimit` per page without `limit`: 20 on Resend's newer lists, 100 on its older ones,
+ * which return everything), in Resend's list envelope, each row as `view` shows the page.
+ */
+export function accountList(
+  db: Queryable,
+  options: { url: string; table: string; columns: string; defaultLimit?: number; view: (rows: Row[]) => unknown[] | Promise<unknown[]> },
+): Route {
+  return {
+    method: 'GET',
+    url: options.url,
+    async handler({ principal, query }) {
+      const { rows, hasMore } = await listPage(db, {
+        table: options.table,
+        columns: options.columns,
+        where: 'account_id = $1',
+        params: [principal.accountId],
+        page: parsePage(query, { defaultLimit: options.defaultLimit }),
+      });
+      return { body: envelope(await options.view(rows), hasMore) };
+    },
+  };
 }

@@ -1,23 +1,16 @@
 // GET /segments (and GET /audiences): the account's segments, newest first, paginated
 // (100 per page unless `limit` says otherwise, as Resend's older lists return everything).
-import { envelope, listPage, parsePage } from '../api/pagination.js';
+import { accountList } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
 import { SEGMENT_COLUMNS, segmentSummary, type SegmentNoun } from './segment-view.js';
 
 export function listSegments(db: Db, noun: SegmentNoun): Route {
-  return {
-    method: 'GET',
+  return accountList(db, {
     url: noun === 'segment' ? '/segments' : '/audiences',
-    async handler({ principal, query }) {
-      const { rows, hasMore } = await listPage(db, {
-        table: 'segments',
-        columns: SEGMENT_COLUMNS,
-        where: 'account_id = $1',
-        params: [principal.accountId],
-        page: parsePage(query, { defaultLimit: 100 }),
-      });
-      return { body: envelope(rows.map(segmentSummary), hasMore) };
-    },
-  };
+    table: 'segments',
+    columns: SEGMENT_COLUMNS,
+    defaultLimit: 100,
+    view: (rows) => rows.map(segmentSummary),
+  });
 }
