@@ -135,6 +135,16 @@ function parseDuration(raw: string, name: string): number {
   return Number(match[1]) * unit;
 }
 
+/** Node runs a timer longer than 2^31 − 1 ms (~24.8 days) at once: no timeout may be longer. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A duration that becomes a timer: more than 0 and at most MAX_TIMER_MS. */
+function timeout(env: NodeJS.ProcessEnv, name: string, fallback: string): number {
+  const ms = parseDuration(env[name] || fallback, name);
+  if (ms <= 0 || ms > MAX_TIMER_MS) throw new ConfigError(`${name} must be longer than 0 and at most 24 days, got "${env[name]}"`);
+  return ms;
+}
+
 function positiveDuration(raw: string, name: string): number {
   const ms = parseDuration(raw, name);
   if (ms <= 0) throw new ConfigError(`${name} must be longer than 0`);
@@ -195,8 +205,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpPorts: portList(env, 'POSTLINE_SMTP_PORTS', [2587]),
     smtpsPorts: portList(env, 'POSTLINE_SMTPS_PORTS', [2465]),
     smtpHostname: env.POSTLINE_SMTP_HOSTNAME || os.hostname(),
-    smtpTimeoutMs: parseDuration(env.POSTLINE_SMTP_TIMEOUT || '60s', 'POSTLINE_SMTP_TIMEOUT'),
-    smtpDataTimeoutMs: parseDuration(env.POSTLINE_SMTP_DATA_TIMEOUT || '10m', 'POSTLINE_SMTP_DATA_TIMEOUT'),
+    smtpTimeoutMs: timeout(env, 'POSTLINE_SMTP_TIMEOUT', '60s'),
+    smtpDataTimeoutMs: timeout(env, 'POSTLINE_SMTP_DATA_TIMEOUT', '10m'),
     smtpMaxConnections: int(env, 'POSTLINE_SMTP_MAX_CONNECTIONS', 1000, 1),
     smtpMaxConnectionsPerIp: int(env, 'POSTLINE_SMTP_MAX_CONNECTIONS_PER_IP', 50, 1),
     smtpMessageMemoryBytes: int(env, 'POSTLINE_SMTP_MEMORY_MB', 512, 1) * 1024 * 1024,
@@ -217,7 +227,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retryDelaysMs: durationList(env, 'POSTLINE_RETRY_DELAYS', '1m,5m,15m,30m,1h,2h,4h'),
     // Resend's schedule: immediately, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h.
     webhookRetryDelaysMs: durationList(env, 'POSTLINE_WEBHOOK_RETRY_DELAYS', '5s,5m,30m,2h,5h,10h,10h'),
-    webhookTimeoutMs: parseDuration(env.POSTLINE_WEBHOOK_TIMEOUT || '15s', 'POSTLINE_WEBHOOK_TIMEOUT'),
+    webhookTimeoutMs: timeout(env, 'POSTLINE_WEBHOOK_TIMEOUT', '15s'),
     webhookDisableAfterMs: parseDuration(env.POSTLINE_WEBHOOK_DISABLE_AFTER || '5d', 'POSTLINE_WEBHOOK_DISABLE_AFTER'),
     webhookConcurrency: int(env, 'POSTLINE_WEBHOOK_CONCURRENCY', 200, 1),
     webhookConcurrencyPerEndpoint: int(env, 'POSTLINE_WEBHOOK_CONCURRENCY_PER_ENDPOINT', 50, 1),
@@ -227,7 +237,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trustProxy(env.POSTLINE_TRUST_PROXY),
     publicRateLimitPerSecond: int(env, 'POSTLINE_PUBLIC_RATE_LIMIT', 100, 1),
     attachmentFetchAllowPrivate: privateAccess(env, 'POSTLINE_ATTACHMENT_FETCH_ALLOW_PRIVATE'),
-    attachmentFetchTimeoutMs: parseDuration(env.POSTLINE_ATTACHMENT_FETCH_TIMEOUT || '10s', 'POSTLINE_ATTACHMENT_FETCH_TIMEOUT'),
+    attachmentFetchTimeoutMs: timeout(env, 'POSTLINE_ATTACHMENT_FETCH_TIMEOUT', '10s'),
     broadcastChunkSize: int(env, 'POSTLINE_BROADCAST_CHUNK_SIZE', 2000, 1),
     workerThread: bool(env, 'POSTLINE_WORKER_THREAD', os.availableParallelism() > 1),
   };

@@ -27,5 +27,6 @@ export function parseHumanDuration(text: string): number | undefined {
   }
   // Only separators may remain between the parts.
   if (!/^[\s,]*(?:(?:and|,)[\s,]*)*$/.test(rest.replace(/\band\b/g, ','))) return undefined;
-  return total > 0 ? Math.round(total) : undefined;
+  const ms = Math.round(total);
+  return ms > 0 ? ms : undefined;
 }

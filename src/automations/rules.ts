@@ -96,16 +96,20 @@ export function evaluateRule(rule: Rule, read: (field: string) => unknown): bool
   }
 }
 
+/** A number written in decimal ("42", "-1.5", "2e3"); NaN for anything else, "0x10" included. */
+const DECIMAL = /^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?\s*$/i;
+const decimal = (text: string) => (DECIMAL.test(text) ? Number(text) : NaN);
+
 /** null matches an absent field too; a number matches its decimal string (properties, payloads). */
 function equal(actual: unknown, expected: unknown): boolean {
   if (expected === null) return actual === null || actual === undefined;
-  if (typeof expected === 'number' && typeof actual === 'string') return actual.trim() !== '' && Number(actual) === expected;
-  if (typeof expected === 'string' && typeof actual === 'number') return expected.trim() !== '' && Number(expected) === actual;
+  if (typeof expected === 'number' && typeof actual === 'string') return decimal(actual) === expected;
+  if (typeof expected === 'string' && typeof actual === 'number') return decimal(expected) === actual;
   return actual === expected;
 }
 
 function compare(operator: 'gt' | 'gte' | 'lt' | 'lte', actual: unknown, expected: number): boolean {
-  const n = typeof actual === 'number' ? actual : typeof actual === 'string' && actual.trim() !== '' ? Number(actual) : NaN;
+  const n = typeof actual === 'number' ? actual : typeof actual === 'string' ? decimal(actual) : NaN;
   if (!Number.isFinite(n)) return false;
   return operator === 'gt' ? n > expected : operator === 'gte' ? n >= expected : operator === 'lt' ? n < expected : n <= expected;
 }

@@ -4,6 +4,7 @@
 import type { ApiError } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import type { Body } from '../api/validate.js';
+import { parseName } from '../audience/contact-fields.js';
 import { parseEventName } from '../custom-events/event-fields.js';
 import { KEY, MAX_KEY_LENGTH, MAX_VARIABLES } from '../templates/variables.js';
 import { MAX_DURATION_MS, parseHumanDuration } from './duration.js';
@@ -147,7 +148,16 @@ const PARSERS: Record<StepType, (config: Body, fail: Fail) => Body> = {
     only(config, ['first_name', 'last_name', 'unsubscribed', 'properties'], fail);
     const out: Body = {};
     for (const field of ['first_name', 'last_name']) {
-      if (config[field] !== undefined) out[field] = valueOrVar(config[field], `config.${field}`, ['string', 'null'], fail);
+      if (config[field] === undefined) continue;
+      out[field] = valueOrVar(config[field], `config.${field}`, ['string', 'null'], fail);
+      // A literal name is held to the contacts API's rules now, not refused at every run.
+      if (typeof out[field] === 'string') {
+        try {
+          parseName(out[field], `config.${field}`);
+        } catch (err) {
+          throw fail((err as Error).message.replace(/^The (`[^`]+`) field/, '$1'));
+        }
+      }
     }
     if (config.unsubscribed !== undefined) out.unsubscribed = valueOrVar(config.unsubscribed, 'config.unsubscribed', ['boolean'], fail);
     if (config.properties !== undefined) {

@@ -37,7 +37,7 @@ export function parseReply(raw: string): SmtpReply {
   const text = lines
     .map((line) => {
       let rest = line.replace(/^\d{3}[ -]?/, '');
-      const match = /^([245]\.\d{1,3}\.\d{1,3})\s*/.exec(rest);
+      const match = /^([245]\.\d{1,3}\.\d{1,3})(?:\s+|$)/.exec(rest);
       if (match) {
         enhanced ??= match[1];
         rest = rest.slice(match[0].length);

@@ -13,7 +13,6 @@ import * as chrono from 'chrono-node';
 import { validation } from '../api/errors.js';
 import { MAX_SCHEDULE_AHEAD, MAX_SCHEDULE_AHEAD_MS } from '../api/limits.js';
 
-
 /** 2026-08-05T11:52:01.858Z, 2026-08-05 11:52, 2026-08-05T11:52:01+02:00 … */
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
@@ -30,8 +29,12 @@ export function parseScheduledAt(value: unknown, now = new Date(), field = 'sche
 
 function parseTime(text: string, now: Date): Date | undefined {
   if (ISO_DATE_TIME.test(text)) {
-    let iso = text.replace(' ', 'T');
-    if (!/(?:Z|[+-]\d{2}(?::?\d{2})?)$/i.test(iso)) iso += 'Z'; // no zone: UTC, not the server's
+    const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
+    // Date.parse rolls 30 February over into March: a day the month lacks is no date.
+    if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate()) return undefined;
+    const zone = /(?:Z|([+-]\d{2}):?(\d{2})?)$/i.exec(text);
+    // No zone: UTC, not the server's; an offset in hours only (+02) as Date.parse reads it (+02:00).
+    const iso = text.slice(0, zone ? zone.index : undefined).replace(' ', 'T') + (!zone ? 'Z' : zone[1] ? `${zone[1]}:${zone[2] ?? '00'}` : 'Z');
     const ms = Date.parse(iso);
     return Number.isNaN(ms) ? undefined : new Date(ms);
   }

@@ -1,0 +1,94 @@
+// The operator's durations, read from a given environment and never the process's (config.ts's
+// parseDuration, through loadConfig, which is all it exports): the units, a bare number as
+// seconds, the defaults, comma-separated retry schedules, and every malformed or zero value
+// stopping start-up with a ConfigError that names the variable.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+const S = 1_000;
+const M = 60 * S;
+const H = 60 * M;
+const D = 24 * H;
+
+/** The value loadConfig makes of POSTLINE_MAX_QUEUE_AGE, a plain parseDuration setting. */
+const duration = (raw: string) => loadConfig({ POSTLINE_MAX_QUEUE_AGE: raw }).maxQueueAgeMs;
+const refuses = (env: NodeJS.ProcessEnv, message: string) =>
+  assert.throws(() => loadConfig(env), (err: any) => err instanceof ConfigError && err.message === message, JSON.stringify(env));
+
+describe('unit: config durations', () => {
+  it('reads ms, s, m, h and d, with or without a space', () => {
+    assert.equal(duration('250ms'), 250);
+    assert.equal(duration('45s'), 45 * S);
+    assert.equal(duration('30m'), 30 * M);
+    assert.equal(duration('12h'), 12 * H);
+    assert.equal(duration('3d'), 3 * D);
+    assert.equal(duration('1 d'), D);
+    assert.equal(duration('10 ms'), 10);
+  });
+
+  it('reads a bare number as seconds, leading zeros included', () => {
+    assert.equal(duration('45'), 45 * S);
+    assert.equal(duration('00010'), 10 * S);
+  });
+
+  it('reads decimals and surrounding whitespace', () => {
+    assert.equal(duration(' 1.5h '), 90 * M);
+    assert.equal(duration('0.5d'), 12 * H);
+    assert.equal(duration('3d\n'), 3 * D);
+  });
+
+  it('uses the defaults when a variable is unset or empty', () => {
+    const defaults = loadConfig({});
+    assert.equal(defaults.maxQueueAgeMs, 3 * D);
+    assert.equal(defaults.smtpTimeoutMs, 60 * S);
+    assert.equal(defaults.smtpDataTimeoutMs, 10 * M);
+    assert.equal(defaults.webhookTimeoutMs, 15 * S);
+    assert.equal(defaults.webhookDisableAfterMs, 5 * D);
+    assert.equal(defaults.attachmentFetchTimeoutMs, 10 * S);
+    assert.equal(loadConfig({ POSTLINE_MAX_QUEUE_AGE: '' }).maxQueueAgeMs, 3 * D);
+  });
+
+  it('refuses other units, upper case, signs, exponents, combined parts and words, naming the variable', () => {
+    for (const raw of ['1w', '1D', '-1s', '+1s', '1e3', '1h30m', '1 hour', 'abc', '.5s', '1.s', '١s', '3 d s']) {
+      refuses({ POSTLINE_MAX_QUEUE_AGE: raw }, `POSTLINE_MAX_QUEUE_AGE: "${raw}" is not a duration like 3d, 12h, 30m or 45s`);
+    }
+  });
+
+  it('names whichever variable holds the bad value', () => {
+    refuses({ POSTLINE_SMTP_TIMEOUT: '1 minute' }, 'POSTLINE_SMTP_TIMEOUT: "1 minute" is not a duration like 3d, 12h, 30m or 45s');
+    refuses({ POSTLINE_WEBHOOK_TIMEOUT: 'soon' }, 'POSTLINE_WEBHOOK_TIMEOUT: "soon" is not a duration like 3d, 12h, 30m or 45s');
+  });
+
+  it('refuses a retention of 0, which would delete every received message at once', () => {
+    refuses({ POSTLINE_RECEIVED_RETENTION: '0' }, 'POSTLINE_RECEIVED_RETENTION must be longer than 0');
+    refuses({ POSTLINE_RECEIVED_RETENTION: '0d' }, 'POSTLINE_RECEIVED_RETENTION must be longer than 0');
+    assert.equal(loadConfig({ POSTLINE_RECEIVED_RETENTION: '1ms' }).receivedRetentionMs, 1);
+  });
+  // Node's timers hold at most 2^31-1 ms (about 24.8 days) and run a longer one after 1 ms:
+  // POSTLINE_WEBHOOK_TIMEOUT=25d would time every request out at once.
+  it('refuses a timeout longer than a Node timer can hold (2^31-1 ms)', () => {
+    assert.throws(() => loadConfig({ POSTLINE_ATTACHMENT_FETCH_TIMEOUT: '25d' }), ConfigError);
+    assert.throws(() => loadConfig({ POSTLINE_WEBHOOK_TIMEOUT: '25d' }), ConfigError);
+    assert.throws(() => loadConfig({ POSTLINE_SMTP_TIMEOUT: '25d' }), ConfigError);
+  });
+});
+
+describe('unit: config retry schedules', () => {
+  it("uses Postline's delivery schedule and Resend's webhook schedule by default", () => {
+    const defaults = loadConfig({});
+    assert.deepEqual(defaults.retryDelaysMs, [1 * M, 5 * M, 15 * M, 30 * M, 1 * H, 2 * H, 4 * H]);
+    assert.deepEqual(defaults.webhookRetryDelaysMs, [5 * S, 5 * M, 30 * M, 2 * H, 5 * H, 10 * H, 10 * H]);
+  });
+
+  it('reads comma-separated durations, spaces around them included, and a single one', () => {
+    assert.deepEqual(loadConfig({ POSTLINE_RETRY_DELAYS: ' 10s , 1m,2h ' }).retryDelaysMs, [10 * S, M, 2 * H]);
+    assert.deepEqual(loadConfig({ POSTLINE_WEBHOOK_RETRY_DELAYS: '30' }).webhookRetryDelaysMs, [30 * S]);
+  });
+
+  it('refuses a zero delay and an empty item', () => {
+    refuses({ POSTLINE_RETRY_DELAYS: '1m,0s' }, 'POSTLINE_RETRY_DELAYS: every delay must be > 0');
+    refuses({ POSTLINE_RETRY_DELAYS: '1m,,5m' }, 'POSTLINE_RETRY_DELAYS: "" is not a duration like 3d, 12h, 30m or 45s');
+    refuses({ POSTLINE_WEBHOOK_RETRY_DELAYS: '5s,' }, 'POSTLINE_WEBHOOK_RETRY_DELAYS: "" is not a duration like 3d, 12h, 30m or 45s');
+  });
+});
