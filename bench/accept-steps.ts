@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { composeMessage, textPart } from '../src/emails/compose.js';
-import { signMessage } from '../src/emails/dkim.js';
+import { signMessage } from '../src/message/dkim.js';
 import { parseEmailRequest } from '../src/emails/email-request.js';
 import { redact } from '../src/logs/request-logs.js';
 import type { SendingDomain } from '../src/domains/sending-domain.js';

@@ -10,6 +10,7 @@
 // someone: use updateContact / PATCH), but it joins the segments the request names, since
 // that only adds and is what a signup form posting to a list means; contact.updated is
 // recorded when it joined one, no event otherwise.
+import crypto from 'node:crypto';
 import { ApiError, notFound, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import type { Queryable } from '../db/database.js';
@@ -320,4 +321,108 @@ const sortedEntries = (o: Record<string, PropertyValue>) => Object.entries(o).so
 async function assertAddressFree(q: Queryable, accountId: string, email: string): Promise<void> {
   const taken = await q.one('SELECT 1 FROM contacts WHERE account_id = $1 AND email = $2', [accountId, email]);
   if (taken) throw validation(`A contact with the email \`${email}\` already exists.`);
+}
+
+// Bulk writes for imports (imports/write-batch.ts), each one statement over unnest, whatever
+// the batch size. They record no contact.* events: as at Resend (resend-compat-notes §7.1) an
+// import is not a webhook per row.
+
+/** The fields an import replaces on an existing contact. */
+export interface ContactChange {
+  id: string;
+  fields: Pick<Contact, 'firstName' | 'lastName' | 'unsubscribed' | 'properties'>;
+}
+
+const PREFIXED_COLUMNS = CONTACT_COLUMNS.split(', ').map((c) => `c.${c}`).join(', ');
+
+/** Inserts the contacts whose address is new to the account; the contacts created. */
+export async function insertContactsQuietly(q: Queryable, accountId: string, rows: ContactFields[]): Promise<Contact[]> {
+  if (rows.length === 0) return [];
+  // In address order, as lockContactsByEmail, so two imports into one account lock rows in one order.
+  const created = await q.query(
+    `INSERT INTO contacts (id, account_id, email, first_name, last_name, unsubscribed, properties)
+     SELECT r.id, $1, r.email, r.first_name, r.last_name, COALESCE(r.unsubscribed, false), r.properties
+       FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::jsonb[])
+            AS r(id, email, first_name, last_name, unsubscribed, properties)
+      ORDER BY r.email
+     ON CONFLICT (account_id, email) DO NOTHING
+     RETURNING ${CONTACT_COLUMNS}`,
+    [
+      accountId,
+      rows.map(() => crypto.randomUUID()),
+      rows.map((r) => r.email),
+      rows.map((r) => r.firstName ?? null),
+      rows.map((r) => r.lastName ?? null),
+      rows.map((r) => r.unsubscribed ?? null),
+      rows.map((r) => JSON.stringify(r.properties ?? {})),
+    ],
+  );
+  return created.map(toContact);
+}
+
+/** The account's contacts with these addresses, locked for update, in address order. */
+export async function lockContactsByEmail(q: Queryable, accountId: string, emails: string[]): Promise<Contact[]> {
+  if (emails.length === 0) return [];
+  const found = await q.query(
+    `SELECT ${CONTACT_COLUMNS} FROM contacts WHERE account_id = $1 AND email = ANY($2::text[]) ORDER BY email FOR UPDATE`,
+    [accountId, emails],
+  );
+  return found.map(toContact);
+}
+
+/** Adds the contacts to those of `segmentIds` the account still has; the ids that joined one. */
+export async function joinSegmentsQuietly(q: Queryable, accountId: string, segmentIds: string[], contactIds: string[]): Promise<string[]> {
+  if (segmentIds.length === 0 || contactIds.length === 0) return [];
+  const rows = await q.query(
+    `INSERT INTO segment_contacts (segment_id, contact_id)
+     SELECT s.id, c.id FROM segments s CROSS JOIN unnest($3::uuid[]) AS c(id)
+      WHERE s.account_id = $1 AND s.id = ANY($2::uuid[])
+     ON CONFLICT DO NOTHING
+     RETURNING contact_id`,
+    [accountId, segmentIds, contactIds],
+  );
+  return rows.map((r) => r.contact_id as string);
+}
+
+/** Sets the topic choices for the contacts (topics the account has); the ids whose choice changed. */
+export async function chooseTopicsQuietly(q: Queryable, accountId: string, topics: TopicChoice[], contactIds: string[]): Promise<string[]> {
+  if (topics.length === 0 || contactIds.length === 0) return [];
+  const rows = await q.query(
+    `INSERT INTO contact_topics (contact_id, topic_id, subscription)
+     SELECT c.id, t.id, ch.subscription
+       FROM unnest($2::uuid[], $3::text[]) AS ch(topic_id, subscription)
+       JOIN topics t ON t.id = ch.topic_id AND t.account_id = $1
+      CROSS JOIN unnest($4::uuid[]) AS c(id)
+     ON CONFLICT (contact_id, topic_id) DO UPDATE SET subscription = EXCLUDED.subscription, updated_at = now()
+      WHERE contact_topics.subscription IS DISTINCT FROM EXCLUDED.subscription
+     RETURNING contact_id`,
+    [accountId, topics.map((t) => t.topicId), topics.map((t) => t.subscription), contactIds],
+  );
+  return rows.map((r) => r.contact_id as string);
+}
+
+/** Replaces the fields of the account's contacts; the contacts as written. */
+export async function overwriteContactsQuietly(q: Queryable, accountId: string, changes: ContactChange[]): Promise<Contact[]> {
+  if (changes.length === 0) return [];
+  const updated = await q.query(
+    `UPDATE contacts c
+        SET first_name = u.first_name, last_name = u.last_name, unsubscribed = u.unsubscribed, properties = u.properties, updated_at = now()
+       FROM unnest($2::uuid[], $3::text[], $4::text[], $5::boolean[], $6::jsonb[]) AS u(id, first_name, last_name, unsubscribed, properties)
+      WHERE c.id = u.id AND c.account_id = $1
+     RETURNING ${PREFIXED_COLUMNS}`,
+    [
+      accountId,
+      changes.map((c) => c.id),
+      changes.map((c) => c.fields.firstName),
+      changes.map((c) => c.fields.lastName),
+      changes.map((c) => c.fields.unsubscribed),
+      changes.map((c) => JSON.stringify(c.fields.properties)),
+    ],
+  );
+  return updated.map(toContact);
+}
+
+/** A deleted property's values, removed from every contact of the account that held one (no events). */
+export async function dropPropertyValues(q: Queryable, accountId: string, key: string): Promise<void> {
+  await q.query('UPDATE contacts SET properties = properties - $2::text WHERE account_id = $1 AND properties ? $2', [accountId, key]);
 }

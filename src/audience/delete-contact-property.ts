@@ -3,6 +3,7 @@
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
 import { findProperty } from './contact-property-view.js';
+import { dropPropertyValues } from './contact-store.js';
 
 export function deleteContactProperty(db: Db): Route {
   return {
@@ -12,10 +13,7 @@ export function deleteContactProperty(db: Db): Route {
       const id = await db.tx(async (q) => {
         const property = await findProperty(q, principal.accountId, params.id, { lock: true });
         await q.query('DELETE FROM contact_properties WHERE id = $1', [property.id]);
-        await q.query('UPDATE contacts SET properties = properties - $2::text WHERE account_id = $1 AND properties ? $2', [
-          principal.accountId,
-          property.key,
-        ]);
+        await dropPropertyValues(q, principal.accountId, property.key);
         return property.id as string;
       });
       return { body: { object: 'contact_property', id, deleted: true } };

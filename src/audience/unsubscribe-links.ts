@@ -26,7 +26,7 @@ export function verifyUnsubscribeLink(signer: UrlSigner, contactId: string, broa
 /**
  * The headers of a broadcast message: one https URI (RFC 8058 §3.1 needs one for one-click;
  * no mailto:, since Postline reads no unsubscribe mailbox) and the one-click marker. Both are
- * covered by the DKIM signature (src/emails/dkim.ts), as RFC 8058 §4 requires.
+ * covered by the DKIM signature (src/message/dkim.ts), as RFC 8058 §4 requires.
  */
 export function listUnsubscribeHeaders(url: string): Record<string, string> {
   return { 'List-Unsubscribe': `<${url}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };

@@ -29,7 +29,7 @@ import { locateAttachments, locateSubmittedAttachments } from './attachment-part
 import { loadAttachments, type Attachment } from './attachments.js';
 import { buildSignedMessage, tracksAny } from './build-message.js';
 import { textPart } from './compose.js';
-import { signMessage } from './dkim.js';
+import { signMessage } from '../message/dkim.js';
 import type { EmailRequest } from './email-request.js';
 import { prepareSubmittedMessage } from './submitted-message.js';
 import { deferredText } from './compose-deferred.js';

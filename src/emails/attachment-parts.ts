@@ -11,7 +11,7 @@ import crypto from 'node:crypto';
 import * as mimeFuncs from 'nodemailer/lib/mime-funcs';
 import type { Queryable } from '../db/database.js';
 import type { Attachment } from './attachments.js';
-import { decodeTransfer, parseStructuredHeader } from './mime-decoding.js';
+import { decodeTransfer, parseStructuredHeader } from '../message/mime-decoding.js';
 
 export interface StoredAttachment {
   id: string;

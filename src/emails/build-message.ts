@@ -6,7 +6,7 @@ import { rewriteHtml } from '../tracking/rewrite-html.js';
 import type { TrackingSigners } from '../tracking/tracking-links.js';
 import type { Attachment } from './attachments.js';
 import { composeMessage } from './compose.js';
-import { signMessage } from './dkim.js';
+import { signMessage } from '../message/dkim.js';
 import type { EmailRequest } from './email-request.js';
 
 interface MessageInput {

@@ -12,7 +12,7 @@ import { findSendingDomainsById } from '../domains/sending-domain.js';
 import type { TrackingSigners } from '../tracking/tracking-links.js';
 import { buildSignedMessage, tracksAny } from './build-message.js';
 import { textFromHtml, textPart } from './compose.js';
-import { signMessage } from './dkim.js';
+import { signMessage } from '../message/dkim.js';
 import { parseEmailRequest, type EmailRequest } from './email-request.js';
 
 interface ComposedMessage {

@@ -8,7 +8,7 @@ import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
 import type { UrlSigner } from '../signing/url-signing.js';
-import { decodeTransfer } from './mime-decoding.js';
+import { decodeTransfer } from '../message/mime-decoding.js';
 
 /** RFC 6266: an ASCII fallback and the exact name in RFC 5987 encoding. */
 function contentDisposition(filename: string | null): string {

@@ -43,7 +43,7 @@ export interface EmailRequest {
   /**
    * A submitted message whose html and text were left in it (html and text are null here):
    * GET /emails/:id reads them from the stored message (get-email.ts), so accepting a small
-   * submission parses only its header section (src/smtp/parse-message.ts).
+   * submission parses only its header section (src/message/parse-message.ts).
    */
   bodiesInMessage?: boolean;
   /**

@@ -12,7 +12,7 @@ import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
 import type { UrlSigner } from '../signing/url-signing.js';
-import { attachmentBytes, parseMime } from './parse-message.js';
+import { attachmentBytes, parseMime } from './received-message.js';
 import type { DownloadKind } from './received-view.js';
 
 const DOWNLOAD_HEADERS = {

@@ -7,7 +7,7 @@ import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
 import { inlineImages, referencesCid } from './inline-images.js';
-import { parseMime } from './parse-message.js';
+import { parseMime } from './received-message.js';
 import { attachmentsOf, headerObject, RECEIVED_COLUMNS, receivedSummary, signedDownload, type ReceivedLinks } from './received-view.js';
 
 const HTML_FORMATS = ['data_uri', 'cid'] as const;

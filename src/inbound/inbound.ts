@@ -16,7 +16,7 @@ import type { Db } from '../db/database.js';
 import type { DnsResolver } from '../dns/resolver.js';
 import type { Logger } from '../logger.js';
 import { authenticateMessage, mailauthResolver } from './authenticate.js';
-import { describeMessage, parseMime, UnparseableMessage, UNPARSEABLE } from './parse-message.js';
+import { describeMessage, parseMime, UnparseableMessage, UNPARSEABLE } from './received-message.js';
 import { routeRecipients, type RoutedRecipients } from './recipients.js';
 import { recordReports } from './record-reports.js';
 import { readReports, type Report } from './reports.js';

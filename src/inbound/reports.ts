@@ -5,7 +5,7 @@
 // feedback parts are plain header-style field blocks, read here. Anything else arriving at a
 // return path (auto-replies, vacation notices, free-text bounces) is no report and yields none.
 import type { Email } from 'postal-mime';
-import { attachmentBytes } from './parse-message.js';
+import { attachmentBytes } from './received-message.js';
 
 export type Report =
   /** Action: failed. `status` is the DSN's Status (e.g. 5.1.1); `diagnostic` its Diagnostic-Code as written. */

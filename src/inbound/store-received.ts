@@ -7,7 +7,7 @@ import type { Queryable } from '../db/database.js';
 import { recordEvents } from '../events/record-events.js';
 import type { Authentication } from './authenticate.js';
 import type { InboundEnvelope } from './inbound.js';
-import type { ParsedMessage } from './parse-message.js';
+import type { ParsedMessage } from './received-message.js';
 import { receivedEventData } from './received-view.js';
 
 interface MessageToStore {

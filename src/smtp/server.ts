@@ -18,7 +18,7 @@ import { MessageMemory, onData, type DataDeps } from './on-data.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.js';
 import { onMailFrom } from './on-mail-from.js';
 import { onRcptTo, type RecipientPolicy } from './on-rcpt-to.js';
-import { messageParser } from './parse-message.js';
+import { messageParser } from '../message/parse-message.js';
 import { MAX_EMAIL_BYTES } from '../api/limits.js';
 import type { SmtpReply } from './replies.js';
 import { SubmissionBatcher } from './submission-batch.js';

@@ -16,7 +16,7 @@ import { acceptEmails, type AcceptDeps } from '../emails/accept.js';
 import type { IdempotencyOutcome } from '../idempotency/idempotency-keys.js';
 import type { EmailRequest } from '../emails/email-request.js';
 import type { Logger } from '../logger.js';
-import type { MessageParser } from './parse-message.js';
+import type { MessageParser } from '../message/parse-message.js';
 import { ACCEPTED, replyFor, SmtpReply } from './replies.js';
 import { idempotencyFingerprint, parseSubmission, submissionRequest, type SubmittedMessage } from './submission-request.js';
 import type { AcceptMessages, SubmissionBatcher } from './submission-batch.js';

@@ -5,12 +5,12 @@
 // Which bounces count: Resend suppresses permanent bounces about the address (subType General
 // or NoEmail). MailboxFull, MessageTooLarge and ContentRejected are about this message or a
 // passing state (Resend calls them transient), so the address stays sendable.
-// Resend's test addresses (bounced@, complained@resend.dev, src/delivery/test-addresses.ts) are
+// Resend's test addresses (bounced@, complained@resend.dev, src/mailbox/test-addresses.ts) are
 // never listed: their bounces and complaints are simulated, and Resend offers them precisely
 // so that testing harms no reputation. Each send to bounced@resend.dev bounces again, as an
 // integration test run twice expects; suppression itself is what suppressed@resend.dev is for.
 import type { Queryable } from '../db/database.js';
-import { isTestAddress } from '../delivery/test-addresses.js';
+import { isTestAddress } from '../mailbox/test-addresses.js';
 import { addSuppressions, type NewSuppression } from './suppression-list.js';
 
 /** The part of a delivery outcome (src/delivery/outcomes.ts `Outcome`) that decides suppression. */

@@ -3,8 +3,8 @@
 // thousand made by mixing awkward lines, is read both ways and must give the same fields.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readHeaderFields } from '../../src/smtp/header-fields.js';
-import { parseInProcess } from '../../src/smtp/parse-message.js';
+import { readHeaderFields } from '../../src/message/header-fields.js';
+import { parseInProcess } from '../../src/message/parse-message.js';
 
 /** The whole parse's fields (postal-mime), as a submission with an idempotency key gets them. */
 async function byPostalMime(raw: Buffer) {

@@ -2,7 +2,7 @@
 // (its lines, unfolding, UTF-8 decoding and whitespace rules; its own address and encoded-word
 // parsers), without the rest of postal-mime's parse. That parse builds a MIME tree, awaits once
 // per line and copies each (empty) body into a Blob: on the event loop that every SMTP session
-// shares it cost ~4× this, for the same fields. test/smtp/header-fields.test.ts holds the two
+// shares it cost ~4× this, for the same fields. test/message/header-fields.test.ts holds the two
 // to the same result over a corpus of awkward headers.
 import { addressParser, decodeWords, type Address } from 'postal-mime';
 import type { ParsedMessage } from './parse-message.js';

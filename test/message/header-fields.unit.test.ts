@@ -5,7 +5,7 @@
 // encoded word can decode to CR/LF that the reader passes on unchanged.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readHeaderFields } from '../../src/smtp/header-fields.js';
+import { readHeaderFields } from '../../src/message/header-fields.js';
 
 const read = (text: string | Buffer) => readHeaderFields(Buffer.isBuffer(text) ? text : Buffer.from(text));
 

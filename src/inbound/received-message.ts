@@ -3,12 +3,12 @@
 // bytes are not kept apart from the raw message: downloads parse the raw again (parseMime, the
 // same options) and take the attachment at the stored position, so what a download returns is
 // exactly what the parser made of the message the first time.
-// Large messages are parsed in the SMTP server's parser thread (src/smtp/parse-message.ts), off
+// Large messages are parsed in the SMTP server's parser thread (src/message/parse-message.ts), off
 // the event loop that serves every other session and the API.
 import type { Address, Attachment, Email } from 'postal-mime';
-import { messageParser } from '../smtp/parse-message.js';
+import { messageParser } from '../message/parse-message.js';
 
-export { UnparseableMessage } from '../smtp/parse-message.js';
+export { UnparseableMessage } from '../message/parse-message.js';
 
 export interface ParsedAttachment {
   position: number;

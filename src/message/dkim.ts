@@ -10,7 +10,6 @@
 import crypto from 'node:crypto';
 import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
-import type { SendingDomain } from '../domains/sending-domain.js';
 
 interface HeaderLine {
   key: string;
@@ -80,7 +79,14 @@ function keyOf(pem: string): crypto.KeyObject {
   return key;
 }
 
-export async function signMessage(message: Buffer, domain: SendingDomain): Promise<Buffer> {
+/** What signing needs of a sending domain (domains/sending-domain.ts SendingDomain has it). */
+interface DkimKey {
+  name: string;
+  dkimSelector: string;
+  dkimPrivateKey: string;
+}
+
+export async function signMessage(message: Buffer, domain: DkimKey): Promise<Buffer> {
   const split = message.indexOf('\r\n\r\n');
   if (split < 0) throw new Error('DKIM: the message has no header/body separator');
   const body = dkimBody('relaxed', 'sha256', false);
