@@ -18,7 +18,11 @@ import { appendResults, fixed, machine, printMachine, table } from './support/re
 const { values: args } = parseArgs({ options: { emails: { type: 'string', default: '2000' } } });
 const N = Number(args.emails);
 
-const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'der' } });
+const { privateKey } = crypto.generateKeyPairSync('rsa', {
+  modulusLength: 2048,
+  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  publicKeyEncoding: { type: 'spki', format: 'der' },
+});
 const domain: SendingDomain = {
   id: crypto.randomUUID(),
   name: 'bench.postline-bench.test',
@@ -47,9 +51,7 @@ async function main(): Promise<void> {
   const requests = payloads.map((p) => parseEmailRequest(p, { batch: true }));
   const texts = requests.map((r) => textPart(r)!);
   const date = new Date();
-  const messages = await Promise.all(
-    requests.map((request, i) => composeMessage({ request, text: texts[i]!, messageId: `<${i}@${domain.name}>`, date })),
-  );
+  const messages = await Promise.all(requests.map((request, i) => composeMessage({ request, text: texts[i]!, messageId: `<${i}@${domain.name}>`, date })));
   const batch = payloads.slice(0, 100);
   const busy = await waitForQuiet('accept-steps', run.nproc);
 
@@ -57,12 +59,15 @@ async function main(): Promise<void> {
     ['JSON.parse of the email (HTTP body)', await time((i) => JSON.parse(json[i]!))],
     ['validate (parseEmailRequest)', await time((i) => parseEmailRequest(payloads[i], { batch: true }))],
     ['text part from html (html-to-text)', await time((i) => textPart(requests[i]!))],
-    ['compose MIME (MailComposer tree, synchronous writer)', await time((i) => composeMessage({ request: requests[i]!, text: texts[i]!, messageId: `<${i}@x>`, date }))],
+    [
+      'compose MIME (MailComposer tree, synchronous writer)',
+      await time((i) => composeMessage({ request: requests[i]!, text: texts[i]!, messageId: `<${i}@x>`, date })),
+    ],
     ['DKIM sign (signMessage: mailauth canonicalisation + RSA on the libuv pool), one at a time', await time((i) => signMessage(messages[i]!, domain))],
     ['  of which: RSA-2048 signature alone (synchronous crypto.sign)', await time((i) => crypto.sign('sha256', Buffer.from(String(i)), keyObject))],
     [
       '  DKIM sign, 100 at a time as in a batch (wall time ÷ 100, both cores)',
-      (await time(async (i) => (i % 100 === 0 ? Promise.all(messages.slice(i, i + 100).map((m) => signMessage(m, domain))) : undefined))),
+      await time(async (i) => (i % 100 === 0 ? Promise.all(messages.slice(i, i + 100).map((m) => signMessage(m, domain))) : undefined)),
     ],
     ['request log: redact + JSON.stringify, per email of a 100-email batch', (await time(() => JSON.stringify(redact(batch)))) / 100],
   ];
@@ -77,8 +82,12 @@ async function main(): Promise<void> {
         ],
       ),
   );
-  console.log(`\n(machine ${busy}% busy before the measurement; ${N} emails of ${Buffer.byteLength(json[0]!)} bytes JSON; MIME ${messages[0]!.length} bytes before signing)`);
-  console.log(`results appended to ${appendResults('accept-steps', run, [{ emails: N, busyBefore: busy, steps: Object.fromEntries(steps.map(([k, v]) => [k.trim(), v])) }])}`);
+  console.log(
+    `\n(machine ${busy}% busy before the measurement; ${N} emails of ${Buffer.byteLength(json[0]!)} bytes JSON; MIME ${messages[0]!.length} bytes before signing)`,
+  );
+  console.log(
+    `results appended to ${appendResults('accept-steps', run, [{ emails: N, busyBefore: busy, steps: Object.fromEntries(steps.map(([k, v]) => [k.trim(), v])) }])}`,
+  );
 }
 
 main().catch((err) => {

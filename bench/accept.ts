@@ -124,7 +124,9 @@ async function benchDatabase(db: DbMode, dns: Awaited<ReturnType<typeof startBen
       });
 
     const batchSeconds = Number(args['batch-seconds']);
-    const levels = args['single-levels']!.split(',').map(Number).filter((n) => n > 0);
+    const levels = args['single-levels']!.split(',')
+      .map(Number)
+      .filter((n) => n > 0);
     const measured = async (load: () => Promise<LoadResult>, kind: Row['kind']) => {
       await waitForQuiet(`${db} ${kind}`, run.nproc);
       const before = await countCommitted(postline);
@@ -135,7 +137,12 @@ async function benchDatabase(db: DbMode, dns: Awaited<ReturnType<typeof startBen
       rows.push(row(db, kind, result, after.emails - before.emails, after.queued - before.queued, shares));
       return rows.at(-1)!;
     };
-    const batchLevels = batchSeconds > 0 ? args['batch-clients']!.split(',').map(Number).filter((n) => n > 0) : [];
+    const batchLevels =
+      batchSeconds > 0
+        ? args['batch-clients']!.split(',')
+            .map(Number)
+            .filter((n) => n > 0)
+        : [];
     if (batchLevels.length) await batch(4, warmupMs); // JIT, pool connections, page cache
     for (const clients of batchLevels) {
       const b = await measured(() => batch(clients, batchSeconds * 1000), 'batch');
@@ -165,35 +172,56 @@ async function main(): Promise<void> {
     closeAgents();
     await dns.stop();
   }
-  console.log('\n' + table(
-    ['database', 'endpoint', 'clients', 's', 'requests', 'errors', 'emails committed', 'emails/s', 'req/s', 'p50 ms', 'p99 ms', 'vs target', 'CPU % postline (main)/pg/gen/other', 'CPU µs/email postline/pg'],
-    rows.map((r) => [
-      r.db,
-      r.kind === 'batch' ? 'POST /emails/batch ×100' : 'POST /emails',
-      r.concurrency,
-      fixed(r.seconds, 1),
-      r.requests,
-      r.errors,
-      r.committed,
-      r.emailsPerSecond,
-      r.requestsPerSecond,
-      fixed(r.p50Ms, 1),
-      fixed(r.p99Ms, 1),
-      r.kind === 'batch'
-        ? `${fixed((r.emailsPerSecond / TARGET_BATCH) * 100)}% of ${TARGET_BATCH}/s`
-        : `${fixed((r.requestsPerSecond / TARGET_SINGLE) * 100)}% of ${TARGET_SINGLE}/s`,
-      `${r.cpu.postline} (${r.cpu.postlineMain})/${r.cpu.postgres}/${r.cpu.generator}/${r.cpu.other}`,
-      `${r.postlineCpuUsPerEmail}/${r.postgresCpuUsPerEmail}`,
-    ]),
-  ));
-  for (const r of rows) if (r.cpu.other >= 10) console.log(`! ${r.db} ${r.kind} ×${r.concurrency}: other processes used ${r.cpu.other}% of a core (${r.cpu.otherTop})`);
+  console.log(
+    '\n' +
+      table(
+        [
+          'database',
+          'endpoint',
+          'clients',
+          's',
+          'requests',
+          'errors',
+          'emails committed',
+          'emails/s',
+          'req/s',
+          'p50 ms',
+          'p99 ms',
+          'vs target',
+          'CPU % postline (main)/pg/gen/other',
+          'CPU µs/email postline/pg',
+        ],
+        rows.map((r) => [
+          r.db,
+          r.kind === 'batch' ? 'POST /emails/batch ×100' : 'POST /emails',
+          r.concurrency,
+          fixed(r.seconds, 1),
+          r.requests,
+          r.errors,
+          r.committed,
+          r.emailsPerSecond,
+          r.requestsPerSecond,
+          fixed(r.p50Ms, 1),
+          fixed(r.p99Ms, 1),
+          r.kind === 'batch'
+            ? `${fixed((r.emailsPerSecond / TARGET_BATCH) * 100)}% of ${TARGET_BATCH}/s`
+            : `${fixed((r.requestsPerSecond / TARGET_SINGLE) * 100)}% of ${TARGET_SINGLE}/s`,
+          `${r.cpu.postline} (${r.cpu.postlineMain})/${r.cpu.postgres}/${r.cpu.generator}/${r.cpu.other}`,
+          `${r.postlineCpuUsPerEmail}/${r.postgresCpuUsPerEmail}`,
+        ]),
+      ),
+  );
+  for (const r of rows)
+    if (r.cpu.other >= 10) console.log(`! ${r.db} ${r.kind} ×${r.concurrency}: other processes used ${r.cpu.other}% of a core (${r.cpu.otherTop})`);
   for (const r of rows) if (r.firstError) console.log(`! ${r.db} ${r.kind} ×${r.concurrency}: ${r.errors} errors, first: ${r.firstError}`);
   for (const r of rows) {
     if (r.committed !== r.emails || r.queued !== r.emails) {
       console.log(`! ${r.db} ${r.kind} ×${r.concurrency}: ${r.emails} acknowledged, ${r.committed} emails and ${r.queued} queue entries committed`);
     }
   }
-  console.log('(CPU: % of one core during the measurement, the machine has 200%; "main" is the event-loop thread of Postline; "other" is work outside this bench.)');
+  console.log(
+    '(CPU: % of one core during the measurement, the machine has 200%; "main" is the event-loop thread of Postline; "other" is work outside this bench.)',
+  );
   console.log(`\nresults appended to ${appendResults('accept', run, rows)}`);
 }
 

@@ -39,7 +39,8 @@ const PARAGRAPH =
   'This month we shipped faster scheduling, a cleaner dashboard and better deliverability reports. ' +
   'Read on for the details, and tell us what you would like to see next.</p>';
 const HTML =
-  '<html><body><h1>Hello {{{FIRST_NAME|there}}}</h1>' + PARAGRAPH.repeat(6) +
+  '<html><body><h1>Hello {{{FIRST_NAME|there}}}</h1>' +
+  PARAGRAPH.repeat(6) +
   '<p><a href="https://bench.postline-bench.test/changelog">Changelog</a></p>' +
   '<p style="font-size:12px"><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">Unsubscribe</a></p></body></html>';
 
@@ -98,7 +99,11 @@ async function main(): Promise<void> {
     const meter = new CpuMeter(postline.pid, await postline.postgresPids());
     const t0 = performance.now();
     const created = await postJson(postline, '/broadcasts', {
-      segment_id: segment.body.id, from: `News <news@${SENDING_DOMAIN}>`, subject: 'News for {{{FIRST_NAME|you}}}', html: HTML, send: true,
+      segment_id: segment.body.id,
+      from: `News <news@${SENDING_DOMAIN}>`,
+      subject: 'News for {{{FIRST_NAME|you}}}',
+      html: HTML,
+      send: true,
     });
     if (created.status !== 201) throw new Error(`POST /broadcasts → ${created.status} ${JSON.stringify(created.body)}`);
     const tAnswered = performance.now();
@@ -150,8 +155,19 @@ async function main(): Promise<void> {
     console.log(
       table(
         ['db', 'contacts', 'POST ms', 'queued s', 'queued/s', 'all at sink s', 'delivered/s', 'delivered while queuing', 'emails'],
-        [[db, n, fixed(result.answerMs), fixed(result.queuedSeconds, 1), fixed(result.queuedPerSecond), fixed(result.deliveredSeconds, 1),
-          fixed(result.deliveredPerSecond), deliveredAtQueued, span.emails]],
+        [
+          [
+            db,
+            n,
+            fixed(result.answerMs),
+            fixed(result.queuedSeconds, 1),
+            fixed(result.queuedPerSecond),
+            fixed(result.deliveredSeconds, 1),
+            fixed(result.deliveredPerSecond),
+            deliveredAtQueued,
+            span.emails,
+          ],
+        ],
       ),
     );
     const cpu = (c: CpuShares | undefined) =>

@@ -76,13 +76,28 @@ async function benchDatabase(db: DbMode, file: Blob): Promise<Row> {
     const baseline = procStatus(postline.pid)!.rssKiB;
     // Its PostgreSQL: the embedded server's processes, or the backends of postline_bench on an external one.
     let pgPids = await postline.postgresPids();
-    const refresh = setInterval(() => void postline.postgresPids().then((pids) => (pgPids = pids), () => {}), 1000);
+    const refresh = setInterval(
+      () =>
+        void postline.postgresPids().then(
+          (pids) => (pgPids = pids),
+          () => {},
+        ),
+      1000,
+    );
     const sampler = new MemorySampler(postline.pid, () => pgPids);
     const cpu = new CpuMeter(postline.pid, pgPids);
 
     const form = new FormData();
     form.append('file', file);
-    form.append('column_map', JSON.stringify({ email: 'Email', first_name: 'First Name', last_name: 'Last Name', properties: { plan: { column: 'Plan' }, seats: { column: 'Seats', type: 'number' } } }));
+    form.append(
+      'column_map',
+      JSON.stringify({
+        email: 'Email',
+        first_name: 'First Name',
+        last_name: 'Last Name',
+        properties: { plan: { column: 'Plan' }, seats: { column: 'Seats', type: 'number' } },
+      }),
+    );
     form.append('on_conflict', args['on-conflict']!);
     form.append('segments', JSON.stringify([{ id: segment.id }]));
     form.append('topics', JSON.stringify([{ id: topic.id, subscription: 'opt_in' }]));
@@ -136,7 +151,17 @@ async function main(): Promise<void> {
     '\n' +
       table(
         ['database', 'rows', 'file MiB', 'upload s', 'import s', 'rows/s', 'node idle MiB', 'node peak RSS MiB', 'PG peak PSS MiB'],
-        results.map((r) => [r.db, r.rows, r.fileMiB, fixed(r.uploadSeconds, 1), fixed(r.importSeconds, 1), r.rowsPerSecond, r.nodeBaselineMiB, r.nodePeakMiB, r.pgPeakPssMiB]),
+        results.map((r) => [
+          r.db,
+          r.rows,
+          r.fileMiB,
+          fixed(r.uploadSeconds, 1),
+          fixed(r.importSeconds, 1),
+          r.rowsPerSecond,
+          r.nodeBaselineMiB,
+          r.nodePeakMiB,
+          r.pgPeakPssMiB,
+        ]),
       ),
   );
   for (const r of results) console.log(`! ${r.db}: counts ${JSON.stringify(r.counts)}; CPU ${r.cpu}`);

@@ -136,7 +136,20 @@ async function main(): Promise<void> {
   }
   if (args.results) fs.appendFileSync(args.results, row + '\n');
   appendResults('delivery', run, [
-    { scenario: args.label, run: Number(args.run), n, clients: Number(args.clients), db: args.db, submitS, e2eS, sinkGot: got, status, queueState, cpu, topology: args.topology },
+    {
+      scenario: args.label,
+      run: Number(args.run),
+      n,
+      clients: Number(args.clients),
+      db: args.db,
+      submitS,
+      e2eS,
+      sinkGot: got,
+      status,
+      queueState,
+      cpu,
+      topology: args.topology,
+    },
   ]);
 }
 

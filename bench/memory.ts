@@ -55,7 +55,11 @@ interface Row {
 /** The pids whose memory counts as "PostgreSQL" for this database, refreshed every second. */
 function pgPidSource(postline: PostlineProcess): { pids: () => number[]; stop: () => void } {
   let pids: number[] = postline.embeddedPgPids();
-  const refresh = () => postline.postgresPids().then((found) => (pids = found), () => {});
+  const refresh = () =>
+    postline.postgresPids().then(
+      (found) => (pids = found),
+      () => {},
+    );
   void refresh();
   const timer = setInterval(refresh, 1000);
   return { pids: () => pids, stop: () => clearInterval(timer) };
@@ -145,9 +149,10 @@ async function benchDatabase(db: DbMode, dns: Awaited<ReturnType<typeof startBen
         pgPeakPssMiB: mib(sampler.peakPgPssKiB),
         pgProcesses: sampler.peakPgProcesses,
         dbSizeMiB: await dbSizeMiB(postline),
-        note: `${got < want ? `drain timed out: ${got} of ${want} delivered; ` : ''}` +
+        note:
+          `${got < want ? `drain timed out: ${got} of ${want} delivered; ` : ''}` +
           `first message ${fixed((sink.firstAt - spawned) / 1000, 1)} s after the worker was started; ${fixed(steady)} emails/s from first to last; ` +
-          `worker CPU ${shares.postline}% of a core (main thread ${shares.postlineMain}%), ${fixed((shares.postline / 100) * seconds * 1e6 / Math.max(1, got))} µs per email`,
+          `worker CPU ${shares.postline}% of a core (main thread ${shares.postlineMain}%), ${fixed(((shares.postline / 100) * seconds * 1e6) / Math.max(1, got))} µs per email`,
       });
       console.log(`delivered ${got} of ${want} in ${fixed(seconds, 1)} s (${rows.at(-1)!.note})`);
     }
@@ -173,8 +178,34 @@ async function main(): Promise<void> {
   console.log(
     '\n' +
       table(
-        ['database', 'phase', 'roles', 'emails', 's', 'emails/s', 'node idle MiB', 'node peak RSS MiB', 'node end MiB', 'PG peak PSS MiB', 'PG procs', 'DB size MiB'],
-        rows.map((r) => [r.db, r.phase, r.roles, r.emails, fixed(r.seconds, 1), r.perSecond, fixed(r.nodeBaselineMiB), r.nodePeakMiB, r.nodeEndMiB, r.pgPeakPssMiB, r.pgProcesses, r.dbSizeMiB]),
+        [
+          'database',
+          'phase',
+          'roles',
+          'emails',
+          's',
+          'emails/s',
+          'node idle MiB',
+          'node peak RSS MiB',
+          'node end MiB',
+          'PG peak PSS MiB',
+          'PG procs',
+          'DB size MiB',
+        ],
+        rows.map((r) => [
+          r.db,
+          r.phase,
+          r.roles,
+          r.emails,
+          fixed(r.seconds, 1),
+          r.perSecond,
+          fixed(r.nodeBaselineMiB),
+          r.nodePeakMiB,
+          r.nodeEndMiB,
+          r.pgPeakPssMiB,
+          r.pgProcesses,
+          r.dbSizeMiB,
+        ]),
       ),
   );
   for (const r of rows) if (r.note) console.log(`! ${r.db} ${r.phase}: ${r.note}`);

@@ -63,9 +63,17 @@ for (const file of positionals) {
   const pct = (us: number) => ((us / busy) * 100).toFixed(1).padStart(5) + '%';
   console.log(`\n# ${file}\n# ${(total / 1e6).toFixed(1)} s profiled, ${(idle / 1e6).toFixed(1)} s idle; % of busy time (${(busy / 1e6).toFixed(1)} s)`);
   console.log('\n## self time by package / folder');
-  for (const [o, us] of [...owners].filter(([o]) => o !== '(idle)').sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`${pct(us)}  ${o}`);
+  for (const [o, us] of [...owners]
+    .filter(([o]) => o !== '(idle)')
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 20))
+    console.log(`${pct(us)}  ${o}`);
   console.log('\n## top functions by self time');
-  for (const [k, us] of [...fns].filter(([k]) => !k.startsWith('(idle)')).sort((a, b) => b[1] - a[1]).slice(0, Number(values.top))) console.log(`${pct(us)}  ${k}`);
+  for (const [k, us] of [...fns]
+    .filter(([k]) => !k.startsWith('(idle)'))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, Number(values.top)))
+    console.log(`${pct(us)}  ${k}`);
   if (values.callers) {
     const parent = new Map<number, Node>();
     for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n);

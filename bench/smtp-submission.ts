@@ -213,7 +213,9 @@ async function startPostline(implicit: boolean): Promise<SubmissionServer> {
 async function startFloor(kind: string, implicit: boolean): Promise<SubmissionServer> {
   if (implicit) throw new Error('the floor servers speak STARTTLS only');
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'support/floor-server.ts'), kind, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'support/floor-server.ts'), kind, String(port)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise<void>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`floor-server ${kind} exited with ${code}`)));
     child.stdout!.once('data', () => resolve());
@@ -269,9 +271,11 @@ async function main(): Promise<void> {
     args.server === 'postline'
       ? `Postline --roles ${args.delivering ? 'api,smtp,worker (delivering)' : 'api,smtp'} (${args.db})`
       : args.server === 'postfix-tls'
-        ? 'Postfix, the peers\' configuration with STARTTLS (support/postfix-tls.sh), no AUTH'
+        ? "Postfix, the peers' configuration with STARTTLS (support/postfix-tls.sh), no AUTH"
         : `the ${args.server} floor (support/floor-server.ts)`;
-  console.log(`# ${n} messages of ~2 KB html per mode, ${sessions} sessions, ${implicit ? 'implicit TLS' : 'STARTTLS'}${args.server === 'postfix-tls' ? '' : ' + AUTH PLAIN'}, ${args.client} client; ${serving}`);
+  console.log(
+    `# ${n} messages of ~2 KB html per mode, ${sessions} sessions, ${implicit ? 'implicit TLS' : 'STARTTLS'}${args.server === 'postfix-tls' ? '' : ' + AUTH PLAIN'}, ${args.client} client; ${serving}`,
+  );
 
   const server = await startServer(implicit);
   const rows: Row[] = [];
@@ -301,21 +305,46 @@ async function main(): Promise<void> {
         perSecond: Math.round((perConnection === 0 ? n : result.accepted) / result.seconds),
         cpu,
       });
-      const steps = result.stepMs ? ` (waits, ms: ${Object.entries(result.stepMs).map(([step, ms]) => `${step} ${ms.toFixed(2)}`).join(', ')})` : '';
+      const steps = result.stepMs
+        ? ` (waits, ms: ${Object.entries(result.stepMs)
+            .map(([step, ms]) => `${step} ${ms.toFixed(2)}`)
+            .join(', ')})`
+        : '';
       console.log(`${perConnection} per connection: ${rows.at(-1)!.perSecond} ${perConnection === 0 ? 'connections' : 'messages'}/s${steps}`);
     }
   } finally {
     await server.stop();
   }
 
-  console.log('\n' + table(
-    ['scenario', 'msgs/conn', 'messages', 's', 'accepted', 'committed', 'errors', 'msgs/s (conn/s at 0)', `CPU % ${args.server} (main)/pg/gen/other`, `CPU µs/msg (/conn at 0) ${args.server}/pg`],
-    rows.map((r) => [
-      r.scenario, r.perConnection, r.n, r.seconds.toFixed(2), r.accepted, r.committed, r.errors, r.perSecond,
-      `${r.cpu.postline} (${r.cpu.postlineMain})/${r.cpu.postgres}/${r.cpu.generator}/${r.cpu.other}`,
-      `${cpuPer(r, r.cpu.postline)}/${cpuPer(r, r.cpu.postgres)}`,
-    ]),
-  ));
+  console.log(
+    '\n' +
+      table(
+        [
+          'scenario',
+          'msgs/conn',
+          'messages',
+          's',
+          'accepted',
+          'committed',
+          'errors',
+          'msgs/s (conn/s at 0)',
+          `CPU % ${args.server} (main)/pg/gen/other`,
+          `CPU µs/msg (/conn at 0) ${args.server}/pg`,
+        ],
+        rows.map((r) => [
+          r.scenario,
+          r.perConnection,
+          r.n,
+          r.seconds.toFixed(2),
+          r.accepted,
+          r.committed,
+          r.errors,
+          r.perSecond,
+          `${r.cpu.postline} (${r.cpu.postlineMain})/${r.cpu.postgres}/${r.cpu.generator}/${r.cpu.other}`,
+          `${cpuPer(r, r.cpu.postline)}/${cpuPer(r, r.cpu.postgres)}`,
+        ]),
+      ),
+  );
   for (const r of rows) if (r.firstError) console.log(`! ${r.scenario}: ${r.errors} errors, first: ${r.firstError}`);
   for (const r of rows) if (r.cpu.other >= 10) console.log(`! ${r.scenario}: other processes used ${r.cpu.other}% of a core (${r.cpu.otherTop})`);
   if (args.results) {
@@ -323,10 +352,19 @@ async function main(): Promise<void> {
     for (const r of rows) {
       const status = r.errors || r.committed !== r.n ? `errors=${r.errors},committed=${r.committed}` : 'ok';
       const rate = (r.accepted / r.seconds).toFixed(1);
-      fs.appendFileSync(args.results, [r.scenario, args.run, r.n, r.seconds.toFixed(3), rate, r.seconds.toFixed(3), rate, r.committed, status].join('\t') + '\n');
+      fs.appendFileSync(
+        args.results,
+        [r.scenario, args.run, r.n, r.seconds.toFixed(3), rate, r.seconds.toFixed(3), rate, r.committed, status].join('\t') + '\n',
+      );
     }
   }
-  console.log(`\nresults appended to ${appendResults('smtp-submission', run, rows.map((r) => ({ ...r, run: Number(args.run), db: args.db, tls: args.tls, sessions })))}`);
+  console.log(
+    `\nresults appended to ${appendResults(
+      'smtp-submission',
+      run,
+      rows.map((r) => ({ ...r, run: Number(args.run), db: args.db, tls: args.tls, sessions })),
+    )}`,
+  );
 }
 
 main().catch((err) => {

@@ -27,11 +27,10 @@ const modes = ['embedded', ...(process.env.TEST_DATABASE_URL ? ['external'] : []
 let failed = false;
 for (const mode of modes) {
   console.log(`\n# database: ${mode === 'embedded' ? 'embedded PostgreSQL' : 'TEST_DATABASE_URL'} (${files.length} files)`);
-  const result = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=1', ...files],
-    { stdio: 'inherit', env: { ...process.env, POSTLINE_TEST_DB: mode } },
-  );
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=1', ...files], {
+    stdio: 'inherit',
+    env: { ...process.env, POSTLINE_TEST_DB: mode },
+  });
   if (result.status !== 0) failed = true;
 }
 process.exit(failed ? 1 : 0);

@@ -15,7 +15,10 @@ function parseRoles(args: string[]): Role[] {
   const i = args.indexOf('--roles');
   const raw = i >= 0 ? args[i + 1] : args.find((a) => a.startsWith('--roles='))?.slice('--roles='.length);
   if (raw === undefined) return ALL_ROLES;
-  const roles = raw.split(',').map((r) => r.trim()).filter(Boolean);
+  const roles = raw
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
   for (const role of roles) {
     if (!ALL_ROLES.includes(role as Role)) throw new ConfigError(`unknown role "${role}" (roles: ${ALL_ROLES.join(', ')})`);
   }
@@ -85,6 +88,6 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err) => {
-  process.stderr.write(`postline: ${err instanceof ConfigError ? err.message : err?.stack ?? err}\n`);
+  process.stderr.write(`postline: ${err instanceof ConfigError ? err.message : (err?.stack ?? err)}\n`);
   process.exit(1);
 });

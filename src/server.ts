@@ -65,9 +65,10 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
     const inbound = new InboundMail({ db, dns, config, logger: logger.child({ role: 'smtp' }) });
 
     // One per process, shared by the API and SMTP submission: a message counts the same either way.
-    const rateLimiter = config.redisUrl && (roles.has('api') || roles.has('smtp'))
-      ? redisRateLimiter(config.rateLimitPerSecond, config.redisUrl, (err) => logger.warn({ err }, 'redis'))
-      : memoryRateLimiter(config.rateLimitPerSecond);
+    const rateLimiter =
+      config.redisUrl && (roles.has('api') || roles.has('smtp'))
+        ? redisRateLimiter(config.rateLimitPerSecond, config.redisUrl, (err) => logger.warn({ err }, 'redis'))
+        : memoryRateLimiter(config.rateLimitPerSecond);
     const accept = acceptDeps(db, config, dns);
 
     let url: string | undefined;

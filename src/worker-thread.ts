@@ -27,10 +27,10 @@ function spawn(config: Config, share: WorkerShare): Worker {
   // through tsx's API (a devDependency): loader hooks are not inherited by worker threads.
   const entry = new URL(`./worker-thread-main.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
   if (!import.meta.url.endsWith('.ts')) return new Worker(entry, { workerData: { config, share } });
-  return new Worker(
-    `import('tsx/esm/api').then((tsx) => tsx.tsImport(${JSON.stringify(entry.href)}, ${JSON.stringify(import.meta.url)}))`,
-    { eval: true, workerData: { config, share } },
-  );
+  return new Worker(`import('tsx/esm/api').then((tsx) => tsx.tsImport(${JSON.stringify(entry.href)}, ${JSON.stringify(import.meta.url)}))`, {
+    eval: true,
+    workerData: { config, share },
+  });
 }
 
 /** Starts the thread; resolves once its worker role is running (rejects if it cannot start). */

@@ -40,21 +40,32 @@ function targetFolder(file: string, specifier: string): string | undefined {
 describe('architecture', () => {
   it('only src/db imports the PostgreSQL driver', () => {
     const offenders = files.filter((f) => f.folder !== 'db' && imports(f.text).some((i) => i === 'pg' || i.startsWith('pg/')));
-    assert.deepEqual(offenders.map((f) => f.file), []);
+    assert.deepEqual(
+      offenders.map((f) => f.file),
+      [],
+    );
   });
 
   it('only src/http imports Fastify', () => {
     const offenders = files.filter((f) => f.folder !== 'http' && imports(f.text).some((i) => i === 'fastify' || i.startsWith('@fastify/')));
-    assert.deepEqual(offenders.map((f) => f.file), []);
+    assert.deepEqual(
+      offenders.map((f) => f.file),
+      [],
+    );
   });
 
   // The entry points (main.ts, worker-thread-main.ts) and the composition root (server.ts,
   // worker-role.ts) may.
   it('concepts never import src/http or the composition root', () => {
     const offenders = files.filter(
-      (f) => !['http', 'server.ts', 'main.ts', 'worker-role.ts', 'worker-thread-main.ts'].includes(f.folder) && imports(f.text).some((i) => /\/http\/|\/server\.js$/.test(i)),
+      (f) =>
+        !['http', 'server.ts', 'main.ts', 'worker-role.ts', 'worker-thread-main.ts'].includes(f.folder) &&
+        imports(f.text).some((i) => /\/http\/|\/server\.js$/.test(i)),
     );
-    assert.deepEqual(offenders.map((f) => f.file), []);
+    assert.deepEqual(
+      offenders.map((f) => f.file),
+      [],
+    );
   });
 
   it('every folder of src/ is in the documented table, and imports only from rows below its own', () => {

@@ -14,7 +14,11 @@ const D = 24 * H;
 /** The value loadConfig makes of POSTLINE_MAX_QUEUE_AGE, a plain parseDuration setting. */
 const duration = (raw: string) => loadConfig({ POSTLINE_MAX_QUEUE_AGE: raw }).maxQueueAgeMs;
 const refuses = (env: NodeJS.ProcessEnv, message: string) =>
-  assert.throws(() => loadConfig(env), (err: any) => err instanceof ConfigError && err.message === message, JSON.stringify(env));
+  assert.throws(
+    () => loadConfig(env),
+    (err: any) => err instanceof ConfigError && err.message === message,
+    JSON.stringify(env),
+  );
 
 describe('unit: config durations', () => {
   it('reads ms, s, m, h and d, with or without a space', () => {

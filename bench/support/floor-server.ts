@@ -38,7 +38,8 @@ function tlsFloor(): net.Server {
           continue;
         }
         const verb = line.slice(0, 4).toUpperCase();
-        if (verb === 'EHLO') socket.write(`250-floor.bench.invalid\r\n250-PIPELINING\r\n${secure ? '250-AUTH PLAIN LOGIN' : '250-STARTTLS'}\r\n250 8BITMIME\r\n`);
+        if (verb === 'EHLO')
+          socket.write(`250-floor.bench.invalid\r\n250-PIPELINING\r\n${secure ? '250-AUTH PLAIN LOGIN' : '250-STARTTLS'}\r\n250 8BITMIME\r\n`);
         else if (verb === 'STAR') {
           socket.removeListener('data', onData);
           socket.write('220 2.0.0 Ready to start TLS\r\n');

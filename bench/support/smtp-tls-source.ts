@@ -48,7 +48,15 @@ export function writeMessagesFile(messages: GeneratorMessage[]): string {
 
 /** `n` messages over `sessions` connections at a time, `perConnection` each, from the C generator. */
 export function runTlsSource(target: SubmissionTarget, messagesFile: string, n: number, sessions: number, perConnection: number): Promise<LoadResult> {
-  const args = [String(target.port), target.implicit ? 'implicit' : 'starttls', target.apiKey, String(sessions), String(n), String(perConnection), messagesFile];
+  const args = [
+    String(target.port),
+    target.implicit ? 'implicit' : 'starttls',
+    target.apiKey,
+    String(sessions),
+    String(n),
+    String(perConnection),
+    messagesFile,
+  ];
   const child = spawn(build(), args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (chunk) => (out += chunk));
@@ -57,7 +65,13 @@ export function runTlsSource(target: SubmissionTarget, messagesFile: string, n: 
     child.once('exit', (code) => {
       if (code !== 0) return reject(new Error(`smtp-tls-source exited with ${code}`));
       const result = JSON.parse(out) as { accepted: number; errors: number; seconds: number; first_error: string; step_ms: Record<string, number> };
-      resolve({ seconds: result.seconds, accepted: result.accepted, errors: result.errors, firstError: result.first_error || undefined, stepMs: result.step_ms });
+      resolve({
+        seconds: result.seconds,
+        accepted: result.accepted,
+        errors: result.errors,
+        firstError: result.first_error || undefined,
+        stepMs: result.step_ms,
+      });
     });
   });
 }

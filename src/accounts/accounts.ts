@@ -16,10 +16,12 @@ export async function createAccount(db: Db, name: string): Promise<CreatedAccoun
   const token = newToken();
   await db.tx(async (q) => {
     await q.query('INSERT INTO accounts (id, name) VALUES ($1, $2)', [accountId, name]);
-    await q.query(
-      `INSERT INTO api_keys (id, account_id, name, token_hash, permission) VALUES ($1, $2, $3, $4, 'full_access')`,
-      [apiKeyId, accountId, 'Default', hashToken(token)],
-    );
+    await q.query(`INSERT INTO api_keys (id, account_id, name, token_hash, permission) VALUES ($1, $2, $3, $4, 'full_access')`, [
+      apiKeyId,
+      accountId,
+      'Default',
+      hashToken(token),
+    ]);
   });
   return { accountId, apiKeyId, token };
 }
@@ -38,9 +40,10 @@ export async function ensureBootstrapKey(db: Db, token: string): Promise<void> {
       account = { id: crypto.randomUUID() };
       await q.query(`INSERT INTO accounts (id, name) VALUES ($1, 'Default')`, [account.id]);
     }
-    await q.query(
-      `INSERT INTO api_keys (id, account_id, name, token_hash, permission) VALUES ($1, $2, 'Bootstrap', $3, 'full_access')`,
-      [crypto.randomUUID(), account.id, hash],
-    );
+    await q.query(`INSERT INTO api_keys (id, account_id, name, token_hash, permission) VALUES ($1, $2, 'Bootstrap', $3, 'full_access')`, [
+      crypto.randomUUID(),
+      account.id,
+      hash,
+    ]);
   });
 }

@@ -22,13 +22,8 @@ export class ApiKeys {
     const hit = this.cache.get(token);
     const now = Date.now();
     if (hit && now - hit.at < CACHE_MS) return hit.principal;
-    const row = await this.db.one(
-      'SELECT id, account_id, permission, domain_id FROM api_keys WHERE token_hash = $1',
-      [hashToken(token)],
-    );
-    const principal: Principal | null = row
-      ? { accountId: row.account_id, apiKeyId: row.id, permission: row.permission, domainId: row.domain_id }
-      : null;
+    const row = await this.db.one('SELECT id, account_id, permission, domain_id FROM api_keys WHERE token_hash = $1', [hashToken(token)]);
+    const principal: Principal | null = row ? { accountId: row.account_id, apiKeyId: row.id, permission: row.permission, domainId: row.domain_id } : null;
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(token, { principal, at: now });
     if (principal) this.touch(principal.apiKeyId!, now);
@@ -73,10 +68,14 @@ export class ApiKeys {
           }
           const id = crypto.randomUUID();
           const token = newToken();
-          await db.query(
-            'INSERT INTO api_keys (id, account_id, name, token_hash, permission, domain_id) VALUES ($1, $2, $3, $4, $5, $6)',
-            [id, principal.accountId, name, hashToken(token), permission, domainId ?? null],
-          );
+          await db.query('INSERT INTO api_keys (id, account_id, name, token_hash, permission, domain_id) VALUES ($1, $2, $3, $4, $5, $6)', [
+            id,
+            principal.accountId,
+            name,
+            hashToken(token),
+            permission,
+            domainId ?? null,
+          ]);
           return { status: 201, body: { id, token } };
         },
       },
@@ -108,10 +107,11 @@ export class ApiKeys {
           rejectUnknown(body, ['name']);
           const name = optionalString(body, 'name', { max: 50, allowEmpty: true });
           const row = isUuid(params.id)
-            ? await db.one(
-                'UPDATE api_keys SET name = COALESCE($3, name) WHERE id = $1 AND account_id = $2 RETURNING id',
-                [params.id, principal.accountId, name ?? null],
-              )
+            ? await db.one('UPDATE api_keys SET name = COALESCE($3, name) WHERE id = $1 AND account_id = $2 RETURNING id', [
+                params.id,
+                principal.accountId,
+                name ?? null,
+              ])
             : undefined;
           if (!row) throw notFound('API key');
           return { body: { object: 'api_key', id: row.id } };

@@ -9,7 +9,8 @@ function randomAlnum(length: number): string {
   let out = '';
   for (let i = 0; out.length < length; i++) {
     const b = bytes[i % bytes.length]!;
-    if (b < 248) out += ALPHABET[b % 62]; // 248 = 4 × 62: no modulo bias
+    if (b < 248)
+      out += ALPHABET[b % 62]; // 248 = 4 × 62: no modulo bias
     else if (i >= bytes.length) return out + randomAlnum(length - out.length);
   }
   return out;

@@ -17,16 +17,17 @@ export function parsePage(query: Record<string, string | undefined>, options: { 
   if (rawLimit !== undefined) {
     limit = Number(rawLimit);
     if (rawLimit === '' || !Number.isInteger(limit) || limit < 1 || limit > 100) {
-      throw validation(
-        'The pagination limit must be a number between 1 and 100. See https://resend.com/docs/pagination for more information.',
-      );
+      throw validation('The pagination limit must be a number between 1 and 100. See https://resend.com/docs/pagination for more information.');
     }
   }
   const { after, before } = query;
   if (after !== undefined && before !== undefined) {
     throw validation('You can only use either `after` or `before`, not both.');
   }
-  for (const [name, value] of [['after', after], ['before', before]] as const) {
+  for (const [name, value] of [
+    ['after', after],
+    ['before', before],
+  ] as const) {
     if (value !== undefined && !isUuid(value)) {
       throw new ApiError('invalid_parameter', `The \`${name}\` parameter must be a valid id.`);
     }

@@ -129,12 +129,7 @@ export async function findOrCreateContact(q: Queryable, accountId: string, email
  * found. `contactId` may also be the address. Properties merge: given keys change, null
  * clears one, others stay.
  */
-export async function updateContact(
-  q: Queryable,
-  accountId: string,
-  contactId: string,
-  changes: Partial<ContactFields>,
-): Promise<Contact | undefined> {
+export async function updateContact(q: Queryable, accountId: string, contactId: string, changes: Partial<ContactFields>): Promise<Contact | undefined> {
   const current = await lockContact(q, accountId, contactId, true);
   if (!current) return undefined;
   const email = changes.email === undefined ? current.email : parseContactEmail(changes.email);
@@ -193,20 +188,12 @@ export async function joinSegment(q: Queryable, contactId: string, segmentId: st
 
 /** Removes the membership; true when it was there. */
 export async function leaveSegment(q: Queryable, contactId: string, segmentId: string): Promise<boolean> {
-  const rows = await q.query('DELETE FROM segment_contacts WHERE segment_id = $1 AND contact_id = $2 RETURNING segment_id', [
-    segmentId,
-    contactId,
-  ]);
+  const rows = await q.query('DELETE FROM segment_contacts WHERE segment_id = $1 AND contact_id = $2 RETURNING segment_id', [segmentId, contactId]);
   return rows.length > 0;
 }
 
 /** Explicit per-topic choices; ApiError 404 for a topic not this account's. Records contact.updated. */
-export async function setTopicSubscriptions(
-  q: Queryable,
-  accountId: string,
-  contactId: string,
-  choices: TopicChoice[],
-): Promise<void> {
+export async function setTopicSubscriptions(q: Queryable, accountId: string, contactId: string, choices: TopicChoice[]): Promise<void> {
   const contact = await lockContact(q, accountId, contactId, true);
   if (!contact) throw notFound('Contact');
   await checkTopicChoices(q, accountId, choices);
@@ -260,13 +247,7 @@ async function recordContactEvent(q: Queryable, type: EventType, contact: Contac
 }
 
 /** ApiError 404 "<What> not found" unless every id is a row of `table` in this account. */
-export async function assertOwned(
-  q: Queryable,
-  accountId: string,
-  table: 'segments' | 'topics' | 'contacts',
-  ids: string[],
-  what: string,
-): Promise<void> {
+export async function assertOwned(q: Queryable, accountId: string, table: 'segments' | 'topics' | 'contacts', ids: string[], what: string): Promise<void> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return;
   if (!unique.every((id) => isUuid(id))) throw notFound(what);
@@ -277,10 +258,10 @@ export async function assertOwned(
 async function lockContact(q: Queryable, accountId: string, idOrEmail: string, forUpdate: boolean): Promise<Contact | undefined> {
   const key = contactKey(idOrEmail);
   if (!key) return undefined;
-  const row = await q.one(
-    `SELECT ${CONTACT_COLUMNS} FROM contacts WHERE account_id = $1 AND ${key.column} = $2${forUpdate ? ' FOR UPDATE' : ''}`,
-    [accountId, key.value],
-  );
+  const row = await q.one(`SELECT ${CONTACT_COLUMNS} FROM contacts WHERE account_id = $1 AND ${key.column} = $2${forUpdate ? ' FOR UPDATE' : ''}`, [
+    accountId,
+    key.value,
+  ]);
   return row ? toContact(row) : undefined;
 }
 
@@ -291,7 +272,13 @@ async function checkTopicChoices(q: Queryable, accountId: string, choices: Topic
       throw validation('The `subscription` field must be one of "opt_in" | "opt_out".');
     }
   }
-  await assertOwned(q, accountId, 'topics', choices.map((c) => c.topicId), 'Topic');
+  await assertOwned(
+    q,
+    accountId,
+    'topics',
+    choices.map((c) => c.topicId),
+    'Topic',
+  );
 }
 
 async function writeTopicChoices(q: Queryable, contactId: string, choices: TopicChoice[]): Promise<void> {
@@ -333,7 +320,9 @@ export interface ContactChange {
   fields: Pick<Contact, 'firstName' | 'lastName' | 'unsubscribed' | 'properties'>;
 }
 
-const PREFIXED_COLUMNS = CONTACT_COLUMNS.split(', ').map((c) => `c.${c}`).join(', ');
+const PREFIXED_COLUMNS = CONTACT_COLUMNS.split(', ')
+  .map((c) => `c.${c}`)
+  .join(', ');
 
 /** Inserts the contacts whose address is new to the account; the contacts created. */
 export async function insertContactsQuietly(q: Queryable, accountId: string, rows: ContactFields[]): Promise<Contact[]> {
@@ -363,10 +352,10 @@ export async function insertContactsQuietly(q: Queryable, accountId: string, row
 /** The account's contacts with these addresses, locked for update, in address order. */
 export async function lockContactsByEmail(q: Queryable, accountId: string, emails: string[]): Promise<Contact[]> {
   if (emails.length === 0) return [];
-  const found = await q.query(
-    `SELECT ${CONTACT_COLUMNS} FROM contacts WHERE account_id = $1 AND email = ANY($2::text[]) ORDER BY email FOR UPDATE`,
-    [accountId, emails],
-  );
+  const found = await q.query(`SELECT ${CONTACT_COLUMNS} FROM contacts WHERE account_id = $1 AND email = ANY($2::text[]) ORDER BY email FOR UPDATE`, [
+    accountId,
+    emails,
+  ]);
   return found.map(toContact);
 }
 

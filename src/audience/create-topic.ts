@@ -18,10 +18,14 @@ export function createTopic(db: Db): Route {
       const description = parseDescription(body) ?? null;
       const visibility = optionalEnum(body, 'visibility', VISIBILITIES) ?? 'private';
       const id = crypto.randomUUID();
-      await db.query(
-        `INSERT INTO topics (id, account_id, name, description, default_subscription, visibility) VALUES ($1, $2, $3, $4, $5, $6)`,
-        [id, principal.accountId, name, description, defaultSubscription, visibility],
-      );
+      await db.query(`INSERT INTO topics (id, account_id, name, description, default_subscription, visibility) VALUES ($1, $2, $3, $4, $5, $6)`, [
+        id,
+        principal.accountId,
+        name,
+        description,
+        defaultSubscription,
+        visibility,
+      ]);
       return { status: 201, body: { object: 'topic', id } };
     },
   };

@@ -5,5 +5,11 @@ import type { Db } from '../db/database.js';
 import { PROPERTY_COLUMNS, propertySummary } from './contact-property-view.js';
 
 export function listContactProperties(db: Db): Route {
-  return accountList(db, { url: '/contact-properties', table: 'contact_properties', columns: PROPERTY_COLUMNS, defaultLimit: 100, view: (rows) => rows.map(propertySummary) });
+  return accountList(db, {
+    url: '/contact-properties',
+    table: 'contact_properties',
+    columns: PROPERTY_COLUMNS,
+    defaultLimit: 100,
+    view: (rows) => rows.map(propertySummary),
+  });
 }

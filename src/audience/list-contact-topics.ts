@@ -24,7 +24,12 @@ export function listContactTopics(db: Db): Route {
       });
       return {
         body: envelope(
-          rows.map((r) => ({ id: r.id as string, name: r.name as string, description: (r.description ?? null) as string | null, subscription: r.subscription as string })),
+          rows.map((r) => ({
+            id: r.id as string,
+            name: r.name as string,
+            description: (r.description ?? null) as string | null,
+            subscription: r.subscription as string,
+          })),
           hasMore,
         ),
       };

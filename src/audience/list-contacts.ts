@@ -21,13 +21,16 @@ export function listContacts(db: Db, url: ListUrl): Route {
       const { rows, hasMore } = await listPage(db, {
         table: 'contacts',
         columns: CONTACT_COLUMNS,
-        where: segmentId
-          ? 'account_id = $1 AND id IN (SELECT contact_id FROM segment_contacts WHERE segment_id = $2)'
-          : 'account_id = $1',
+        where: segmentId ? 'account_id = $1 AND id IN (SELECT contact_id FROM segment_contacts WHERE segment_id = $2)' : 'account_id = $1',
         params: segmentId ? [principal.accountId, segmentId] : [principal.accountId],
         page,
       });
-      return { body: envelope(rows.map((r) => contactSummary(toContact(r))), hasMore) };
+      return {
+        body: envelope(
+          rows.map((r) => contactSummary(toContact(r))),
+          hasMore,
+        ),
+      };
     },
   };
 }

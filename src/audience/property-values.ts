@@ -20,10 +20,7 @@ export interface PropertyDefinition {
  */
 export async function propertyDefinitions(q: Queryable, accountId: string, keys?: string[]): Promise<Map<string, PropertyDefinition>> {
   const rows = keys
-    ? await q.query('SELECT key, type, fallback_value FROM contact_properties WHERE account_id = $1 AND key = ANY($2::text[]) FOR SHARE', [
-        accountId,
-        keys,
-      ])
+    ? await q.query('SELECT key, type, fallback_value FROM contact_properties WHERE account_id = $1 AND key = ANY($2::text[]) FOR SHARE', [accountId, keys])
     : await q.query('SELECT key, type, fallback_value FROM contact_properties WHERE account_id = $1', [accountId]);
   return new Map(rows.map((r) => [r.key as string, { key: r.key, type: r.type, fallbackValue: r.fallback_value ?? null }]));
 }
@@ -51,10 +48,7 @@ export async function checkPropertyValues(q: Queryable, accountId: string, prope
 }
 
 /** Stored properties after applying `changes`: null removes a key. */
-export function mergeProperties(
-  current: Record<string, PropertyValue>,
-  changes: Record<string, PropertyValue>,
-): Record<string, PropertyValue> {
+export function mergeProperties(current: Record<string, PropertyValue>, changes: Record<string, PropertyValue>): Record<string, PropertyValue> {
   const merged: Record<string, PropertyValue> = { ...current };
   for (const [key, value] of Object.entries(changes)) {
     if (value === null) delete merged[key];

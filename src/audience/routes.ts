@@ -52,12 +52,7 @@ export function audienceRoutes(db: Db): Route[] {
     updateContactProperty(db),
     deleteContactProperty(db),
 
-    ...(['segment', 'audience'] as const).flatMap((noun) => [
-      createSegment(db, noun),
-      listSegments(db, noun),
-      getSegment(db, noun),
-      deleteSegment(db, noun),
-    ]),
+    ...(['segment', 'audience'] as const).flatMap((noun) => [createSegment(db, noun), listSegments(db, noun), getSegment(db, noun), deleteSegment(db, noun)]),
     updateSegment(db),
 
     createTopic(db),

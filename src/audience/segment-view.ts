@@ -13,9 +13,7 @@ const segmentNotFound = (noun: SegmentNoun) => notFound(noun === 'segment' ? 'Se
 
 /** The account's segment `id`, or 404 (a malformed id is simply not found). */
 export async function findSegment(q: Queryable, accountId: string, id: string | undefined, noun: SegmentNoun = 'segment'): Promise<Row> {
-  const row = isUuid(id)
-    ? await q.one(`SELECT ${SEGMENT_COLUMNS} FROM segments WHERE id = $1 AND account_id = $2`, [id.toLowerCase(), accountId])
-    : undefined;
+  const row = isUuid(id) ? await q.one(`SELECT ${SEGMENT_COLUMNS} FROM segments WHERE id = $1 AND account_id = $2`, [id.toLowerCase(), accountId]) : undefined;
   if (!row) throw segmentNotFound(noun);
   return row;
 }

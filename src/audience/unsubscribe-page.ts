@@ -47,5 +47,8 @@ export function donePage(message: string): string {
 }
 
 export function invalidLinkPage(): string {
-  return layout('Link not valid', '<h1>This link is not valid</h1><p>The unsubscribe link is incomplete, or the address it was made for is no longer on the list.</p>');
+  return layout(
+    'Link not valid',
+    '<h1>This link is not valid</h1><p>The unsubscribe link is incomplete, or the address it was made for is no longer on the list.</p>',
+  );
 }

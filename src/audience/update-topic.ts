@@ -22,10 +22,12 @@ export function updateTopic(db: Db): Route {
       const visibility = optionalEnum(body, 'visibility', VISIBILITIES);
       const id = await db.tx(async (q) => {
         const topic = await findTopic(q, principal.accountId, params.id, { lock: true });
-        await q.query(
-          `UPDATE topics SET name = $2, description = $3, visibility = $4 WHERE id = $1`,
-          [topic.id, name ?? topic.name, description === undefined ? topic.description : description, visibility ?? topic.visibility],
-        );
+        await q.query(`UPDATE topics SET name = $2, description = $3, visibility = $4 WHERE id = $1`, [
+          topic.id,
+          name ?? topic.name,
+          description === undefined ? topic.description : description,
+          visibility ?? topic.visibility,
+        ]);
         return topic.id as string;
       });
       return { body: { object: 'topic', id } };

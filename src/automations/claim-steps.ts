@@ -33,9 +33,7 @@ export async function claimDueSteps(db: Db, limit: number, leaseMs: number): Pro
     [limit, leaseMs, token],
   );
   if (rows.length === 0) return [];
-  const runs = await db.query<RunRow>(`SELECT ${RUN_ROW_COLUMNS} FROM automation_runs WHERE id = ANY($1::uuid[])`, [
-    [...new Set(rows.map((r) => r.run_id))],
-  ]);
+  const runs = await db.query<RunRow>(`SELECT ${RUN_ROW_COLUMNS} FROM automation_runs WHERE id = ANY($1::uuid[])`, [[...new Set(rows.map((r) => r.run_id))]]);
   const byId = new Map(runs.map((r) => [r.id, r]));
   return rows
     .filter((r) => byId.has(r.run_id))

@@ -28,7 +28,10 @@ export async function contactUpdateStep(db: Db, step: ClaimedStep, def: StepDef)
 /** The config with its references read; a reference to an absent field leaves that field as it is. */
 function contactChanges(config: Body, read: (field: string) => unknown): Partial<ContactFields> {
   const changes: Partial<ContactFields> = {};
-  for (const [field, name] of [['first_name', 'firstName'], ['last_name', 'lastName']] as const) {
+  for (const [field, name] of [
+    ['first_name', 'firstName'],
+    ['last_name', 'lastName'],
+  ] as const) {
     if (!(field in config)) continue;
     const value = resolveValue(config[field], read);
     if (value === undefined) continue;

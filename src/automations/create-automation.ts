@@ -20,8 +20,13 @@ export function createAutomation(db: Db): Route {
           `INSERT INTO automations (id, account_id, name, status, steps, connections, trigger_event)
            VALUES ($1, $2, $3, $4, $5, $6, $7)`,
           [
-            id, principal.accountId, fields.name, fields.status, JSON.stringify(fields.graph.steps),
-            JSON.stringify(fields.graph.connections), fields.graph.triggerEvent,
+            id,
+            principal.accountId,
+            fields.name,
+            fields.status,
+            JSON.stringify(fields.graph.steps),
+            JSON.stringify(fields.graph.connections),
+            fields.graph.triggerEvent,
           ],
         );
       });

@@ -49,9 +49,7 @@ const HANDLERS: Record<StepType, Handler> = {
     const rule = def.config as unknown as Rule;
     const contact = mentionsContact(rule) ? await findContact(db, step.run.account_id, step.run.contact_id) : undefined;
     const met = evaluateRule(rule, fieldReader(step.run.context, contact));
-    await db.tx((q) =>
-      completeStep(q, step.id, step.runId, guard, { output: { result: met }, taken: met ? 'condition_met' : 'condition_not_met' }),
-    );
+    await db.tx((q) => completeStep(q, step.id, step.runId, guard, { output: { result: met }, taken: met ? 'condition_met' : 'condition_not_met' }));
   },
 
   send_email: ({ db, accept }, step, def) => sendEmailStep(db, accept, step, def),

@@ -7,10 +7,7 @@ import { AUTOMATION_COLUMNS } from './automation-view.js';
 
 export async function findAutomation(q: Queryable, accountId: string, id: string | undefined, options: { lock?: boolean } = {}): Promise<Row> {
   const row = isUuid(id)
-    ? await q.one(`SELECT ${AUTOMATION_COLUMNS} FROM automations WHERE id = $1 AND account_id = $2 ${options.lock ? 'FOR UPDATE' : ''}`, [
-        id,
-        accountId,
-      ])
+    ? await q.one(`SELECT ${AUTOMATION_COLUMNS} FROM automations WHERE id = $1 AND account_id = $2 ${options.lock ? 'FOR UPDATE' : ''}`, [id, accountId])
     : undefined;
   if (!row) throw notFound('Automation');
   return row;

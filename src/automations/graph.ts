@@ -102,9 +102,10 @@ function parseConnection(raw: unknown, index: number, byKey: Map<string, StepDef
   const from = byKey.get(raw.from as string)!;
   const to = byKey.get(raw.to as string)!;
   if (!OUTGOING[from.type].includes(type)) {
-    throw stepFail(from.key, from.type)(
-      `its connections must be of type ${OUTGOING[from.type].map((t) => `"${t}"`).join(' | ')}, not "${type}" (\`${where}\`).`,
-    );
+    throw stepFail(
+      from.key,
+      from.type,
+    )(`its connections must be of type ${OUTGOING[from.type].map((t) => `"${t}"`).join(' | ')}, not "${type}" (\`${where}\`).`);
   }
   if (to.type === 'trigger') throw stepFail(to.key, to.type)(`nothing may lead into the trigger (\`${where}\`).`);
   return { from: from.key, to: to.key, type };

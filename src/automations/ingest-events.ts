@@ -69,7 +69,15 @@ async function startRuns(q: Queryable, events: ReceivedEvent[]): Promise<void> {
       if (automation.account_id !== event.account_id || automation.trigger_event !== event.name) continue;
       const runId = crypto.randomUUID();
       const context: RunContext = { event_name: event.name, event: event.payload, wait_events: {} };
-      runs.push([runId, automation.id, automation.account_id, event.contact_id, JSON.stringify(automation.steps), JSON.stringify(automation.connections), JSON.stringify(context)]);
+      runs.push([
+        runId,
+        automation.id,
+        automation.account_id,
+        event.contact_id,
+        JSON.stringify(automation.steps),
+        JSON.stringify(automation.connections),
+        JSON.stringify(context),
+      ]);
       const trigger = automation.steps.find((s) => s.type === 'trigger')!;
       steps.push([runId, event.account_id, trigger.key, 'trigger', 0, 'completed', JSON.stringify({ event: event.name, payload: event.payload })]);
       successors(automation.connections, trigger.key, 'default').forEach((key, i) => {
@@ -116,11 +124,17 @@ async function wakeWaitingSteps(q: Queryable, event: ReceivedEvent): Promise<voi
       if (!evaluateRule(filter, fieldReader(step.context, contact ?? undefined, event.payload))) continue;
     }
     try {
-      await completeStep(q, step.id, step.run_id, { waiting: true }, {
-        output: { event: event.name, payload: event.payload },
-        taken: 'event_received',
-        received: { name: event.name, payload: event.payload },
-      });
+      await completeStep(
+        q,
+        step.id,
+        step.run_id,
+        { waiting: true },
+        {
+          output: { event: event.name, payload: event.payload },
+          taken: 'event_received',
+          received: { name: event.name, payload: event.payload },
+        },
+      );
     } catch (err) {
       if (!(err instanceof StaleStep)) throw err; // timed out or cancelled meanwhile: not ours
     }

@@ -7,13 +7,20 @@
 import type { Body } from '../api/validate.js';
 
 export type Operator = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains' | 'starts_with' | 'ends_with' | 'exists' | 'is_empty';
-export type Rule =
-  | { type: 'rule'; field: string; operator: Operator; value?: string | number | boolean | null }
-  | { type: 'and' | 'or'; rules: Rule[] };
+export type Rule = { type: 'rule'; field: string; operator: Operator; value?: string | number | boolean | null } | { type: 'and' | 'or'; rules: Rule[] };
 
 const VALUE_KIND: Record<Operator, 'any' | 'number' | 'string' | 'none'> = {
-  eq: 'any', neq: 'any', gt: 'number', gte: 'number', lt: 'number', lte: 'number',
-  contains: 'string', starts_with: 'string', ends_with: 'string', exists: 'none', is_empty: 'none',
+  eq: 'any',
+  neq: 'any',
+  gt: 'number',
+  gte: 'number',
+  lt: 'number',
+  lte: 'number',
+  contains: 'string',
+  starts_with: 'string',
+  ends_with: 'string',
+  exists: 'none',
+  is_empty: 'none',
 };
 const OPERATORS = Object.keys(VALUE_KIND) as Operator[];
 export const FIELD = /^(event|contact|wait_events)\.[^.\s][^\s]*$/;
@@ -55,9 +62,11 @@ export function parseRule(value: unknown, path: string, fail: (message: string) 
   }
   const v = value.value;
   const ok =
-    kind === 'number' ? typeof v === 'number' && Number.isFinite(v)
-    : kind === 'string' ? typeof v === 'string'
-    : v === null || ['string', 'number', 'boolean'].includes(typeof v);
+    kind === 'number'
+      ? typeof v === 'number' && Number.isFinite(v)
+      : kind === 'string'
+        ? typeof v === 'string'
+        : v === null || ['string', 'number', 'boolean'].includes(typeof v);
   if (!ok) {
     const expected = kind === 'any' ? 'a string, number, boolean or null' : `a ${kind}`;
     throw fail(`\`${path}.value\` must be ${expected} with the \`${operator}\` operator.`);

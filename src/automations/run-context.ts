@@ -45,7 +45,9 @@ function contactField(contact: Contact | undefined, field: string): unknown {
 
 /** Event names may contain dots: the longest received name that prefixes `path` is meant. */
 function waitEventField(waits: Record<string, Body>, path: string): unknown {
-  const names = Object.keys(waits).filter((n) => path === n || path.startsWith(`${n}.`)).sort((a, b) => b.length - a.length);
+  const names = Object.keys(waits)
+    .filter((n) => path === n || path.startsWith(`${n}.`))
+    .sort((a, b) => b.length - a.length);
   if (names.length === 0) return undefined;
   const name = names[0]!;
   return path === name ? waits[name] : atPath(waits[name], path.slice(name.length + 1));

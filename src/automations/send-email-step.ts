@@ -65,7 +65,6 @@ export async function sendEmailStep(db: Db, accept: AcceptDeps, step: ClaimedSte
     payloads: [payload],
     validate: (p) => parseEmailRequest(p),
     mode: 'strict',
-    beforeCommit: (q, result) =>
-      completeStep(q, step.id, step.runId, guard, { output: { email_id: result.ids[0], to: contact.email }, taken: 'default' }),
+    beforeCommit: (q, result) => completeStep(q, step.id, step.runId, guard, { output: { email_id: result.ids[0], to: contact.email }, taken: 'default' }),
   });
 }

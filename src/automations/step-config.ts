@@ -10,9 +10,7 @@ import { KEY, MAX_KEY_LENGTH, MAX_VARIABLES } from '../templates/variables.js';
 import { MAX_DURATION_MS, parseHumanDuration } from './duration.js';
 import { FIELD, parseRule } from './rules.js';
 
-export const STEP_TYPES = [
-  'trigger', 'send_email', 'delay', 'wait_for_event', 'condition', 'contact_update', 'contact_delete', 'add_to_segment',
-] as const;
+export const STEP_TYPES = ['trigger', 'send_email', 'delay', 'wait_for_event', 'condition', 'contact_update', 'contact_delete', 'add_to_segment'] as const;
 export type StepType = (typeof STEP_TYPES)[number];
 
 /** `{var: "event.x"}`: a value read when the step runs (run-context.ts). */
@@ -93,7 +91,8 @@ const PARSERS: Record<StepType, (config: Body, fail: Fail) => Body> = {
     only(config, ['template', 'subject', 'from', 'reply_to', 'topic_id'], fail);
     const template = config.template;
     if (!isObject(template)) throw fail('`config.template` must be an object: `{id, variables?}`.');
-    for (const key of Object.keys(template)) if (key !== 'id' && key !== 'variables') throw fail(`\`config.template.${key}\` is not a field of a template reference.`);
+    for (const key of Object.keys(template))
+      if (key !== 'id' && key !== 'variables') throw fail(`\`config.template.${key}\` is not a field of a template reference.`);
     if (typeof template.id !== 'string' || template.id.trim() === '') throw fail('`config.template.id` must be a template id or alias.');
     const out: Body = { template: { id: template.id } };
     if (template.variables !== undefined && template.variables !== null) {
@@ -102,7 +101,8 @@ const PARSERS: Record<StepType, (config: Body, fail: Fail) => Body> = {
       if (entries.length > MAX_VARIABLES) throw fail(`\`config.template.variables\` must have at most ${MAX_VARIABLES} variables.`);
       const variables: Body = {};
       for (const [key, value] of entries) {
-        if (!KEY.test(key) || key.length > MAX_KEY_LENGTH) throw fail(`\`config.template.variables\` keys must be ASCII letters, digits and \`_\` (at most ${MAX_KEY_LENGTH}).`);
+        if (!KEY.test(key) || key.length > MAX_KEY_LENGTH)
+          throw fail(`\`config.template.variables\` keys must be ASCII letters, digits and \`_\` (at most ${MAX_KEY_LENGTH}).`);
         variables[key] = valueOrVar(value, `config.template.variables.${key}`, ['string', 'number', 'boolean'], fail);
       }
       (out.template as Body).variables = variables;

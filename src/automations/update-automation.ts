@@ -23,7 +23,9 @@ export function updateAutomation(db: Db): Route {
                   trigger_event = COALESCE($6, trigger_event), updated_at = now()
             WHERE id = $1`,
           [
-            automation.id, fields.name ?? null, fields.status ?? null,
+            automation.id,
+            fields.name ?? null,
+            fields.status ?? null,
             fields.graph ? JSON.stringify(fields.graph.steps) : null,
             fields.graph ? JSON.stringify(fields.graph.connections) : null,
             fields.graph?.triggerEvent ?? null,

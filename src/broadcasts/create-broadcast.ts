@@ -31,8 +31,17 @@ export function createBroadcast(db: Db): Route {
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
            RETURNING ${BROADCAST_COLUMNS}`,
           [
-            id, principal.accountId, input.name ?? null, input.segmentId, input.topicId ?? null, input.from, input.subject,
-            input.replyTo ?? null, input.previewText ?? null, input.html ?? null, input.text ?? null,
+            id,
+            principal.accountId,
+            input.name ?? null,
+            input.segmentId,
+            input.topicId ?? null,
+            input.from,
+            input.subject,
+            input.replyTo ?? null,
+            input.previewText ?? null,
+            input.html ?? null,
+            input.text ?? null,
           ],
         );
         if (send) await startSending(q, principal, row!, scheduledAt);

@@ -111,14 +111,18 @@ export async function acceptChunk(deps: FanOutDeps, broadcast: SendingBroadcast,
     beforeCommit: (q, result) => advance(q, broadcast.id, chunk.from, chunk.last, result.ids.length, deps.leaseMs),
   }).catch((err) => {
     // Another worker committed these contacts' emails first (emails_broadcast_contact).
-    if (err?.code === '23505' && err?.constraint === 'emails_broadcast_contact') throw new BroadcastLost(`broadcast ${broadcast.id} was moved on by another worker`);
+    if (err?.code === '23505' && err?.constraint === 'emails_broadcast_contact')
+      throw new BroadcastLost(`broadcast ${broadcast.id} was moved on by another worker`);
     throw err;
   });
   broadcast.cursor = chunk.last;
   if (deps.logger.isLevelEnabled('debug')) {
     const { contacts, requests, preparedMs } = chunk;
     const acceptMs = Math.round(performance.now() - started);
-    deps.logger.debug({ broadcast: broadcast.id, contacts, emails: requests.length, preparedMs: Math.round(preparedMs), acceptMs }, 'broadcast chunk committed');
+    deps.logger.debug(
+      { broadcast: broadcast.id, contacts, emails: requests.length, preparedMs: Math.round(preparedMs), acceptMs },
+      'broadcast chunk committed',
+    );
   }
 }
 

@@ -43,7 +43,9 @@ export async function claimBroadcast(db: Db, leaseMs = LEASE_MS): Promise<Sendin
          ORDER BY scheduled_at NULLS FIRST, created_at
          LIMIT 1
          FOR UPDATE SKIP LOCKED)
-      RETURNING ${BROADCAST_COLUMNS.split(', ').map((c) => `b.${c}`).join(', ')}`,
+      RETURNING ${BROADCAST_COLUMNS.split(', ')
+        .map((c) => `b.${c}`)
+        .join(', ')}`,
     [leaseMs],
   );
   return row && sendingBroadcast(row);

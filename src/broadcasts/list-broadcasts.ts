@@ -6,5 +6,11 @@ import type { Db } from '../db/database.js';
 import { BROADCAST_COLUMNS, broadcastSummary } from './broadcast-view.js';
 
 export function listBroadcasts(db: Db): Route {
-  return accountList(db, { url: '/broadcasts', table: 'broadcasts', columns: BROADCAST_COLUMNS, defaultLimit: 100, view: (rows) => rows.map(broadcastSummary) });
+  return accountList(db, {
+    url: '/broadcasts',
+    table: 'broadcasts',
+    columns: BROADCAST_COLUMNS,
+    defaultLimit: 100,
+    view: (rows) => rows.map(broadcastSummary),
+  });
 }

@@ -22,7 +22,12 @@ export function listClickedLinks(db: Db): Route {
          OFFSET $3 LIMIT $4`,
         [broadcast.id, principal.accountId, page.offset, page.take],
       );
-      return { body: offsetEnvelope(rows.map((r) => ({ url: r.url as string, clicks: r.clicks as number, unique_clicks: r.unique_clicks as number })), page) };
+      return {
+        body: offsetEnvelope(
+          rows.map((r) => ({ url: r.url as string, clicks: r.clicks as number, unique_clicks: r.unique_clicks as number })),
+          page,
+        ),
+      };
     },
   };
 }

@@ -88,7 +88,12 @@ export function listRecipients(db: Db): Route {
          OFFSET $${args.push(page.offset)} LIMIT $${args.push(page.take)}`,
         args,
       );
-      return { body: offsetEnvelope(rows.map((row) => recipient(row, type)), page) };
+      return {
+        body: offsetEnvelope(
+          rows.map((row) => recipient(row, type)),
+          page,
+        ),
+      };
     },
   };
 }

@@ -73,7 +73,9 @@ export function checkPayload(name: string, schema: EventSchema, payload: Body): 
     const type = schema[key];
     if (type === undefined) throw validation(`The \`payload.${key}\` field is not in the schema of the event \`${name}\`.`);
     if (value === null || matches(type, value)) continue;
-    throw validation(`The \`payload.${key}\` field must be ${type === 'date' ? 'a date (ISO 8601)' : `a ${type}`}, as the schema of the event \`${name}\` says.`);
+    throw validation(
+      `The \`payload.${key}\` field must be ${type === 'date' ? 'a date (ISO 8601)' : `a ${type}`}, as the schema of the event \`${name}\` says.`,
+    );
   }
 }
 

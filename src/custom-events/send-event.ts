@@ -33,10 +33,7 @@ function contactRef(body: Body): ContactRef {
 }
 
 async function checkAgainstDefinition(q: Queryable, accountId: string, name: string, payload: Body): Promise<void> {
-  const row = await q.one<{ schema: EventSchema | null }>('SELECT schema FROM event_definitions WHERE account_id = $1 AND name = $2', [
-    accountId,
-    name,
-  ]);
+  const row = await q.one<{ schema: EventSchema | null }>('SELECT schema FROM event_definitions WHERE account_id = $1 AND name = $2', [accountId, name]);
   if (row?.schema) checkPayload(name, row.schema, payload);
 }
 

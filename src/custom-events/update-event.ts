@@ -18,10 +18,7 @@ export function updateEvent(db: Db): Route {
       const schema = parseSchema(body.schema);
       const id = await db.tx(async (q) => {
         const event = await findEvent(q, principal.accountId, params.identifier!, { lock: true });
-        await q.query('UPDATE event_definitions SET schema = $2, updated_at = now() WHERE id = $1', [
-          event.id,
-          schema && JSON.stringify(schema),
-        ]);
+        await q.query('UPDATE event_definitions SET schema = $2, updated_at = now() WHERE id = $1', [event.id, schema && JSON.stringify(schema)]);
         return event.id as string;
       });
       return { body: { object: 'event', id } };

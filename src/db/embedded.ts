@@ -166,13 +166,9 @@ async function startServer(bin: Binaries, pgData: string, owner: Owner, log: (ms
   // recycled by another process, so remove it here to be sure.
   await fs.rm(path.join(pgData, 'postmaster.pid'), { force: true });
   const port = await freeLoopbackPort();
-  const options = [
-    `-p ${port}`,
-    `-c listen_addresses=127.0.0.1`,
-    `-c unix_socket_directories=''`,
-    `-c max_connections=200`,
-    `-c shared_buffers=128MB`,
-  ].join(' ');
+  const options = [`-p ${port}`, `-c listen_addresses=127.0.0.1`, `-c unix_socket_directories=''`, `-c max_connections=200`, `-c shared_buffers=128MB`].join(
+    ' ',
+  );
   log(`starting embedded PostgreSQL on 127.0.0.1:${port}`);
   const args = ['start', '-w', '-t', '60', '-D', pgData, '-l', path.join(pgData, 'server.log'), '-o', options];
   // In its own session (execFile cannot do that): terminal signals such as Ctrl-C, sent to

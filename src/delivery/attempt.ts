@@ -41,7 +41,11 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
     if (!connected.session) return done(all(real, deferred(connected.response)));
 
     // The worker composes a deferred email's message before it starts the attempt (worker.ts).
-    const result = await connected.session.send(envelopeSender(job.email), real.map((r) => r.recipient), job.email.mime!);
+    const result = await connected.session.send(
+      envelopeSender(job.email),
+      real.map((r) => r.recipient),
+      job.email.mime!,
+    );
     deps.pool.release(connected.session);
     return done(readReplies(real, result, connected.session.target));
   } finally {

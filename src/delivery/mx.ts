@@ -5,10 +5,7 @@
 // server failure surfaces as DnsTemporaryError, to be retried later.
 import type { DnsResolver } from '../dns/resolver.js';
 
-type MxHosts =
-  | { kind: 'hosts'; hosts: string[]; implicit: boolean }
-  | { kind: 'no_such_domain' }
-  | { kind: 'null_mx' };
+type MxHosts = { kind: 'hosts'; hosts: string[]; implicit: boolean } | { kind: 'no_such_domain' } | { kind: 'null_mx' };
 
 export async function mailExchangers(resolver: DnsResolver, domain: string): Promise<MxHosts> {
   const records = await resolver.mx(domain);

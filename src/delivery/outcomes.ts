@@ -147,7 +147,10 @@ async function write(q: Queryable, rows: Row[]): Promise<void> {
   const events = eventsOf(written);
   await recordEvents(q, events);
   // Hard bounces and complaints put the address on the account's suppression list, with the outcome.
-  await suppressAfterOutcomes(q, written.map((r) => r.outcome));
+  await suppressAfterOutcomes(
+    q,
+    written.map((r) => r.outcome),
+  );
 
   const lastEvent = new Map<string, string>();
   for (const e of events) {

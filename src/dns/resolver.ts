@@ -79,9 +79,7 @@ export class DnsResolver {
   async addresses(host: string): Promise<string[]> {
     if (net.isIP(host)) return [host];
     const [v4, v6] = await Promise.all([this.lookup(host, 'A'), this.lookup(host, 'AAAA').catch(() => ({ nxdomain: true, answers: [] }))]);
-    return [...v4.answers, ...v6.answers]
-      .filter((a): a is packet.StringAnswer => a.type === 'A' || a.type === 'AAAA')
-      .map((a) => a.data);
+    return [...v4.answers, ...v6.answers].filter((a): a is packet.StringAnswer => a.type === 'A' || a.type === 'AAAA').map((a) => a.data);
   }
 
   clearCache(): void {

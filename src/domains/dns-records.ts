@@ -59,7 +59,9 @@ async function check(resolver: DnsResolver, record: ExpectedRecord, domainName: 
       case 'dkim':
         return txt.some((t) => t.split(';').includes(squash(record.value))) ? 'verified' : 'failed';
       case 'spf_txt': {
-        const mechanism = squash(record.value).replace(/^v=spf1/, '').replace(/~all$/, '');
+        const mechanism = squash(record.value)
+          .replace(/^v=spf1/, '')
+          .replace(/~all$/, '');
         return txt.some((t) => t.startsWith('v=spf1') && t.includes(mechanism)) ? 'verified' : 'failed';
       }
       default:

@@ -42,7 +42,8 @@ export function parseSettings(body: Body): DomainSettings {
     if (typeof caps !== 'object' || Array.isArray(caps)) throw validation('The `capabilities` field must be an object.');
     const c = caps as Body;
     rejectUnknown(c, ['sending', 'receiving'], 'capabilities.');
-    const state = (field: string) => optionalEnum(c, field, ['enabled', 'disabled'] as const, validation(`The \`capabilities.${field}\` field must be "enabled" or "disabled".`));
+    const state = (field: string) =>
+      optionalEnum(c, field, ['enabled', 'disabled'] as const, validation(`The \`capabilities.${field}\` field must be "enabled" or "disabled".`));
     const sending = state('sending');
     const receiving = state('receiving');
     if (sending) settings.sending = sending === 'enabled';

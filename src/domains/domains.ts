@@ -65,9 +65,20 @@ export class Domains {
          ON CONFLICT (name) DO NOTHING
          RETURNING account_id, ${DOMAIN_COLUMNS}`,
         [
-          id, principal.accountId, name, region, returnPath, settings.openTracking ?? false, settings.clickTracking ?? false,
-          settings.tls ?? 'opportunistic', settings.sending ?? true, settings.receiving ?? false, settings.trackingSubdomain ?? null,
-          DKIM_SELECTOR, privateKey, (publicKey as Buffer).toString('base64'),
+          id,
+          principal.accountId,
+          name,
+          region,
+          returnPath,
+          settings.openTracking ?? false,
+          settings.clickTracking ?? false,
+          settings.tls ?? 'opportunistic',
+          settings.sending ?? true,
+          settings.receiving ?? false,
+          settings.trackingSubdomain ?? null,
+          DKIM_SELECTOR,
+          privateKey,
+          (publicKey as Buffer).toString('base64'),
         ],
       );
       if (!inserted) throw new ApiError('validation_error', `The \`${name}\` domain has been registered already.`, 403);
@@ -89,7 +100,16 @@ export class Domains {
            tls = COALESCE($5, tls), sending_enabled = COALESCE($6, sending_enabled), receiving_enabled = COALESCE($7, receiving_enabled),
            tracking_subdomain = COALESCE($8, tracking_subdomain)
          WHERE id = $1 AND account_id = $2 RETURNING account_id, ${DOMAIN_COLUMNS}`,
-        [id, principal.accountId, s.openTracking ?? null, s.clickTracking ?? null, s.tls ?? null, s.sending ?? null, s.receiving ?? null, s.trackingSubdomain ?? null],
+        [
+          id,
+          principal.accountId,
+          s.openTracking ?? null,
+          s.clickTracking ?? null,
+          s.tls ?? null,
+          s.sending ?? null,
+          s.receiving ?? null,
+          s.trackingSubdomain ?? null,
+        ],
       );
       await this.event(q, 'domain.updated', row!);
     });

@@ -97,15 +97,15 @@ export async function acceptEmails(deps: AcceptDeps, submission: Submission): Pr
   // for every valid email, including any the sender check then refuses.
   const valid = candidates.filter((c) => c.request).map((c) => c.request!);
   const suppressions = lookUpSuppressions(deps.db, submission.principal.accountId, valid);
-  await Promise.all([
-    resolveSender(deps.db, submission.principal, candidates),
-    lookUpTopicOptOuts(deps.db, submission.principal.accountId, candidates),
-  ]);
+  await Promise.all([resolveSender(deps.db, submission.principal, candidates), lookUpTopicOptOuts(deps.db, submission.principal.accountId, candidates)]);
   const accepted = settle(candidates, submission.mode);
   await loadAttachmentsOf(deps.attachmentFetch, accepted);
   const outgoing = await composeAndSign(deps, submission, accepted);
   applySuppressions(outgoing, await suppressions);
-  applyTopicOptOuts(outgoing, accepted.map((c) => c.topicOptOuts));
+  applyTopicOptOuts(
+    outgoing,
+    accepted.map((c) => c.topicOptOuts),
+  );
   const result: AcceptResult = {
     ids: outgoing.map((e) => e.id),
     errors: candidates.filter((c) => c.error).map((c) => ({ index: c.index, error: c.error! })),
@@ -130,7 +130,11 @@ function validate(submission: Submission, rendered: Rendered[]): Candidate[] {
 
 async function resolveSender(q: Queryable, principal: SenderPrincipal, candidates: Candidate[]): Promise<void> {
   const valid = candidates.filter((c) => c.request);
-  const check = await resolveSenderDomains(q, principal, valid.map((c) => c.request!.sender.domain));
+  const check = await resolveSenderDomains(
+    q,
+    principal,
+    valid.map((c) => c.request!.sender.domain),
+  );
   for (const c of valid) {
     const domain = check(c.request!.sender.domain);
     if (domain instanceof ApiError) c.error = domain;

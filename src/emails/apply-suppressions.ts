@@ -45,8 +45,7 @@ const MESSAGES: Record<ExclusionOrigin, string> = {
 };
 
 /** Resend's reasons are previous_bounce and previous_complaint; a manual entry reads as the former. */
-const reasonOf = (origin: ExclusionOrigin) =>
-  origin === 'unsubscribed' ? 'unsubscribed' : origin === 'complaint' ? 'previous_complaint' : 'previous_bounce';
+const reasonOf = (origin: ExclusionOrigin) => (origin === 'unsubscribed' ? 'unsubscribed' : origin === 'complaint' ? 'previous_complaint' : 'previous_bounce');
 const responseOf = (origin: ExclusionOrigin) =>
   origin === 'unsubscribed'
     ? 'suppressed: the recipient is not subscribed to the topic'
@@ -61,11 +60,7 @@ export async function recordSuppressed(q: Queryable, emails: OutgoingEmail[], cr
     `UPDATE deliveries d SET status = 'suppressed', last_response = v.response, updated_at = now()
        FROM unnest($1::uuid[], $2::text[], $3::text[]) AS v(email_id, recipient, response)
       WHERE d.email_id = v.email_id AND d.recipient = v.recipient`,
-    [
-      rows.map((r) => r.email.id),
-      rows.map((r) => r.address),
-      rows.map((r) => responseOf(r.origin)),
-    ],
+    [rows.map((r) => r.email.id), rows.map((r) => r.address), rows.map((r) => responseOf(r.origin))],
   );
   const events: NewEvent[] = [];
   for (const email of affected) {

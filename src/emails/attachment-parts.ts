@@ -67,9 +67,7 @@ export function locateAttachments(mime: Buffer, attachments: Attachment[], hasHt
   if (attachments.length === 0) return [];
   const parts = leafParts(mime, 0, mime.length, []).filter((p) => header(p.headers, 'content-disposition'));
   const indexed = attachments.map((attachment, position) => ({ attachment, position }));
-  const written = hasHtml
-    ? [...indexed.filter((a) => a.attachment.contentId), ...indexed.filter((a) => !a.attachment.contentId)]
-    : indexed;
+  const written = hasHtml ? [...indexed.filter((a) => a.attachment.contentId), ...indexed.filter((a) => !a.attachment.contentId)] : indexed;
   if (parts.length !== written.length) throw new Error(`attachments: ${written.length} expected, ${parts.length} found in the message`);
   const stored = written.map(({ attachment, position }, i) => {
     const part = parts[i]!;

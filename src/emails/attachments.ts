@@ -127,7 +127,8 @@ function decodeBase64(text: string, field: string): Buffer {
   let padding = 0;
   for (; end > 0; end--) {
     const c = text.charCodeAt(end - 1);
-    if (c === 61) padding++; // '='
+    if (c === 61)
+      padding++; // '='
     else if (BASE64[c] !== 2) break; // whitespace around the padding is fine
   }
   let significant = 0;

@@ -30,7 +30,12 @@ export function cancelEmail(db: Db): Route {
         await q.query(`UPDATE deliveries SET status = 'canceled', updated_at = now() WHERE email_id = $1 AND status = 'scheduled'`, [email.id]);
         await q.query(`UPDATE emails SET last_event = 'canceled' WHERE id = $1`, [email.id]);
         await recordEvents(q, [
-          { accountId: email.account_id, type: 'email.canceled', emailId: email.id, data: emailEventData(email as Parameters<typeof emailEventData>[0], email.to_addresses) },
+          {
+            accountId: email.account_id,
+            type: 'email.canceled',
+            emailId: email.id,
+            data: emailEventData(email as Parameters<typeof emailEventData>[0], email.to_addresses),
+          },
         ]);
       });
       return { body: { object: 'email', id } };

@@ -37,18 +37,17 @@ export function textToBeSent(html: string | null, stored: string | null): string
 }
 
 /** Composes and signs the emails `ids`; an email that cannot be composed maps to its Error. */
-export async function composeDeferred(
-  q: Queryable,
-  tracking: () => Promise<TrackingSigners>,
-  ids: string[],
-): Promise<Map<string, ComposedMessage | Error>> {
+export async function composeDeferred(q: Queryable, tracking: () => Promise<TrackingSigners>, ids: string[]): Promise<Map<string, ComposedMessage | Error>> {
   const rows = await q.query(
     `SELECT id, domain_id, from_address, to_addresses, cc, bcc, reply_to, subject, html, text, headers, message_id, created_at,
             unsigned_mime
        FROM emails WHERE id = ANY($1::uuid[])`,
     [ids],
   );
-  const domains = await findSendingDomainsById(q, rows.map((r) => r.domain_id));
+  const domains = await findSendingDomainsById(
+    q,
+    rows.map((r) => r.domain_id),
+  );
   const tracked = [...domains.values()].some(tracksAny);
   const signers = tracked ? await tracking() : undefined;
   const composed = new Map<string, ComposedMessage | Error>(ids.map((id) => [id, new Error('the email no longer exists')]));

@@ -61,12 +61,23 @@ const FIELDS = ['from', 'to', 'cc', 'bcc', 'reply_to', 'subject', 'html', 'text'
 const NOT_IN_BATCH = ['scheduled_at', 'attachments'];
 
 /** Headers the composer writes from the request's own fields or that Postline owns. */
-const OWNED_HEADERS = new Set(
-  [
-    'from', 'to', 'cc', 'bcc', 'reply-to', 'sender', 'subject', 'date', 'message-id', 'return-path',
-    'dkim-signature', 'mime-version', 'content-type', 'content-transfer-encoding', 'content-disposition',
-  ],
-);
+const OWNED_HEADERS = new Set([
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'reply-to',
+  'sender',
+  'subject',
+  'date',
+  'message-id',
+  'return-path',
+  'dkim-signature',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+  'content-disposition',
+]);
 /** RFC 5322 §3.6.8 field-name: printable ASCII except ':'. */
 const FIELD_NAME = /^[!-9;-~]{1,100}$/;
 const TAG = /^[A-Za-z0-9_-]{1,256}$/;
@@ -195,9 +206,7 @@ function tags(body: Body): { name: string; value: string }[] | null {
     if (tagValue === undefined || tagValue === null) throw missingField(`tags[${i}].value`);
     for (const part of [name, tagValue]) {
       if (typeof part !== 'string' || !TAG.test(part)) {
-        throw validation(
-          'Tags should only contain ASCII letters, numbers, underscores, or dashes, and be at most 256 characters long.',
-        );
+        throw validation('Tags should only contain ASCII letters, numbers, underscores, or dashes, and be at most 256 characters long.');
       }
     }
     return { name: name as string, value: tagValue as string };

@@ -5,8 +5,7 @@ import type { Row } from '../db/database.js';
 import { textToBeSent } from './compose-deferred.js';
 
 /** Never select `mime` for a view (it is the whole message), except as DETAIL_COLUMNS does. */
-export const SUMMARY_COLUMNS =
-  'id, from_address, to_addresses, cc, bcc, reply_to, subject, created_at, scheduled_at, last_event, message_id, topic_id';
+export const SUMMARY_COLUMNS = 'id, from_address, to_addresses, cc, bcc, reply_to, subject, created_at, scheduled_at, last_event, message_id, topic_id';
 /**
  * `composing`: the message is composed at delivery and has not been yet (compose-deferred.ts);
  * an SMTP submission waiting to be signed (unsigned_mime) has its text part already.

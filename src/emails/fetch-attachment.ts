@@ -56,7 +56,10 @@ export async function fetchAttachment(url: URL, maxBytes: number, policy: FetchP
       throw fail(field, `the server answered HTTP ${status}`);
     }
     const content = await readBody(response, maxBytes, signal, field);
-    const type = String(response.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const type = String(response.headers['content-type'] ?? '')
+      .split(';')[0]!
+      .trim()
+      .toLowerCase();
     return { content, contentType: MEDIA_TYPE.test(type) ? type : undefined, url: current };
   }
 }

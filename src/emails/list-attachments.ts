@@ -14,9 +14,7 @@ export function listAttachments(db: Db, links: () => Promise<DownloadLinks>): Ro
     url: '/emails/:id/attachments',
     async handler({ principal, params, query }) {
       const page = parsePage(query, { defaultLimit: 100 });
-      const email = isUuid(params.id)
-        ? await db.one(`SELECT id FROM emails WHERE id = $1 AND account_id = $2`, [params.id, principal.accountId])
-        : undefined;
+      const email = isUuid(params.id) ? await db.one(`SELECT id FROM emails WHERE id = $1 AND account_id = $2`, [params.id, principal.accountId]) : undefined;
       if (!email) throw notFound('Email');
       const { rows, hasMore } = await listByPosition(db, {
         table: 'email_attachments',
@@ -26,7 +24,12 @@ export function listAttachments(db: Db, links: () => Promise<DownloadLinks>): Ro
         page,
       });
       const resolved = await links();
-      return { body: envelope(rows.map((row) => attachmentSummary(row, resolved)), hasMore) };
+      return {
+        body: envelope(
+          rows.map((row) => attachmentSummary(row, resolved)),
+          hasMore,
+        ),
+      };
     },
   };
 }

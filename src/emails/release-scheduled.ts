@@ -51,7 +51,12 @@ async function release(q: Queryable, emails: Row[]): Promise<void> {
   await q.query(`UPDATE emails SET last_event = 'sent' WHERE id = ANY($1::uuid[]) AND last_event = 'scheduled'`, [ids]);
   await recordEvents(
     q,
-    emails.map((e) => ({ accountId: e.account_id, type: 'email.sent' as const, emailId: e.id, data: emailEventData(e as Parameters<typeof emailEventData>[0], e.to_addresses) })),
+    emails.map((e) => ({
+      accountId: e.account_id,
+      type: 'email.sent' as const,
+      emailId: e.id,
+      data: emailEventData(e as Parameters<typeof emailEventData>[0], e.to_addresses),
+    })),
   );
 }
 

@@ -42,7 +42,14 @@ export function emailRoutes(db: Db, config: EmailConfig, dns: DnsResolver, accep
   const { publicUrl } = config;
   const links = async () => ({ publicUrl, signer: await signer('attachment-download') });
   return [
-    sendEmail(accept), sendBatchEmails(accept), listEmails(db), getEmail(db), updateEmail(db), cancelEmail(db),
-    listAttachments(db, links), getAttachment(db, links), downloadAttachment(db, () => signer('attachment-download')),
+    sendEmail(accept),
+    sendBatchEmails(accept),
+    listEmails(db),
+    getEmail(db),
+    updateEmail(db),
+    cancelEmail(db),
+    listAttachments(db, links),
+    getAttachment(db, links),
+    downloadAttachment(db, () => signer('attachment-download')),
   ];
 }

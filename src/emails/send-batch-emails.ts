@@ -8,7 +8,6 @@ import type { Route } from '../api/route.js';
 import { acceptEmails, type AcceptDeps, type AcceptResult } from './accept.js';
 import { parseEmailRequest } from './email-request.js';
 
-
 function batchMode(header: string | string[] | undefined): 'strict' | 'permissive' {
   if (header === undefined) return 'strict';
   const value = String(header).trim().toLowerCase();

@@ -16,11 +16,7 @@ function domainNotVerified(name: string): ApiError {
 }
 
 /** Looks up the sender domains `names` and returns a check for each email's sender. */
-export async function resolveSenderDomains(
-  q: Queryable,
-  principal: SenderPrincipal,
-  names: string[],
-): Promise<(name: string) => SendingDomain | ApiError> {
+export async function resolveSenderDomains(q: Queryable, principal: SenderPrincipal, names: string[]): Promise<(name: string) => SendingDomain | ApiError> {
   const domains = names.length ? await findSendingDomains(q, principal.accountId, names) : new Map<string, SendingDomain>();
   return (name) => {
     const domain = domains.get(name);

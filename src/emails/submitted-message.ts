@@ -34,7 +34,11 @@ function fields(head: string): string[] {
   return out;
 }
 
-const fieldName = (field: string) => field.slice(0, Math.max(0, field.indexOf(':'))).trim().toLowerCase();
+const fieldName = (field: string) =>
+  field
+    .slice(0, Math.max(0, field.indexOf(':')))
+    .trim()
+    .toLowerCase();
 
 /** RFC 5322 date-time, e.g. "Tue, 01 Jul 2025 10:00:00 +0000". */
 const rfc5322Date = (date: Date) => date.toUTCString().replace(/GMT$/, '+0000');

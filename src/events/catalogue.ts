@@ -8,7 +8,11 @@ export const EMAIL_EVENTS = {
   'email.delivery_delayed': { lastEvent: 'delivery_delayed', description: 'A temporary failure (4xx or no connection); it will be retried' },
   'email.bounced': { lastEvent: 'bounced', description: "The recipient's mail server refused it permanently (5xx)" },
   'email.complained': { lastEvent: 'complained', description: 'The recipient marked it as spam' },
-  'email.failed': { lastEvent: 'failed', description: 'Postline gave up: still undelivered after POSTLINE_MAX_QUEUE_AGE of retries (reason max_queue_age_exceeded), or its message could not be composed (message_not_composed)' },
+  'email.failed': {
+    lastEvent: 'failed',
+    description:
+      'Postline gave up: still undelivered after POSTLINE_MAX_QUEUE_AGE of retries (reason max_queue_age_exceeded), or its message could not be composed (message_not_composed)',
+  },
   'email.suppressed': { lastEvent: 'suppressed', description: 'Not attempted: the recipient is on the suppression list' },
   'email.canceled': { lastEvent: 'canceled', description: 'A scheduled email was canceled before it was sent' },
   'email.opened': { lastEvent: 'opened', description: 'The open-tracking pixel was loaded' },

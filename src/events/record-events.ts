@@ -17,12 +17,7 @@ export async function recordEvents(q: Queryable, events: NewEvent[]): Promise<vo
   await q.query(
     `INSERT INTO events (account_id, type, email_id, data)
      SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::jsonb[])`,
-    [
-      events.map((e) => e.accountId),
-      events.map((e) => e.type),
-      events.map((e) => e.emailId ?? null),
-      events.map((e) => JSON.stringify(e.data)),
-    ],
+    [events.map((e) => e.accountId), events.map((e) => e.type), events.map((e) => e.emailId ?? null), events.map((e) => JSON.stringify(e.data))],
   );
 }
 

@@ -64,7 +64,10 @@ async function serve(options: RoutesOptions, route: Route, req: FastifyRequest, 
     method: req.method,
     headers: req.headers,
     ip: req.ip,
-    form: route.bodyShape === 'multipart' || (route.bodyShape === 'form' && req.isMultipart()) ? formParts(req, route.maxFileBytes ?? options.bodyLimitBytes) : undefined,
+    form:
+      route.bodyShape === 'multipart' || (route.bodyShape === 'form' && req.isMultipart())
+        ? formParts(req, route.maxFileBytes ?? options.bodyLimitBytes)
+        : undefined,
   };
   const key = req.headers['idempotency-key'];
   if (!route.idempotent || key === undefined) {

@@ -27,17 +27,14 @@ export type IdempotencyOutcome =
   | { kind: 'replay'; status: number; body: unknown }
   | { kind: 'claimed'; save: (q: Queryable, status: number, body: unknown) => Promise<void>; release: () => Promise<void> };
 
-export async function claimIdempotencyKey(
-  db: Db,
-  accountId: string,
-  endpoint: string,
-  key: string,
-  body: unknown,
-): Promise<IdempotencyOutcome> {
+export async function claimIdempotencyKey(db: Db, accountId: string, endpoint: string, key: string, body: unknown): Promise<IdempotencyOutcome> {
   if (key.length < 1 || key.length > 256) {
     throw new ApiError('invalid_idempotency_key', 'Idempotency keys, if present, must have between 1 and 256 characters.', 400);
   }
-  const hash = crypto.createHash('sha256').update(canonical(body ?? null)).digest('hex');
+  const hash = crypto
+    .createHash('sha256')
+    .update(canonical(body ?? null))
+    .digest('hex');
   const args = [accountId, endpoint, key];
   const claimed = await db.one(
     `INSERT INTO idempotency_keys AS k (account_id, endpoint, key, request_hash) VALUES ($1, $2, $3, $4)
@@ -55,10 +52,7 @@ export async function claimIdempotencyKey(
     );
     if (!row) return claimIdempotencyKey(db, accountId, endpoint, key, body); // expired and purged meanwhile
     if (row.request_hash !== hash) {
-      throw new ApiError(
-        'invalid_idempotent_request',
-        'Same idempotency key used with a different request payload. Change your idempotency key or payload.',
-      );
+      throw new ApiError('invalid_idempotent_request', 'Same idempotency key used with a different request payload. Change your idempotency key or payload.');
     }
     if (row.response_status === null) {
       throw new ApiError(
@@ -71,17 +65,15 @@ export async function claimIdempotencyKey(
   return {
     kind: 'claimed',
     async save(q, status, responseBody) {
-      await q.query(
-        'UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE account_id = $1 AND endpoint = $2 AND key = $3',
-        [...args, status, JSON.stringify(responseBody)],
-      );
+      await q.query('UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE account_id = $1 AND endpoint = $2 AND key = $3', [
+        ...args,
+        status,
+        JSON.stringify(responseBody),
+      ]);
     },
     /** After a failed request: forget the claim unless a response was committed. */
     async release() {
-      await db.query(
-        'DELETE FROM idempotency_keys WHERE account_id = $1 AND endpoint = $2 AND key = $3 AND response_status IS NULL',
-        args,
-      );
+      await db.query('DELETE FROM idempotency_keys WHERE account_id = $1 AND endpoint = $2 AND key = $3 AND response_status IS NULL', args);
     },
   };
 }

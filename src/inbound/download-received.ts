@@ -42,10 +42,9 @@ export function downloadReceivedEmail(db: Db, signer: () => Promise<UrlSigner>):
     access: 'public',
     async handler({ params, query }) {
       await checkSignature(signer, 'raw', params.id, query);
-      const row = await db.one<{ raw: Buffer }>(
-        `SELECT m.raw FROM received_emails r JOIN inbound_messages m ON m.id = r.inbound_message_id WHERE r.id = $1`,
-        [params.id],
-      );
+      const row = await db.one<{ raw: Buffer }>(`SELECT m.raw FROM received_emails r JOIN inbound_messages m ON m.id = r.inbound_message_id WHERE r.id = $1`, [
+        params.id,
+      ]);
       if (!row) throw notFound('Email');
       return {
         status: 200,

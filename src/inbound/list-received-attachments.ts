@@ -26,7 +26,12 @@ export function listReceivedAttachments(db: Db, links: () => Promise<ReceivedLin
         page,
       });
       const resolved = await links();
-      return { body: envelope(rows.map((row) => attachmentWithUrl(row, resolved)), hasMore) };
+      return {
+        body: envelope(
+          rows.map((row) => attachmentWithUrl(row, resolved)),
+          hasMore,
+        ),
+      };
     },
   };
 }

@@ -13,7 +13,10 @@ export function listReceived(db: Db): Route {
     columns: RECEIVED_COLUMNS,
     defaultLimit: 100,
     async view(rows) {
-      const attachments = await attachmentsOf(db, rows.map((r) => r.id));
+      const attachments = await attachmentsOf(
+        db,
+        rows.map((r) => r.id),
+      );
       return rows.map((row) => receivedSummary(row, attachments.get(row.id)!));
     },
   });

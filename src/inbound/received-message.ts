@@ -46,7 +46,10 @@ const noNul = (s: string) => (s.includes('\0') ? s.replaceAll('\0', '\uFFFD') : 
 /** Bare addresses, group members included. */
 function addresses(list: Address[] | Address | undefined): string[] {
   const all = list === undefined ? [] : Array.isArray(list) ? list : [list];
-  return all.flatMap((a) => (a.group ? a.group.map((m) => m.address) : [a.address ?? ''])).filter((a) => a !== '').map(noNul);
+  return all
+    .flatMap((a) => (a.group ? a.group.map((m) => m.address) : [a.address ?? '']))
+    .filter((a) => a !== '')
+    .map(noNul);
 }
 
 export const bareContentId = (id: string | undefined) => (id ? id.replace(/^<|>$/g, '').trim() || null : null);
@@ -79,5 +82,15 @@ export function describeMessage(email: Email): ParsedMessage {
 
 /** What a message that cannot be parsed at all is stored as: its bytes are kept regardless. */
 export const UNPARSEABLE: ParsedMessage = {
-  from: '', to: [], cc: [], bcc: [], replyTo: [], subject: '', messageId: null, html: null, text: null, headers: [], attachments: [],
+  from: '',
+  to: [],
+  cc: [],
+  bcc: [],
+  replyTo: [],
+  subject: '',
+  messageId: null,
+  html: null,
+  text: null,
+  headers: [],
+  attachments: [],
 };

@@ -52,10 +52,9 @@ export function attachmentWithUrl(row: Row, links: ReceivedLinks) {
 export async function attachmentsOf(q: Queryable, ids: string[]): Promise<Map<string, Row[]>> {
   const byEmail = new Map<string, Row[]>(ids.map((id) => [id, []]));
   if (ids.length === 0) return byEmail;
-  const rows = await q.query(
-    `SELECT ${RECEIVED_ATTACHMENT_COLUMNS} FROM received_attachments WHERE received_email_id = ANY($1::uuid[]) ORDER BY position`,
-    [ids],
-  );
+  const rows = await q.query(`SELECT ${RECEIVED_ATTACHMENT_COLUMNS} FROM received_attachments WHERE received_email_id = ANY($1::uuid[]) ORDER BY position`, [
+    ids,
+  ]);
   for (const row of rows) byEmail.get(row.received_email_id)!.push(row);
   return byEmail;
 }

@@ -31,7 +31,13 @@ function isPostmaster(address: string, hostname: string): boolean {
 function split(address: string): { local: string; domain: string } | null {
   const at = address.lastIndexOf('@');
   if (at <= 0 || at === address.length - 1) return null;
-  return { local: address.slice(0, at), domain: address.slice(at + 1).toLowerCase().replace(/\.$/, '') };
+  return {
+    local: address.slice(0, at),
+    domain: address
+      .slice(at + 1)
+      .toLowerCase()
+      .replace(/\.$/, ''),
+  };
 }
 
 /** `hostname`: the name the SMTP server greets with, where postmaster@ is the installation's. */

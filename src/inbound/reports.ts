@@ -65,7 +65,10 @@ function deliveryStatus(text: string): Report[] {
 
 function feedbackReport(text: string): Report[] {
   const fields = fieldBlocks(text)[0];
-  const feedbackType = first(fields ?? new Map(), 'feedback-type')?.toLowerCase().trim() ?? '';
+  const feedbackType =
+    first(fields ?? new Map(), 'feedback-type')
+      ?.toLowerCase()
+      .trim() ?? '';
   if (!fields || !COMPLAINTS.has(feedbackType)) return [];
   const recipients = (fields.get('original-rcpt-to') ?? []).map(address).filter((a): a is string => a !== null);
   return [{ kind: 'complaint', recipients, feedbackType }];

@@ -16,7 +16,11 @@ export function inboundRoutes(db: Db, config: Pick<Config, 'publicUrl'>): Route[
   const signer = () => sign('received-download');
   const links = async () => ({ publicUrl: config.publicUrl, signer: await signer() });
   return [
-    listReceived(db), getReceived(db, links), listReceivedAttachments(db, links), getReceivedAttachment(db, links),
-    downloadReceivedEmail(db, signer), downloadReceivedAttachment(db, signer),
+    listReceived(db),
+    getReceived(db, links),
+    listReceivedAttachments(db, links),
+    getReceivedAttachment(db, links),
+    downloadReceivedEmail(db, signer),
+    downloadReceivedAttachment(db, signer),
   ];
 }

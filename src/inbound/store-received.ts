@@ -26,8 +26,18 @@ export async function storeReceived(q: Queryable, message: MessageToStore, byAcc
     `INSERT INTO inbound_messages (id, raw, mail_from, rcpt_to, remote_address, client_hostname, helo_name, secure, spf, dkim, dmarc, authentication)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
     [
-      message.id, message.raw, envelope.mailFrom, envelope.rcptTo, envelope.remoteAddress, envelope.clientHostname || null,
-      envelope.heloName || null, envelope.secure, auth.spf, auth.dkim, auth.dmarc, JSON.stringify(auth.details),
+      message.id,
+      message.raw,
+      envelope.mailFrom,
+      envelope.rcptTo,
+      envelope.remoteAddress,
+      envelope.clientHostname || null,
+      envelope.heloName || null,
+      envelope.secure,
+      auth.spf,
+      auth.dkim,
+      auth.dmarc,
+      JSON.stringify(auth.details),
     ],
   );
 
@@ -40,8 +50,19 @@ export async function storeReceived(q: Queryable, message: MessageToStore, byAcc
        FROM unnest($1::uuid[], $2::uuid[], $14::jsonb[]) AS v(id, account_id, received_for)
      RETURNING id, account_id, received_for, from_address, to_addresses, cc, bcc, reply_to, subject, message_id, created_at`,
     [
-      accounts.map((a) => a.id), accounts.map((a) => a.accountId), message.id, parsed.from, parsed.to, parsed.cc, parsed.bcc,
-      parsed.replyTo, parsed.subject, parsed.messageId, parsed.html, parsed.text, JSON.stringify(parsed.headers),
+      accounts.map((a) => a.id),
+      accounts.map((a) => a.accountId),
+      message.id,
+      parsed.from,
+      parsed.to,
+      parsed.cc,
+      parsed.bcc,
+      parsed.replyTo,
+      parsed.subject,
+      parsed.messageId,
+      parsed.html,
+      parsed.text,
+      JSON.stringify(parsed.headers),
       accounts.map((a) => JSON.stringify(a.receivedFor)),
     ],
   );
@@ -55,8 +76,14 @@ export async function storeReceived(q: Queryable, message: MessageToStore, byAcc
       `INSERT INTO received_attachments (id, received_email_id, account_id, position, filename, content_type, content_id, content_disposition, size)
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::bigint[])`,
       [
-        column((a) => a.id), column((a) => a.receivedEmailId), column((a) => a.accountId), column((a) => a.position),
-        column((a) => a.filename), column((a) => a.contentType), column((a) => a.contentId), column((a) => a.disposition),
+        column((a) => a.id),
+        column((a) => a.receivedEmailId),
+        column((a) => a.accountId),
+        column((a) => a.position),
+        column((a) => a.filename),
+        column((a) => a.contentType),
+        column((a) => a.contentId),
+        column((a) => a.disposition),
         column((a) => a.size),
       ],
     );

@@ -22,9 +22,7 @@ const ADDRESS = new RegExp(`^${ATOM}(?:\\.${ATOM})*@${LABEL}(?:\\.${LABEL})+$`);
 const NAMED = /^(?:("(?:[^"\\]|\\.)*")|([^<>"]*?))\s*<([^<>\s]+)>$/;
 
 function invalidAddress(field: string) {
-  return validation(
-    `Invalid \`${field}\` field. The email address needs to follow the \`email@example.com\` or \`Name <email@example.com>\` format.`,
-  );
+  return validation(`Invalid \`${field}\` field. The email address needs to follow the \`email@example.com\` or \`Name <email@example.com>\` format.`);
 }
 
 function checkAddress(address: string): boolean {

@@ -29,7 +29,11 @@ const tools = require('mailauth/lib/tools.js') as {
   formatSignatureHeaderLine(type: 'DKIM', tags: DkimTags, folded: boolean): string;
 };
 const { dkimBody } = require('mailauth/lib/dkim/body/index.js') as {
-  dkimBody(canonicalization: 'relaxed', algorithm: 'sha256', maxBodyLength: false): {
+  dkimBody(
+    canonicalization: 'relaxed',
+    algorithm: 'sha256',
+    maxBodyLength: false,
+  ): {
     update(chunk: Buffer): void;
     digest(encoding: 'base64'): string;
   };

@@ -17,8 +17,7 @@ export function readHeaderFields(raw: Buffer): ParsedMessage {
   // postal-mime looks fields up from the last one: the last Subject counts, and the addresses
   // of repeated To (or Cc) fields are listed last field first.
   const lastFirst = [...fields].reverse();
-  const addresses = (key: string): Address[] =>
-    lastFirst.filter((f) => f.key === key && f.value).flatMap((f) => addressParser(f.value) ?? []);
+  const addresses = (key: string): Address[] => lastFirst.filter((f) => f.key === key && f.value).flatMap((f) => addressParser(f.value) ?? []);
   const subject = lastFirst.find((f) => f.key === 'subject')?.value;
   return {
     headers: fields,

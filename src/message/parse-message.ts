@@ -86,7 +86,9 @@ function describe(email: Email): ParsedMessage {
       attachments: email.attachments.map((a) => ({
         filename: a.filename,
         mimeType: a.mimeType,
-        sha256: createHash('sha256').update(new Uint8Array(a.content as ArrayBuffer)).digest('hex'),
+        sha256: createHash('sha256')
+          .update(new Uint8Array(a.content as ArrayBuffer))
+          .digest('hex'),
       })),
     },
   };

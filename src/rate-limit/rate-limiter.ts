@@ -74,7 +74,11 @@ export function redisRateLimiter(limit: number, url: string, onError: (err: Erro
       const window = Math.floor(Date.now() / WINDOW_MS) * WINDOW_MS;
       const redisKey = `postline:rl:${key}:${window}`;
       try {
-        const result = await redis.multi().incr(redisKey).pexpire(redisKey, WINDOW_MS * 2).exec();
+        const result = await redis
+          .multi()
+          .incr(redisKey)
+          .pexpire(redisKey, WINDOW_MS * 2)
+          .exec();
         const [err, count] = result?.[0] ?? [new Error('empty reply to MULTI')];
         if (err) throw err;
         down = false;

@@ -19,10 +19,7 @@ function serverSecret(db: Queryable): Promise<Buffer> {
   let secret = secrets.get(db);
   if (!secret) {
     secret = (async () => {
-      await db.query(`INSERT INTO server_secrets (name, secret) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, [
-        SECRET_NAME,
-        crypto.randomBytes(32),
-      ]);
+      await db.query(`INSERT INTO server_secrets (name, secret) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, [SECRET_NAME, crypto.randomBytes(32)]);
       const row = await db.one<{ secret: Buffer }>(`SELECT secret FROM server_secrets WHERE name = $1`, [SECRET_NAME]);
       return row!.secret;
     })();

@@ -23,7 +23,11 @@ const MAX_AUTH_FAILURES_PER_CONNECTION = 3;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function onAuth(deps: AuthDeps) {
-  return (auth: SMTPServerAuthentication, session: SMTPServerSession, callback: (err: Error | null | undefined, response?: SMTPServerAuthenticationResponse) => void): void => {
+  return (
+    auth: SMTPServerAuthentication,
+    session: SMTPServerSession,
+    callback: (err: Error | null | undefined, response?: SMTPServerAuthenticationResponse) => void,
+  ): void => {
     authenticate(deps, auth, session).then(
       (principal) => callback(null, { user: principal }),
       (err) => callback(err),

@@ -40,7 +40,8 @@ export function onData(deps: DataDeps) {
   return (stream: SMTPServerDataStream, session: SMTPServerSession, callback: (err?: Error | null, message?: string) => void): void => {
     const read = readMessage(stream, session, deps).catch((err) => {
       // Refused while reading (too big, no memory): a submission is logged like any refusal.
-      if (err instanceof SmtpReply) logSubmission(deps, session, err.responseCode, { to: recipientsOf(session), size: stream.byteLength }, { message: err.line });
+      if (err instanceof SmtpReply)
+        logSubmission(deps, session, err.responseCode, { to: recipientsOf(session), size: stream.byteLength }, { message: err.line });
       throw err;
     });
     const work = read.then(({ raw, release }) =>

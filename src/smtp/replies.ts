@@ -61,10 +61,8 @@ export const REPLIES = {
   senderRefused: (detail: string) => reply(550, '5.7.1', detail),
   contentRefused: (detail: string) => reply(550, '5.6.0', detail),
   badIdempotencyKey: (detail: string) => reply(554, '5.5.4', `Invalid Resend-Idempotency-Key header: ${detail}`),
-  idempotencyMismatch: () =>
-    reply(554, '5.7.0', 'This Resend-Idempotency-Key was used with a different message: change the key or the message'),
-  idempotencyInFlight: () =>
-    reply(451, '4.7.0', 'A message with this Resend-Idempotency-Key is still being accepted, try again later'),
+  idempotencyMismatch: () => reply(554, '5.7.0', 'This Resend-Idempotency-Key was used with a different message: change the key or the message'),
+  idempotencyInFlight: () => reply(451, '4.7.0', 'A message with this Resend-Idempotency-Key is still being accepted, try again later'),
   temporaryFailure: () => reply(451, '4.3.0', 'Temporary local problem, the message was not accepted: try again later'),
 } as const;
 

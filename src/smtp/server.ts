@@ -27,8 +27,18 @@ import { loadTlsCredentials } from './tls.js';
 
 type SmtpConfig = Pick<
   Config,
-  | 'host' | 'smtpPorts' | 'smtpsPorts' | 'smtpHostname' | 'tlsCertFile' | 'tlsKeyFile' | 'dataDir'
-  | 'smtpTimeoutMs' | 'smtpDataTimeoutMs' | 'smtpMaxConnections' | 'smtpMaxConnectionsPerIp' | 'smtpMessageMemoryBytes'
+  | 'host'
+  | 'smtpPorts'
+  | 'smtpsPorts'
+  | 'smtpHostname'
+  | 'tlsCertFile'
+  | 'tlsKeyFile'
+  | 'dataDir'
+  | 'smtpTimeoutMs'
+  | 'smtpDataTimeoutMs'
+  | 'smtpMaxConnections'
+  | 'smtpMaxConnectionsPerIp'
+  | 'smtpMessageMemoryBytes'
 >;
 
 interface SmtpDeps extends Pick<SubmitDeps, 'accept' | 'claimIdempotencyKey' | 'requestLogs'> {
@@ -64,7 +74,10 @@ export class SmtpServer {
     const tls = await loadTlsCredentials(config);
     if (tls.selfSigned) logger.info(`SMTP: no POSTLINE_TLS_CERT/KEY, using a self-signed certificate for ${config.smtpHostname}`);
     const options = this.options(tls);
-    for (const [ports, secure] of [[config.smtpPorts, false], [config.smtpsPorts, true]] as const) {
+    for (const [ports, secure] of [
+      [config.smtpPorts, false],
+      [config.smtpsPorts, true],
+    ] as const) {
       for (const port of ports) {
         const listener = new SmtpListener({ ...options, secure });
         listener.on('error', (err: Error & { code?: string }) => logger.debug({ err, code: err.code }, 'SMTP connection error'));
@@ -146,4 +159,3 @@ function listen(listener: SmtpListener, port: number, host: string): Promise<num
     });
   });
 }
-

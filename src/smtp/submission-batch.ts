@@ -85,7 +85,11 @@ export class SubmissionBatcher {
     if (batch.length === 1) return this.alone(principal, batch[0]!);
     let result: AcceptResult;
     try {
-      result = await this.accept(principal, batch.map((w) => w.message), 'permissive');
+      result = await this.accept(
+        principal,
+        batch.map((w) => w.message),
+        'permissive',
+      );
     } catch {
       await Promise.all(batch.map((w) => this.alone(principal, w)));
       return;

@@ -57,12 +57,13 @@ function checkLines(raw: Buffer): void {
   }
 }
 
-const mailboxes = (addresses: Address[]) =>
-  addresses.flatMap((a) => (a.group ? a.group : [a])).filter((m) => m.address);
+const mailboxes = (addresses: Address[]) => addresses.flatMap((a) => (a.group ? a.group : [a])).filter((m) => m.address);
 
 /** A display form of a mailbox for storage: `Name <addr>`, the name quoted when it needs to be. */
 function display(m: { name: string; address: string }): string {
-  const name = noNul(m.name).replace(/[\r\n]+/g, ' ').trim();
+  const name = noNul(m.name)
+    .replace(/[\r\n]+/g, ' ')
+    .trim();
   if (!name) return m.address;
   return /^[\w !#$%&'*+/=?^`{|}~-]+$/.test(name) ? `${name} <${m.address}>` : `"${name.replace(/(["\\])/g, '\\$1')}" <${m.address}>`;
 }

@@ -15,7 +15,12 @@ export function batchAddSuppressions(db: Db): Route {
       rejectUnknown(body, ['emails']);
       const emails = batchList(body, 'emails').map((value, i) => parseAddress(value, `emails[${i}]`));
       const { accountId } = principal;
-      const ids = await db.tx((q) => addSuppressions(q, emails.map((email) => ({ accountId, email, origin: 'manual' as const, sourceId: null }))));
+      const ids = await db.tx((q) =>
+        addSuppressions(
+          q,
+          emails.map((email) => ({ accountId, email, origin: 'manual' as const, sourceId: null })),
+        ),
+      );
       return { status: 201, body: { data: emails.map((email) => ({ object: 'suppression', id: ids.get(`${accountId} ${email}`) })) } };
     },
   };

@@ -9,12 +9,5 @@ import { listSuppressions } from './list-suppressions.js';
 import { deleteSuppression } from './delete-suppression.js';
 
 export function suppressionRoutes(db: Db): Route[] {
-  return [
-    addSuppression(db),
-    listSuppressions(db),
-    batchAddSuppressions(db),
-    batchRemoveSuppressions(db),
-    getSuppression(db),
-    deleteSuppression(db),
-  ];
+  return [addSuppression(db), listSuppressions(db), batchAddSuppressions(db), batchRemoveSuppressions(db), getSuppression(db), deleteSuppression(db)];
 }

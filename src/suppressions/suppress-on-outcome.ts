@@ -26,9 +26,7 @@ export async function suppressAfterOutcomes(q: Queryable, outcomes: OutcomeForSu
   for (const { delivery, verdict } of outcomes) {
     if (isTestAddress(delivery.recipient)) continue;
     const origin =
-      verdict.kind === 'complained' ? 'complaint'
-      : verdict.kind === 'bounced' && ADDRESS_BOUNCES.has(verdict.bounce?.subType ?? '') ? 'bounce'
-      : undefined;
+      verdict.kind === 'complained' ? 'complaint' : verdict.kind === 'bounced' && ADDRESS_BOUNCES.has(verdict.bounce?.subType ?? '') ? 'bounce' : undefined;
     if (origin) entries.push({ accountId: delivery.email.accountId, email: delivery.recipient, origin, sourceId: delivery.email.id });
   }
   await addSuppressions(q, entries);

@@ -20,8 +20,17 @@ export function createTemplate(db: Db): Route {
           `INSERT INTO templates (id, account_id, name, alias, from_address, subject, reply_to, html, text, variables, draft_version_id)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
           [
-            id, principal.accountId, fields.name, fields.alias ?? null, fields.from ?? null, fields.subject ?? null,
-            fields.replyTo ?? null, fields.html, fields.text ?? null, JSON.stringify(variables), crypto.randomUUID(),
+            id,
+            principal.accountId,
+            fields.name,
+            fields.alias ?? null,
+            fields.from ?? null,
+            fields.subject ?? null,
+            fields.replyTo ?? null,
+            fields.html,
+            fields.text ?? null,
+            JSON.stringify(variables),
+            crypto.randomUUID(),
           ],
         );
       } catch (err) {

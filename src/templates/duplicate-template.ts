@@ -21,8 +21,16 @@ export function duplicateTemplate(db: Db): Route {
         `INSERT INTO templates (id, account_id, name, from_address, subject, reply_to, html, text, variables, draft_version_id)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
         [
-          id, principal.accountId, `${source.name} (Copy)`.slice(0, MAX_NAME), source.from_address, source.subject,
-          source.reply_to, source.html, source.text, JSON.stringify(variables), crypto.randomUUID(),
+          id,
+          principal.accountId,
+          `${source.name} (Copy)`.slice(0, MAX_NAME),
+          source.from_address,
+          source.subject,
+          source.reply_to,
+          source.html,
+          source.text,
+          JSON.stringify(variables),
+          crypto.randomUUID(),
         ],
       );
       return { status: 200, body: { object: 'template', id } };

@@ -34,11 +34,7 @@ export interface PublishedTemplate {
  * The templates `refs` (ids or aliases) name, keyed by each ref as given: the published
  * version, 'draft' for a template never published, absent for no such template.
  */
-export async function findPublishedTemplates(
-  q: Queryable,
-  accountId: string,
-  refs: string[],
-): Promise<Map<string, PublishedTemplate | 'draft'>> {
+export async function findPublishedTemplates(q: Queryable, accountId: string, refs: string[]): Promise<Map<string, PublishedTemplate | 'draft'>> {
   const unique = [...new Set(refs)];
   const ids = unique.filter(isUuid);
   const aliases = unique.filter((r) => !isUuid(r));

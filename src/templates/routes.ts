@@ -12,13 +12,5 @@ import { publishTemplate } from './publish-template.js';
 import { updateTemplate } from './update-template.js';
 
 export function templateRoutes(db: Db): Route[] {
-  return [
-    createTemplate(db),
-    listTemplates(db),
-    getTemplate(db),
-    updateTemplate(db),
-    deleteTemplate(db),
-    publishTemplate(db),
-    duplicateTemplate(db),
-  ];
+  return [createTemplate(db), listTemplates(db), getTemplate(db), updateTemplate(db), deleteTemplate(db), publishTemplate(db), duplicateTemplate(db)];
 }

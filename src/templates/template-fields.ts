@@ -5,9 +5,7 @@
 import { missingField, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import { assertSingleLine, rejectUnknown, type Body } from '../api/validate.js';
-import {
-  checkValue, KEY, MAX_KEY_LENGTH, MAX_VARIABLES, placeholderKeys, RESERVED_KEYS, type VariableType, type VariableValue,
-} from './variables.js';
+import { checkValue, KEY, MAX_KEY_LENGTH, MAX_VARIABLES, placeholderKeys, RESERVED_KEYS, type VariableType, type VariableValue } from './variables.js';
 
 const FIELDS = ['name', 'alias', 'from', 'subject', 'reply_to', 'html', 'text', 'variables'];
 const MAX_NAME = 255;
@@ -64,7 +62,9 @@ function alias(body: Body): string | null | undefined {
   if (value === undefined || value === null) return value;
   // An alias shaped like an id would make GET /templates/:id ambiguous.
   if (!ALIAS.test(value) || isUuid(value)) {
-    throw validation('The `alias` field may contain only ASCII letters, digits, `.`, `_` and `-`, must start with a letter or digit, and must not look like a template id.');
+    throw validation(
+      'The `alias` field may contain only ASCII letters, digits, `.`, `_` and `-`, must start with a letter or digit, and must not look like a template id.',
+    );
   }
   return value;
 }
@@ -100,9 +100,8 @@ function variables(body: Body): VariableInput[] | undefined {
     if (seen.has(key)) throw validation(`The variable key \`${key}\` is defined more than once.`);
     seen.add(key);
     if (v.type !== 'string' && v.type !== 'number') throw validation(`The \`variables[${i}].type\` field must be "string" | "number".`);
-    const fallback = v.fallback_value === undefined || v.fallback_value === null
-      ? null
-      : checkValue(v.fallback_value, v.type, `The fallback value of \`${key}\``);
+    const fallback =
+      v.fallback_value === undefined || v.fallback_value === null ? null : checkValue(v.fallback_value, v.type, `The fallback value of \`${key}\``);
     if (v.type === 'string' && typeof fallback === 'number') throw validation(`The fallback value of \`${key}\` must be a string.`);
     return { key, type: v.type, fallback_value: fallback };
   });

@@ -21,9 +21,7 @@ export function updateTemplate(db: Db): Route {
           const row = await findTemplate(q, principal.accountId, params.id!, { lock: true });
           const pick = <T>(value: T | undefined, current: T) => (value === undefined ? current : value);
           const previous = row.variables as TemplateVariable[];
-          const variables = fields.variables
-            ? storedVariables(fields.variables, previous, restTimestamp(new Date())!, crypto.randomUUID)
-            : previous;
+          const variables = fields.variables ? storedVariables(fields.variables, previous, restTimestamp(new Date())!, crypto.randomUUID) : previous;
           const draft = {
             name: pick(fields.name, row.name),
             alias: pick(fields.alias, row.alias),

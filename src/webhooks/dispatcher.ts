@@ -65,11 +65,7 @@ export class WebhookDispatcher {
   constructor(private options: DispatcherOptions) {
     const { config } = options;
     this.limits = new EndpointLimits(config.webhookConcurrency, config.webhookConcurrencyPerEndpoint, () => this.claimWaker.wake());
-    this.writer = new OutcomeWriter(
-      options.db,
-      { delaysMs: config.webhookRetryDelaysMs, disableAfterMs: config.webhookDisableAfterMs },
-      options.logger,
-    );
+    this.writer = new OutcomeWriter(options.db, { delaysMs: config.webhookRetryDelaysMs, disableAfterMs: config.webhookDisableAfterMs }, options.logger);
     // A message whose lease runs short before its attempt starts is given back (run()).
     this.leaseMs = LEASE_BASE_MS + 2 * config.webhookTimeoutMs;
   }

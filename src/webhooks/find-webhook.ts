@@ -10,10 +10,7 @@ export const MESSAGE_ID = /^msg_[A-Za-z0-9]{1,64}$/;
 
 export async function findWebhook(q: Queryable, accountId: string, id: string | undefined, options: { lock?: boolean } = {}): Promise<Row> {
   const row = isUuid(id)
-    ? await q.one(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1 AND account_id = $2 ${options.lock ? 'FOR UPDATE' : ''}`, [
-        id,
-        accountId,
-      ])
+    ? await q.one(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1 AND account_id = $2 ${options.lock ? 'FOR UPDATE' : ''}`, [id, accountId])
     : undefined;
   if (!row) throw notFound('Webhook');
   return row;
@@ -24,7 +21,9 @@ export async function findMessage(q: Queryable, webhook: Row, messageId: string 
   const row =
     messageId && MESSAGE_ID.test(messageId)
       ? await q.one(
-          `SELECT ${MESSAGE_COLUMNS.split(', ').map((c) => `m.${c}`).join(', ')},
+          `SELECT ${MESSAGE_COLUMNS.split(', ')
+            .map((c) => `m.${c}`)
+            .join(', ')},
                   e.created_at AS event_created_at, e.data AS event_data
              FROM webhook_messages m JOIN events e ON e.id = m.event_id
             WHERE m.id = $1 AND m.webhook_id = $2`,

@@ -14,7 +14,10 @@ import { MESSAGE_COLUMNS, messageSummary } from './webhook-view.js';
 function parseMessagePage(query: Record<string, string | undefined>): Page {
   const { after, before } = query;
   if (after !== undefined && before !== undefined) throw validation('You can only use either `after` or `before`, not both.');
-  for (const [name, value] of [['after', after], ['before', before]] as const) {
+  for (const [name, value] of [
+    ['after', after],
+    ['before', before],
+  ] as const) {
     if (value !== undefined && !MESSAGE_ID.test(value)) throw new ApiError('invalid_parameter', `The \`${name}\` parameter must be a valid id.`);
   }
   return { ...parsePage({ limit: query.limit }), after, before };
@@ -41,7 +44,12 @@ export function listMessages(db: Db): Route {
       const hasMore = rows.length > page.limit;
       const pageRows = rows.slice(0, page.limit);
       if (backwards) pageRows.reverse();
-      return { body: envelope(pageRows.map((row) => messageSummary({ ...row, webhook_status: webhook.status })), hasMore) };
+      return {
+        body: envelope(
+          pageRows.map((row) => messageSummary({ ...row, webhook_status: webhook.status })),
+          hasMore,
+        ),
+      };
     },
   };
 }

@@ -97,21 +97,28 @@ export function sendWebhook(message: ClaimedMessage, options: SendOptions): Prom
     };
     // Bounds the DNS lookup too, which runs before there is a request to abort.
     controller.signal.addEventListener('abort', () => failure(new Error('aborted')), { once: true });
-    options.destinations.addresses(url).then((addresses) => {
-      if (settled) return;
-      const request = (secure ? https : http).request(
-        url,
-        { method: 'POST', headers, agent: secure ? agents.https : agents.http, lookup: pinnedLookup(addresses), signal: controller.signal },
-        (res) => readExcerpt(res, finish, failure),
-      );
-      request.on('error', (err) => failure(err));
-      request.end(message.body);
-    }, (err) => failure(err));
+    options.destinations.addresses(url).then(
+      (addresses) => {
+        if (settled) return;
+        const request = (secure ? https : http).request(
+          url,
+          { method: 'POST', headers, agent: secure ? agents.https : agents.http, lookup: pinnedLookup(addresses), signal: controller.signal },
+          (res) => readExcerpt(res, finish, failure),
+        );
+        request.on('error', (err) => failure(err));
+        request.end(message.body);
+      },
+      (err) => failure(err),
+    );
   });
 }
 
 /** Keeps the first KB of the response for the log and reads on (to MAX_DRAIN_BYTES) to keep the connection reusable. */
-function readExcerpt(res: http.IncomingMessage, finish: (statusCode: number, response: string) => void, failure: (err: unknown, statusCode: number) => void): void {
+function readExcerpt(
+  res: http.IncomingMessage,
+  finish: (statusCode: number, response: string) => void,
+  failure: (err: unknown, statusCode: number) => void,
+): void {
   const status = res.statusCode ?? 0;
   const kept: Buffer[] = [];
   let keptBytes = 0;

@@ -62,18 +62,19 @@ describe('contact-store: the audience contract', () => {
 
   it('refuses bad fields with ApiError', async () => {
     for (const fields of [{ email: 'nope' }, { email: 'x@example.com', properties: { undefined_key: 1 } }]) {
-      await assert.rejects(db().tx((q) => createContact(q, accountId, fields)), (err: unknown) => {
-        assert.ok(err instanceof ApiError);
-        assert.equal(err.statusCode, 422);
-        return true;
-      });
+      await assert.rejects(
+        db().tx((q) => createContact(q, accountId, fields)),
+        (err: unknown) => {
+          assert.ok(err instanceof ApiError);
+          assert.equal(err.statusCode, 422);
+          return true;
+        },
+      );
     }
   });
 
   it('finds or creates one contact per address, even when asked concurrently', async () => {
-    const results = await Promise.all(
-      Array.from({ length: 8 }, () => db().tx((q) => findOrCreateContact(q, accountId, 'Race@Example.com'))),
-    );
+    const results = await Promise.all(Array.from({ length: 8 }, () => db().tx((q) => findOrCreateContact(q, accountId, 'Race@Example.com'))));
     assert.equal(new Set(results.map((r) => r.contact.id)).size, 1);
     assert.equal(results.filter((r) => r.created).length, 1);
     assert.deepEqual(await contactEvents(results[0]!.contact.id), ['contact.created']);
@@ -86,10 +87,16 @@ describe('contact-store: the audience contract', () => {
     const segment = (await t.resend.segments.create({ name: 'S' })).data!.id;
     await db().tx((q) => addContactToSegment(q, accountId, contact.id, segment));
     await db().tx((q) => addContactToSegment(q, accountId, contact.id, segment));
-    assert.deepEqual((await t.resend.contacts.segments.list({ contactId: contact.id })).data!.data.map((s) => s.id), [segment]);
+    assert.deepEqual(
+      (await t.resend.contacts.segments.list({ contactId: contact.id })).data!.data.map((s) => s.id),
+      [segment],
+    );
 
     const stranger = await createAccount(db(), 'stranger');
-    await assert.rejects(db().tx((q) => addContactToSegment(q, stranger.accountId, contact.id, segment)), { statusCode: 404 });
+    await assert.rejects(
+      db().tx((q) => addContactToSegment(q, stranger.accountId, contact.id, segment)),
+      { statusCode: 404 },
+    );
 
     const topic = (await t.resend.topics.create({ name: 'T', defaultSubscription: 'opt_in' })).data!.id;
     await db().tx((q) => setTopicSubscriptions(q, accountId, contact.id, [{ topicId: topic, subscription: 'opt_out' }]));

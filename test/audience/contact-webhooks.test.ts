@@ -28,7 +28,15 @@ describe('contact.* webhooks: created, updated (an unsubscribe included), delete
     assert.deepEqual(Object.keys(createdEvent).sort(), ['created_at', 'data', 'type']);
     assert.match(createdEvent.created_at, ISO);
     assert.deepEqual(Object.keys(createdEvent.data).sort(), [
-      'audience_id', 'created_at', 'email', 'first_name', 'id', 'last_name', 'segment_ids', 'unsubscribed', 'updated_at',
+      'audience_id',
+      'created_at',
+      'email',
+      'first_name',
+      'id',
+      'last_name',
+      'segment_ids',
+      'unsubscribed',
+      'updated_at',
     ]);
     assert.equal(createdEvent.data.id, id);
     assert.equal(createdEvent.data.email, 'hook@example.com');
@@ -68,7 +76,10 @@ describe('contact.* webhooks: created, updated (an unsubscribe included), delete
 
     // Nothing else was recorded: the outbox holds exactly these five, each delivered once.
     const recorded = await t.sql("SELECT type FROM events WHERE type LIKE 'contact.%' ORDER BY id");
-    assert.deepEqual(recorded.map((r) => r.type), ['contact.created', 'contact.updated', 'contact.updated', 'contact.updated', 'contact.deleted']);
+    assert.deepEqual(
+      recorded.map((r) => r.type),
+      ['contact.created', 'contact.updated', 'contact.updated', 'contact.updated', 'contact.deleted'],
+    );
     assert.equal(receiver.unique.size, 5);
     assert.deepEqual(receiver.rejected, []);
   });

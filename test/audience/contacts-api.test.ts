@@ -111,16 +111,28 @@ describe('/contacts: create, get by id or address, list, update, delete', () => 
     assert.equal(all.data!.object, 'list');
     assert.equal(all.data!.has_more, false);
     const top = all.data!.data.slice(0, 3);
-    assert.deepEqual(top.map((c) => c.email), ['p3@list.test', 'p2@list.test', 'p1@list.test']);
+    assert.deepEqual(
+      top.map((c) => c.email),
+      ['p3@list.test', 'p2@list.test', 'p1@list.test'],
+    );
     assert.deepEqual(Object.keys(top[0]!).sort(), ['created_at', 'email', 'first_name', 'id', 'last_name', 'unsubscribed']);
 
     const first = await t.resend.contacts.list({ limit: 2 });
-    assert.deepEqual(first.data!.data.map((c) => c.email), ['p3@list.test', 'p2@list.test']);
+    assert.deepEqual(
+      first.data!.data.map((c) => c.email),
+      ['p3@list.test', 'p2@list.test'],
+    );
     assert.equal(first.data!.has_more, true);
     const next = await t.resend.contacts.list({ limit: 1, after: first.data!.data[1]!.id });
-    assert.deepEqual(next.data!.data.map((c) => c.email), ['p1@list.test']);
+    assert.deepEqual(
+      next.data!.data.map((c) => c.email),
+      ['p1@list.test'],
+    );
     const back = await t.resend.contacts.list({ limit: 1, before: next.data!.data[0]!.id });
-    assert.deepEqual(back.data!.data.map((c) => c.email), ['p2@list.test']);
+    assert.deepEqual(
+      back.data!.data.map((c) => c.email),
+      ['p2@list.test'],
+    );
     const badLimit = await t.resend.contacts.list({ limit: 101 });
     assert.equal(badLimit.error?.name, 'validation_error');
   });
@@ -199,9 +211,15 @@ describe('/audiences/:id/contacts: the deprecated paths, same shapes', () => {
     assert.equal(got.data!.id, created.data!.id);
     assert.equal(got.data!.first_name, 'Old');
     const listed = await t.resend.contacts.list({ audienceId });
-    assert.deepEqual(listed.data!.data.map((c) => c.id), [created.data!.id]);
+    assert.deepEqual(
+      listed.data!.data.map((c) => c.id),
+      [created.data!.id],
+    );
     const raw = await rawRequest(t, 'GET', `/audiences/${audienceId}/contacts`);
-    assert.deepEqual(raw.body.data.map((c: any) => c.id), [created.data!.id]);
+    assert.deepEqual(
+      raw.body.data.map((c: any) => c.id),
+      [created.data!.id],
+    );
     const updated = await t.resend.contacts.update({ audienceId, id: created.data!.id, unsubscribed: true });
     assert.deepEqual(updated.data, { object: 'contact', id: created.data!.id });
     const removed = await t.resend.contacts.remove({ audienceId, email: 'legacy@example.com' });

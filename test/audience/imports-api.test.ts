@@ -15,7 +15,8 @@ async function finished(resend: Resend, id: string) {
   for (;;) {
     const got = await resend.contacts.imports.get(id);
     assert.equal(got.error, null, JSON.stringify(got.error));
-    if (got.data!.status === 'completed' || got.data!.status === 'failed') return got.data! as typeof got.data & { errors: { line: number | null; message: string }[] };
+    if (got.data!.status === 'completed' || got.data!.status === 'failed')
+      return got.data! as typeof got.data & { errors: { line: number | null; message: string }[] };
     if (Date.now() > deadline) throw new Error(`import ${id} still ${got.data!.status}`);
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -55,7 +56,13 @@ describe('POST /contacts/imports: CSV files of contacts, imported by the worker'
     );
     const created = await t.resend.contacts.imports.create({
       file,
-      columnMap: { email: 'Email', firstName: 'First Name', lastName: 'Surname', unsubscribed: 'Unsubscribed', properties: { plan: { column: 'Plan' }, seats: { column: 'Seats', type: 'number' } } },
+      columnMap: {
+        email: 'Email',
+        firstName: 'First Name',
+        lastName: 'Surname',
+        unsubscribed: 'Unsubscribed',
+        properties: { plan: { column: 'Plan' }, seats: { column: 'Seats', type: 'number' } },
+      },
       onConflict: 'upsert',
       segments: [{ id: segment.data!.id }],
       topics: [{ id: topic.data!.id, subscription: 'opt_in' }],
@@ -94,7 +101,10 @@ describe('POST /contacts/imports: CSV files of contacts, imported by the worker'
     const members = await t.resend.contacts.list({ segmentId: segment.data!.id });
     assert.deepEqual(members.data!.data.map((c) => c.email).sort(), ['ada@example.com', 'grace@example.com']);
     const topics = await t.resend.contacts.topics.list({ email: 'grace@example.com' });
-    assert.deepEqual(topics.data!.data.map((x) => [x.id, x.subscription]), [[topic.data!.id, 'opt_in']]);
+    assert.deepEqual(
+      topics.data!.data.map((x) => [x.id, x.subscription]),
+      [[topic.data!.id, 'opt_in']],
+    );
 
     // As at Resend, imports record no contact.* events (no webhook per imported row).
     assert.equal((await t.sql(`SELECT count(*)::int AS n FROM events WHERE type LIKE 'contact.%'`))[0].n, 0);
@@ -154,20 +164,116 @@ describe('POST /contacts/imports: CSV files of contacts, imported by the worker'
     const file = csv('email\nx@example.com\n');
     const cases: [[string, string | Blob][], number, string, RegExp][] = [
       [[['column_map', '{}']], 422, 'missing_required_field', /Missing `file` field/],
-      [[['file', file], ['priority', 'high']], 422, 'validation_error', /Unknown field `priority`/],
-      [[['file', file], ['file', file]], 422, 'validation_error', /more than once/],
+      [
+        [
+          ['file', file],
+          ['priority', 'high'],
+        ],
+        422,
+        'validation_error',
+        /Unknown field `priority`/,
+      ],
+      [
+        [
+          ['file', file],
+          ['file', file],
+        ],
+        422,
+        'validation_error',
+        /more than once/,
+      ],
       [[['file', 'email\nx@example.com']], 422, 'validation_error', /must be a file/],
       [[['file', csv('')]], 422, 'validation_error', /empty file/],
-      [[['file', file], ['column_map', '{email:']], 422, 'validation_error', /`column_map` field must be a JSON string/],
-      [[['file', file], ['column_map', '{"mail":"E"}']], 422, 'validation_error', /Unknown field `column_map.mail`/],
-      [[['file', file], ['column_map', '{"properties":{"plan":{"column":"P","type":"boolean"}}}']], 422, 'validation_error', /cannot be "boolean"/],
-      [[['file', file], ['column_map', '{"properties":{"nope":{"column":"P"}}}']], 422, 'validation_error', /property `nope` does not exist/],
-      [[['file', file], ['column_map', '{"properties":{"plan":{"column":"P","type":"number"}}}']], 422, 'validation_error', /must be "string"/],
-      [[['file', file], ['on_conflict', 'merge']], 422, 'validation_error', /`on_conflict` field must be one of "upsert" \| "skip"/],
-      [[['on_conflict', 'merge'], ['file', file]], 422, 'validation_error', /`on_conflict` field/],
-      [[['file', file], ['segments', '[{"id":"7f1b2d2e-3a64-4b5e-9c1d-0a2b3c4d5e6f"}]']], 404, 'not_found', /Segment not found/],
-      [[['file', file], ['topics', '[{"id":"7f1b2d2e-3a64-4b5e-9c1d-0a2b3c4d5e6f","subscription":"maybe"}]']], 422, 'validation_error', /subscription/],
-      [[['file', file], ['topics', '[{"id":"7f1b2d2e-3a64-4b5e-9c1d-0a2b3c4d5e6f","subscription":"opt_in"}]']], 404, 'not_found', /Topic not found/],
+      [
+        [
+          ['file', file],
+          ['column_map', '{email:'],
+        ],
+        422,
+        'validation_error',
+        /`column_map` field must be a JSON string/,
+      ],
+      [
+        [
+          ['file', file],
+          ['column_map', '{"mail":"E"}'],
+        ],
+        422,
+        'validation_error',
+        /Unknown field `column_map.mail`/,
+      ],
+      [
+        [
+          ['file', file],
+          ['column_map', '{"properties":{"plan":{"column":"P","type":"boolean"}}}'],
+        ],
+        422,
+        'validation_error',
+        /cannot be "boolean"/,
+      ],
+      [
+        [
+          ['file', file],
+          ['column_map', '{"properties":{"nope":{"column":"P"}}}'],
+        ],
+        422,
+        'validation_error',
+        /property `nope` does not exist/,
+      ],
+      [
+        [
+          ['file', file],
+          ['column_map', '{"properties":{"plan":{"column":"P","type":"number"}}}'],
+        ],
+        422,
+        'validation_error',
+        /must be "string"/,
+      ],
+      [
+        [
+          ['file', file],
+          ['on_conflict', 'merge'],
+        ],
+        422,
+        'validation_error',
+        /`on_conflict` field must be one of "upsert" \| "skip"/,
+      ],
+      [
+        [
+          ['on_conflict', 'merge'],
+          ['file', file],
+        ],
+        422,
+        'validation_error',
+        /`on_conflict` field/,
+      ],
+      [
+        [
+          ['file', file],
+          ['segments', '[{"id":"7f1b2d2e-3a64-4b5e-9c1d-0a2b3c4d5e6f"}]'],
+        ],
+        404,
+        'not_found',
+        /Segment not found/,
+      ],
+      [
+        [
+          ['file', file],
+          ['topics', '[{"id":"7f1b2d2e-3a64-4b5e-9c1d-0a2b3c4d5e6f","subscription":"maybe"}]'],
+        ],
+        422,
+        'validation_error',
+        /subscription/,
+      ],
+      [
+        [
+          ['file', file],
+          ['topics', '[{"id":"7f1b2d2e-3a64-4b5e-9c1d-0a2b3c4d5e6f","subscription":"opt_in"}]'],
+        ],
+        404,
+        'not_found',
+        /Topic not found/,
+      ],
     ];
     for (const [fields, status, name, message] of cases) {
       const res = await postForm(t, fields);

@@ -31,7 +31,13 @@ describe('/contact-properties: typed properties contacts carry', () => {
 
     const age = await t.resend.contactProperties.create({ key: 'age', type: 'number' });
     const list = await t.resend.contactProperties.list();
-    assert.deepEqual(list.data!.data.map((p) => [p.key, p.type, p.fallbackValue]), [['age', 'number', null], ['company_name', 'string', 'Acme']]);
+    assert.deepEqual(
+      list.data!.data.map((p) => [p.key, p.type, p.fallbackValue]),
+      [
+        ['age', 'number', null],
+        ['company_name', 'string', 'Acme'],
+      ],
+    );
 
     const updated = await t.resend.contactProperties.update({ id: age.data!.id, fallbackValue: 30 });
     assert.deepEqual(updated.data, { object: 'contact_property', id: age.data!.id });
@@ -129,22 +135,31 @@ describe('/topics and /contacts/:contact/topics: subscriptions', () => {
     assert.deepEqual(Object.keys(created.data!).sort(), ['id', 'object']);
     const id = created.data!.id;
     const got = await t.resend.topics.get(id);
-    assert.deepEqual({ ...got.data!, created_at: undefined }, {
-      object: 'topic',
-      id,
-      name: 'Product updates',
-      description: 'Monthly',
-      default_subscription: 'opt_in',
-      visibility: 'private',
-      created_at: undefined,
-    });
+    assert.deepEqual(
+      { ...got.data!, created_at: undefined },
+      {
+        object: 'topic',
+        id,
+        name: 'Product updates',
+        description: 'Monthly',
+        default_subscription: 'opt_in',
+        visibility: 'private',
+        created_at: undefined,
+      },
+    );
     assert.match(got.data!.created_at, TIMESTAMP);
 
     const publicTopic = await rawRequest(t, 'POST', '/topics', { body: { name: 'Events', default_subscription: 'opt_out', visibility: 'public' } });
     assert.equal(publicTopic.status, 201);
     const list = await t.resend.topics.list();
     assert.equal((list.data as any).object, 'list');
-    assert.deepEqual(list.data!.data.map((x) => [x.name, (x as any).visibility]), [['Events', 'public'], ['Product updates', 'private']]);
+    assert.deepEqual(
+      list.data!.data.map((x) => [x.name, (x as any).visibility]),
+      [
+        ['Events', 'public'],
+        ['Product updates', 'private'],
+      ],
+    );
 
     const updated = await t.resend.topics.update({ id, name: 'Changelog', description: 'Weekly' });
     assert.equal(updated.error, null, JSON.stringify(updated.error));
@@ -199,7 +214,10 @@ describe('/topics and /contacts/:contact/topics: subscriptions', () => {
 
     const updated = await t.resend.contacts.topics.update({
       id: contact.data!.id,
-      topics: [{ id: optIn, subscription: 'opt_out' }, { id: optOut, subscription: 'opt_out' }],
+      topics: [
+        { id: optIn, subscription: 'opt_out' },
+        { id: optOut, subscription: 'opt_out' },
+      ],
     });
     assert.equal(updated.error, null, JSON.stringify(updated.error));
     assert.equal((updated.data as any).object, 'contact_topics');
@@ -210,12 +228,7 @@ describe('/topics and /contacts/:contact/topics: subscriptions', () => {
     assert.equal(page.data!.data.length, 1);
     assert.equal(page.data!.has_more, true);
 
-    const bad = [
-      [{ id: optIn, subscription: 'sometimes' }],
-      [{ id: 'not-a-uuid', subscription: 'opt_in' }],
-      [{ subscription: 'opt_in' }],
-      [],
-    ];
+    const bad = [[{ id: optIn, subscription: 'sometimes' }], [{ id: 'not-a-uuid', subscription: 'opt_in' }], [{ subscription: 'opt_in' }], []];
     for (const body of bad) {
       const res = await rawRequest(t, 'PATCH', `/contacts/${contact.data!.id}/topics`, { body });
       assert.equal(res.status, 422, JSON.stringify(body));

@@ -25,10 +25,16 @@ describe('/segments (and /audiences): lists of contacts', () => {
 
     const second = await t.resend.segments.create({ name: 'Beta' });
     const list = await t.resend.segments.list();
-    assert.deepEqual(list.data!.data.map((s) => s.name), ['Beta', 'Newsletter']);
+    assert.deepEqual(
+      list.data!.data.map((s) => s.name),
+      ['Beta', 'Newsletter'],
+    );
     assert.deepEqual(Object.keys(list.data!.data[0]!).sort(), ['created_at', 'id', 'name']);
     const page = await t.resend.segments.list({ limit: 1, after: second.data!.id });
-    assert.deepEqual(page.data!.data.map((s) => s.id), [id]);
+    assert.deepEqual(
+      page.data!.data.map((s) => s.id),
+      [id],
+    );
 
     const renamed = await t.resend.segments.update(id, { name: 'Weekly' });
     assert.deepEqual(renamed.data, { object: 'segment', id });
@@ -65,12 +71,21 @@ describe('/segments (and /audiences): lists of contacts', () => {
     assert.equal(bob.status, 201);
 
     const inA = await t.resend.contacts.list({ segmentId: a });
-    assert.deepEqual(inA.data!.data.map((c) => c.email), ['bob@seg.test', 'ann@seg.test']);
+    assert.deepEqual(
+      inA.data!.data.map((c) => c.email),
+      ['bob@seg.test', 'ann@seg.test'],
+    );
     const inAByQuery = await rawRequest(t, 'GET', `/contacts?segment_id=${a}&limit=1`);
-    assert.deepEqual(inAByQuery.body.data.map((c: any) => c.email), ['bob@seg.test']);
+    assert.deepEqual(
+      inAByQuery.body.data.map((c: any) => c.email),
+      ['bob@seg.test'],
+    );
     assert.equal(inAByQuery.body.has_more, true);
     const inB = await t.resend.contacts.list({ segmentId: b });
-    assert.deepEqual(inB.data!.data.map((c) => c.email), ['bob@seg.test']);
+    assert.deepEqual(
+      inB.data!.data.map((c) => c.email),
+      ['bob@seg.test'],
+    );
 
     const added = await t.resend.contacts.segments.add({ email: 'ann@seg.test', segmentId: b });
     assert.equal(added.error, null, JSON.stringify(added.error));
@@ -78,13 +93,19 @@ describe('/segments (and /audiences): lists of contacts', () => {
     const again = await t.resend.contacts.segments.add({ contactId: ann, segmentId: b });
     assert.equal(again.error, null, 'adding twice is idempotent');
     const annSegments = await t.resend.contacts.segments.list({ contactId: ann });
-    assert.deepEqual(annSegments.data!.data.map((s) => s.name), ['B', 'A']);
+    assert.deepEqual(
+      annSegments.data!.data.map((s) => s.name),
+      ['B', 'A'],
+    );
     assert.deepEqual(Object.keys(annSegments.data!.data[0]!).sort(), ['created_at', 'id', 'name']);
 
     const removed = await t.resend.contacts.segments.remove({ contactId: ann, segmentId: a });
     assert.equal(removed.error, null);
     assert.deepEqual(removed.data, { object: 'contact_segment', id: a, contact_id: ann, segment_id: a, deleted: true });
-    assert.deepEqual((await t.resend.contacts.segments.list({ email: 'ann@seg.test' })).data!.data.map((s) => s.name), ['B']);
+    assert.deepEqual(
+      (await t.resend.contacts.segments.list({ email: 'ann@seg.test' })).data!.data.map((s) => s.name),
+      ['B'],
+    );
 
     // A duplicate create joins the segments it names, and changes nothing else.
     const dup = await t.resend.contacts.create({ email: 'ann@seg.test', firstName: 'Changed', segments: [{ id: a }] });
@@ -97,7 +118,7 @@ describe('/segments (and /audiences): lists of contacts', () => {
     assert.equal((await t.resend.contacts.list({ segmentId: b })).error?.statusCode, 404);
   });
 
-  it('refuses bad input and other accounts\' segments', async () => {
+  it("refuses bad input and other accounts' segments", async () => {
     const cases: [string, string, unknown, number, string, RegExp][] = [
       ['POST', '/segments', {}, 422, 'missing_required_field', /Missing `name` field/],
       ['POST', '/segments', { name: 5 }, 422, 'validation_error', /must be a string/],

@@ -44,7 +44,14 @@ describe('a delay across a restart', () => {
     assert.match(raw, /^Subject: You forgot something\r$/m);
     assert.match(raw, /plan basic/);
     const done = await runWhen(t, automationId, runId, (r) => r.status === 'completed');
-    assert.deepEqual(done.steps.map((s) => [s.key, s.status]), [['start', 'completed'], ['later', 'completed'], ['remind', 'completed']]);
+    assert.deepEqual(
+      done.steps.map((s) => [s.key, s.status]),
+      [
+        ['start', 'completed'],
+        ['later', 'completed'],
+        ['remind', 'completed'],
+      ],
+    );
 
     await sleep(1000); // any duplicate would be claimed and sent by now
     assert.equal(t.sink.messages.length, 1, 'sent once');

@@ -21,12 +21,27 @@ describe('unit: parseHumanDuration', () => {
 
   it('reads every spelling of every unit, with or without a space', () => {
     const cases: [string, number][] = [
-      ['10ms', 10], ['10 millisecond', 10], ['10 milliseconds', 10],
-      ['5s', 5 * S], ['5 sec', 5 * S], ['5 secs', 5 * S], ['5 second', 5 * S],
-      ['5m', 5 * M], ['5 min', 5 * M], ['5 mins', 5 * M], ['5 minute', 5 * M],
-      ['5h', 5 * H], ['5 hr', 5 * H], ['5 hrs', 5 * H], ['5 hours', 5 * H],
-      ['5d', 5 * D], ['5 day', 5 * D],
-      ['2w', 14 * D], ['2 wk', 14 * D], ['2 wks', 14 * D], ['2 weeks', 14 * D],
+      ['10ms', 10],
+      ['10 millisecond', 10],
+      ['10 milliseconds', 10],
+      ['5s', 5 * S],
+      ['5 sec', 5 * S],
+      ['5 secs', 5 * S],
+      ['5 second', 5 * S],
+      ['5m', 5 * M],
+      ['5 min', 5 * M],
+      ['5 mins', 5 * M],
+      ['5 minute', 5 * M],
+      ['5h', 5 * H],
+      ['5 hr', 5 * H],
+      ['5 hrs', 5 * H],
+      ['5 hours', 5 * H],
+      ['5d', 5 * D],
+      ['5 day', 5 * D],
+      ['2w', 14 * D],
+      ['2 wk', 14 * D],
+      ['2 wks', 14 * D],
+      ['2 weeks', 14 * D],
     ];
     for (const [text, ms] of cases) assert.equal(parseHumanDuration(text), ms, text);
   });

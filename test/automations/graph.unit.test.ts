@@ -65,7 +65,11 @@ describe('unit: parseGraph, the shape', () => {
   });
 
   it("prefixes a config's error with the step's key and type", () => {
-    refuses([TRIGGER, step('wait', 'delay', { duration: 5 })], [], 'Step `wait` (delay): `config.duration` must be a duration such as "30 minutes", "1 hour" or "3 days", at most 30 days.');
+    refuses(
+      [TRIGGER, step('wait', 'delay', { duration: 5 })],
+      [],
+      'Step `wait` (delay): `config.duration` must be a duration such as "30 minutes", "1 hour" or "3 days", at most 30 days.',
+    );
     refuses([TRIGGER, { key: 'wait', type: 'delay' }], [], 'Step `wait` (delay): `config` must be an object.');
   });
 
@@ -90,8 +94,19 @@ describe('unit: parseGraph, the connections', () => {
     refuses(steps, [{ from: 'start', to: 'a', label: 'x' }], 'Unknown field `connections[0].label`.');
     refuses(steps, [{ from: 'start' }], 'The `connections[0].to` field must be a step key.');
     refuses(steps, [{ from: 5, to: 'a' }], 'The `connections[0].from` field must be a step key.');
-    refuses(steps, [{ from: 'start', to: 'a' }, { from: 'a', to: 'ghost' }], 'The `connections[1].to` field names no step: `ghost`.');
-    refuses(steps, [{ from: 'start', to: 'a', type: 'next' }], 'The `connections[0].type` field must be one of "default" | "condition_met" | "condition_not_met" | "timeout" | "event_received".');
+    refuses(
+      steps,
+      [
+        { from: 'start', to: 'a' },
+        { from: 'a', to: 'ghost' },
+      ],
+      'The `connections[1].to` field names no step: `ghost`.',
+    );
+    refuses(
+      steps,
+      [{ from: 'start', to: 'a', type: 'next' }],
+      'The `connections[0].type` field must be one of "default" | "condition_met" | "condition_not_met" | "timeout" | "event_received".',
+    );
   });
 
   it('does not take keys from the prototype for steps', () => {
@@ -107,32 +122,89 @@ describe('unit: parseGraph, the connections', () => {
   it('lets each step type lead on only by its own connection types', () => {
     const check = { key: 'check', type: 'condition', config: { field: 'event.plan', operator: 'exists' } };
     const wait = { key: 'wait', type: 'wait_for_event', config: { event_name: 'paid', timeout: '1 day' } };
-    refuses([TRIGGER, check, step('a')], [{ from: 'check', to: 'a' }], 'Step `check` (condition): its connections must be of type "condition_met" | "condition_not_met", not "default" (`connections[0]`).');
-    refuses([TRIGGER, step('a')], [{ from: 'start', to: 'a', type: 'timeout' }], 'Step `start` (trigger): its connections must be of type "default", not "timeout" (`connections[0]`).');
-    refuses([TRIGGER, step('d'), step('a')], [{ from: 'd', to: 'a', type: 'condition_met' }], 'Step `d` (delay): its connections must be of type "default", not "condition_met" (`connections[0]`).');
+    refuses(
+      [TRIGGER, check, step('a')],
+      [{ from: 'check', to: 'a' }],
+      'Step `check` (condition): its connections must be of type "condition_met" | "condition_not_met", not "default" (`connections[0]`).',
+    );
+    refuses(
+      [TRIGGER, step('a')],
+      [{ from: 'start', to: 'a', type: 'timeout' }],
+      'Step `start` (trigger): its connections must be of type "default", not "timeout" (`connections[0]`).',
+    );
+    refuses(
+      [TRIGGER, step('d'), step('a')],
+      [{ from: 'd', to: 'a', type: 'condition_met' }],
+      'Step `d` (delay): its connections must be of type "default", not "condition_met" (`connections[0]`).',
+    );
     const graph = parseGraph(
       [TRIGGER, wait, step('got'), step('late'), step('also')],
-      [{ from: 'start', to: 'wait' }, { from: 'wait', to: 'got', type: 'event_received' }, { from: 'wait', to: 'late', type: 'timeout' }, { from: 'wait', to: 'also' }],
+      [
+        { from: 'start', to: 'wait' },
+        { from: 'wait', to: 'got', type: 'event_received' },
+        { from: 'wait', to: 'late', type: 'timeout' },
+        { from: 'wait', to: 'also' },
+      ],
     );
-    assert.deepEqual(graph.connections.map((c) => c.type), ['default', 'event_received', 'timeout', 'default']);
+    assert.deepEqual(
+      graph.connections.map((c) => c.type),
+      ['default', 'event_received', 'timeout', 'default'],
+    );
   });
 
   it('lets nothing lead into the trigger', () => {
-    refuses([TRIGGER, step('a')], [{ from: 'start', to: 'a' }, { from: 'a', to: 'start' }], 'Step `start` (trigger): nothing may lead into the trigger (`connections[1]`).');
+    refuses(
+      [TRIGGER, step('a')],
+      [
+        { from: 'start', to: 'a' },
+        { from: 'a', to: 'start' },
+      ],
+      'Step `start` (trigger): nothing may lead into the trigger (`connections[1]`).',
+    );
   });
 
   it('refuses the same connection twice, and allows two types between the same steps', () => {
-    refuses([TRIGGER, step('a')], [{ from: 'start', to: 'a' }, { from: 'start', to: 'a', type: 'default' }], 'The connection from `start` to `a` (default) is given twice.');
+    refuses(
+      [TRIGGER, step('a')],
+      [
+        { from: 'start', to: 'a' },
+        { from: 'start', to: 'a', type: 'default' },
+      ],
+      'The connection from `start` to `a` (default) is given twice.',
+    );
     const check = { key: 'check', type: 'condition', config: { field: 'event.plan', operator: 'exists' } };
-    const graph = parseGraph([TRIGGER, check, step('a')], [{ from: 'check', to: 'a', type: 'condition_met' }, { from: 'check', to: 'a', type: 'condition_not_met' }]);
+    const graph = parseGraph(
+      [TRIGGER, check, step('a')],
+      [
+        { from: 'check', to: 'a', type: 'condition_met' },
+        { from: 'check', to: 'a', type: 'condition_not_met' },
+      ],
+    );
     assert.equal(graph.connections.length, 2);
   });
 
   it('refuses cycles, naming the steps around them, self-loops included', () => {
     const steps = [TRIGGER, step('a'), step('b'), step('c')];
-    refuses(steps, [{ from: 'start', to: 'a' }, { from: 'a', to: 'b' }, { from: 'b', to: 'c' }, { from: 'c', to: 'a' }], 'The connections form a cycle: `a` → `b` → `c` → `a`. Automations must not loop.');
+    refuses(
+      steps,
+      [
+        { from: 'start', to: 'a' },
+        { from: 'a', to: 'b' },
+        { from: 'b', to: 'c' },
+        { from: 'c', to: 'a' },
+      ],
+      'The connections form a cycle: `a` → `b` → `c` → `a`. Automations must not loop.',
+    );
     refuses(steps, [{ from: 'b', to: 'b' }], 'The connections form a cycle: `b` → `b`. Automations must not loop.');
-    refuses(steps, [{ from: 'b', to: 'c' }, { from: 'c', to: 'b' }], 'The connections form a cycle: `b` → `c` → `b`. Automations must not loop.', 'validation_error');
+    refuses(
+      steps,
+      [
+        { from: 'b', to: 'c' },
+        { from: 'c', to: 'b' },
+      ],
+      'The connections form a cycle: `b` → `c` → `b`. Automations must not loop.',
+      'validation_error',
+    );
   });
 
   it('accepts a diamond: two branches joining again is no cycle', () => {
@@ -147,7 +219,10 @@ describe('unit: parseGraph, the connections', () => {
         { from: 'no', to: 'end' },
       ],
     );
-    assert.deepEqual(graph.connections.map((c) => `${c.from}>${c.to}`), ['start>check', 'check>yes', 'check>no', 'yes>end', 'no>end']);
+    assert.deepEqual(
+      graph.connections.map((c) => `${c.from}>${c.to}`),
+      ['start>check', 'check>yes', 'check>no', 'yes>end', 'no>end'],
+    );
   });
 
   it('accepts steps that nothing leads to', () => {

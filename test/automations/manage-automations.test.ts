@@ -48,9 +48,16 @@ describe('managing automations', () => {
     assert.equal(a.status, 'disabled');
     assert.match(a.created_at, TIMESTAMP);
     assert.match(a.updated_at!, TIMESTAMP);
-    assert.deepEqual(a.steps.map((s) => [s.key, s.type]), [
-      ['start', 'trigger'], ['wait', 'delay'], ['check', 'condition'], ['hello', 'send_email'], ['tag', 'contact_update'],
-    ]);
+    assert.deepEqual(
+      a.steps.map((s) => [s.key, s.type]),
+      [
+        ['start', 'trigger'],
+        ['wait', 'delay'],
+        ['check', 'condition'],
+        ['hello', 'send_email'],
+        ['tag', 'contact_update'],
+      ],
+    );
     assert.deepEqual(a.steps[0]!.config, { event_name: 'user.created' });
     assert.deepEqual(a.steps[3]!.config, { template: { id: templateId, variables: { GREETING: { var: 'event.greeting' } } }, subject: 'Hi' });
     assert.deepEqual(a.connections[0], { from: 'start', to: 'wait', type: 'default' }, 'type defaults to "default"');
@@ -59,7 +66,10 @@ describe('managing automations', () => {
   it('lists by status, updates name, status and graph, duplicates, stops and removes', async () => {
     const id = (await t.resend.automations.create({ ...welcome('Second'), status: 'enabled' })).data!.id;
     const enabled = await t.resend.automations.list({ status: 'enabled' });
-    assert.deepEqual(enabled.data!.data.map((a) => a.name), ['Second']);
+    assert.deepEqual(
+      enabled.data!.data.map((a) => a.name),
+      ['Second'],
+    );
     assert.deepEqual(Object.keys(enabled.data!.data[0]!).sort(), ['created_at', 'id', 'name', 'status', 'updated_at']);
     assert.ok((await t.resend.automations.list()).data!.data.length >= 2);
     assert.equal((await rawRequest(t, 'GET', '/automations?status=paused')).status, 422);
@@ -73,7 +83,10 @@ describe('managing automations', () => {
     const got = (await t.resend.automations.get(id)).data!;
     assert.equal(got.name, 'Renamed');
     assert.equal(got.status, 'disabled');
-    assert.deepEqual(got.steps, [{ key: 'go', type: 'trigger', config: { event_name: 'order.paid' } }, { key: 'bye', type: 'contact_delete', config: {} }]);
+    assert.deepEqual(got.steps, [
+      { key: 'go', type: 'trigger', config: { event_name: 'order.paid' } },
+      { key: 'bye', type: 'contact_delete', config: {} },
+    ]);
     const alone = await t.resend.automations.update(id, { steps });
     assert.equal(alone.error?.statusCode, 422, 'steps without connections');
     assert.match(alone.error!.message, /together/);
@@ -107,7 +120,7 @@ describe('managing automations', () => {
     assert.equal((await stranger.automations.runs.list({ automationId: mine })).error?.statusCode, 404);
     assert.deepEqual((await stranger.automations.list()).data!.data, []);
     const theirs = await stranger.automations.create(welcome('Theirs'));
-    assert.equal(theirs.error?.statusCode, 422, "my template is not theirs to send");
+    assert.equal(theirs.error?.statusCode, 422, 'my template is not theirs to send');
     assert.match(theirs.error!.message, /no template/);
     assert.equal((await t.resend.automations.get(mine)).data!.name, 'Mine');
   });
@@ -116,14 +129,9 @@ describe('managing automations', () => {
     const count = async () => (await t.sql('SELECT count(*)::int AS n FROM automations'))[0].n as number;
     const before = await count();
     const base = welcome();
-    const withStep = (key: string, step: unknown) =>
-      ({ ...base, steps: base.steps.map((s) => (s.key === key ? step : s)) }) as CreateAutomationOptions;
+    const withStep = (key: string, step: unknown) => ({ ...base, steps: base.steps.map((s) => (s.key === key ? step : s)) }) as CreateAutomationOptions;
     const cases: [string, CreateAutomationOptions, RegExp][] = [
-      [
-        'a cycle',
-        { ...base, connections: [...base.connections, { from: 'tag', to: 'wait' }] },
-        /cycle: `wait` → `check` → `tag` → `wait`/,
-      ],
+      ['a cycle', { ...base, connections: [...base.connections, { from: 'tag', to: 'wait' }] }, /cycle: `wait` → `check` → `tag` → `wait`/],
       ['a number as duration', withStep('wait', { key: 'wait', type: 'delay', config: { duration: 5 } }), /Step `wait` \(delay\).*duration/],
       ['a duration past 30 days', withStep('wait', { key: 'wait', type: 'delay', config: { duration: '31 days' } }), /Step `wait`.*30 days/],
       [
@@ -138,14 +146,18 @@ describe('managing automations', () => {
       ],
       ['a template without id', withStep('hello', { key: 'hello', type: 'send_email', config: { template: {} } }), /Step `hello` \(send_email\).*template\.id/],
       ['an unknown template', withStep('hello', { key: 'hello', type: 'send_email', config: { template: { id: 'nope' } } }), /Step `hello`.*no template/],
-      ['a topic that is not an id', withStep('hello', { key: 'hello', type: 'send_email', config: { template: { id: templateId }, topicId: 'news' } } as any), /Step `hello`.*topic_id/],
-      ['unsubscribed as a string', withStep('tag', { key: 'tag', type: 'contact_update', config: { unsubscribed: 'yes' } }), /Step `tag` \(contact_update\).*unsubscribed/],
-      ['an unknown config field', withStep('wait', { key: 'wait', type: 'delay', config: { duration: '1 hour', seconds: 3 } }), /Step `wait`.*config\.seconds/],
       [
-        'a second trigger',
-        withStep('tag', { key: 'tag', type: 'trigger', config: { eventName: 'x' } }),
-        /exactly one `trigger`/,
+        'a topic that is not an id',
+        withStep('hello', { key: 'hello', type: 'send_email', config: { template: { id: templateId }, topicId: 'news' } } as any),
+        /Step `hello`.*topic_id/,
       ],
+      [
+        'unsubscribed as a string',
+        withStep('tag', { key: 'tag', type: 'contact_update', config: { unsubscribed: 'yes' } }),
+        /Step `tag` \(contact_update\).*unsubscribed/,
+      ],
+      ['an unknown config field', withStep('wait', { key: 'wait', type: 'delay', config: { duration: '1 hour', seconds: 3 } }), /Step `wait`.*config\.seconds/],
+      ['a second trigger', withStep('tag', { key: 'tag', type: 'trigger', config: { eventName: 'x' } }), /exactly one `trigger`/],
       ['no trigger', { ...base, steps: base.steps.slice(1), connections: base.connections.slice(1) }, /exactly one `trigger`/],
       ['a connection to an unknown step', { ...base, connections: [...base.connections, { from: 'hello', to: 'ghost' }] }, /ghost/],
       [
@@ -155,7 +167,11 @@ describe('managing automations', () => {
       ],
       ['a connection into the trigger', { ...base, connections: [...base.connections, { from: 'hello', to: 'start' }] }, /Step `start` \(trigger\)/],
       ['a duplicate key', withStep('tag', { key: 'hello', type: 'contact_delete', config: {} }), /Step `hello`: another step has the same key/],
-      ['a reserved trigger event', withStep('start', { key: 'start', type: 'trigger', config: { eventName: 'resend:contact.created' } }), /Step `start`.*resend:/],
+      [
+        'a reserved trigger event',
+        withStep('start', { key: 'start', type: 'trigger', config: { eventName: 'resend:contact.created' } }),
+        /Step `start`.*resend:/,
+      ],
       [
         'a wait timeout that is no duration',
         withStep('wait', { key: 'wait', type: 'wait_for_event', config: { eventName: 'x', timeout: 'soon' } }),
@@ -170,11 +186,20 @@ describe('managing automations', () => {
       assert.match(res.error!.message, message, what);
     }
     const draft = await t.resend.templates.create({ name: 'Draft', html: '<p>x</p>' });
-    const unpublished = await t.resend.automations.create(withStep('hello', { key: 'hello', type: 'send_email', config: { template: { id: draft.data!.id } } }));
+    const unpublished = await t.resend.automations.create(
+      withStep('hello', { key: 'hello', type: 'send_email', config: { template: { id: draft.data!.id } } }),
+    );
     assert.match(unpublished.error!.message, /not been published/);
     // The SDK sends null for a step type it does not know; a raw request names it.
     const unknownType = await rawRequest(t, 'POST', '/automations', {
-      body: { name: 'x', steps: [{ key: 'start', type: 'trigger', config: { event_name: 'x' } }, { key: 'hook', type: 'webhook', config: {} }], connections: [] },
+      body: {
+        name: 'x',
+        steps: [
+          { key: 'start', type: 'trigger', config: { event_name: 'x' } },
+          { key: 'hook', type: 'webhook', config: {} },
+        ],
+        connections: [],
+      },
     });
     assert.equal(unknownType.status, 422);
     assert.match(unknownType.body.message, /Step `hook`: `type` must be one of/);

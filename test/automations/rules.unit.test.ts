@@ -25,7 +25,13 @@ describe('unit: parseRule', () => {
   });
 
   it('returns nested and/or trees as given', () => {
-    const tree = { type: 'or', rules: [{ field: 'contact.email', operator: 'ends_with', value: '@acme.test' }, { type: 'and', rules: [{ type: 'rule', field: 'wait_events.paid.amount', operator: 'gte', value: 10 }] }] };
+    const tree = {
+      type: 'or',
+      rules: [
+        { field: 'contact.email', operator: 'ends_with', value: '@acme.test' },
+        { type: 'and', rules: [{ type: 'rule', field: 'wait_events.paid.amount', operator: 'gte', value: 10 }] },
+      ],
+    };
     assert.deepEqual(parse(tree), {
       type: 'or',
       rules: [
@@ -96,7 +102,13 @@ describe('unit: parseRule', () => {
 
   it('names the path of a bad rule deep in a tree', () => {
     refuses(
-      { type: 'and', rules: [{ field: 'event.x', operator: 'exists' }, { type: 'or', rules: [{ field: 'x', operator: 'exists' }] }] },
+      {
+        type: 'and',
+        rules: [
+          { field: 'event.x', operator: 'exists' },
+          { type: 'or', rules: [{ field: 'x', operator: 'exists' }] },
+        ],
+      },
       '`config.rules[1].rules[0].field` must be a string starting with `event.`, `contact.` or `wait_events.`.',
     );
   });
@@ -164,7 +176,13 @@ describe('unit: evaluateRule', () => {
     const rich: Rule = { type: 'rule', field: 'event.amount', operator: 'gt', value: 100 };
     assert.equal(evaluateRule({ type: 'and', rules: [plan, rich] }, read), false);
     assert.equal(evaluateRule({ type: 'or', rules: [plan, rich] }, read), true);
-    assert.equal(evaluateRule({ type: 'and', rules: [plan, { type: 'or', rules: [rich, { type: 'rule', field: 'contact.email', operator: 'ends_with', value: '@acme.test' }] }] }, read), true);
+    assert.equal(
+      evaluateRule(
+        { type: 'and', rules: [plan, { type: 'or', rules: [rich, { type: 'rule', field: 'contact.email', operator: 'ends_with', value: '@acme.test' }] }] },
+        read,
+      ),
+      true,
+    );
   });
 
   // "A number matches its decimal string" (rules.ts): Number() alone would read hex and

@@ -68,9 +68,15 @@ describe('an automation run: trigger → delay → condition → send_email', ()
 
     const done = await runWhen(t, automationId, annRun, (r) => r.status === 'completed');
     assert.equal(done.object, 'automation_run');
-    assert.deepEqual(done.steps.map((s) => [s.key, s.type, s.status]), [
-      ['start', 'trigger', 'completed'], ['wait', 'delay', 'completed'], ['is_pro', 'condition', 'completed'], ['welcome', 'send_email', 'completed'],
-    ]);
+    assert.deepEqual(
+      done.steps.map((s) => [s.key, s.type, s.status]),
+      [
+        ['start', 'trigger', 'completed'],
+        ['wait', 'delay', 'completed'],
+        ['is_pro', 'condition', 'completed'],
+        ['welcome', 'send_email', 'completed'],
+      ],
+    );
     assert.deepEqual(stepOf(done, 'is_pro')!.output, { result: true });
     const emailId = stepOf(done, 'welcome')!.output!.email_id as string;
     const email = await t.resend.emails.get(emailId);
@@ -81,7 +87,10 @@ describe('an automation run: trigger → delay → condition → send_email', ()
 
     const bobRun = await runOf(t, automationId, 'bob@example.org');
     const bobDone = await runWhen(t, automationId, bobRun, (r) => r.status === 'completed');
-    assert.deepEqual(bobDone.steps.map((s) => s.key), ['start', 'wait', 'is_pro', 'mark_free']);
+    assert.deepEqual(
+      bobDone.steps.map((s) => s.key),
+      ['start', 'wait', 'is_pro', 'mark_free'],
+    );
     assert.deepEqual(stepOf(bobDone, 'is_pro')!.output, { result: false });
     const bob = await t.resend.contacts.get({ email: 'bob@example.org' });
     assert.equal(bob.data!.last_name, 'free', 'the contact created by the event, updated by the run');

@@ -62,8 +62,16 @@ describe('unit: trigger and wait_for_event', () => {
   });
 
   it('wait_for_event refuses a timeout that is no duration and a filter outside the namespaces', () => {
-    refuses('wait_for_event', { event_name: 'paid', timeout: 'soon' }, '`config.timeout` must be a duration such as "30 minutes", "1 hour" or "3 days", at most 30 days.');
-    refuses('wait_for_event', { event_name: 'paid', filter_rule: { field: 'amount', operator: 'exists' } }, /`config\.filter_rule\.field` must be a string starting with `event\.`/);
+    refuses(
+      'wait_for_event',
+      { event_name: 'paid', timeout: 'soon' },
+      '`config.timeout` must be a duration such as "30 minutes", "1 hour" or "3 days", at most 30 days.',
+    );
+    refuses(
+      'wait_for_event',
+      { event_name: 'paid', filter_rule: { field: 'amount', operator: 'exists' } },
+      /`config\.filter_rule\.field` must be a string starting with `event\.`/,
+    );
   });
 });
 
@@ -111,7 +119,11 @@ describe('unit: send_email', () => {
     refuses('send_email', { ...TEMPLATE, subject: 'Hi\nX-Evil: 1' }, '`config.subject` must be one line of at most 998 characters.');
     refuses('send_email', { ...TEMPLATE, subject: 'Hi\0' }, '`config.subject` must be one line of at most 998 characters.');
     refuses('send_email', { ...TEMPLATE, from: 'a@acme.test\rBcc: v@example.org' }, '`config.from` must be one line of at most 998 characters.');
-    refuses('send_email', { ...TEMPLATE, reply_to: ['ok@acme.test', 'x@acme.test\r\nBcc: v@example.org'] }, '`config.reply_to` must be one line of at most 998 characters.');
+    refuses(
+      'send_email',
+      { ...TEMPLATE, reply_to: ['ok@acme.test', 'x@acme.test\r\nBcc: v@example.org'] },
+      '`config.reply_to` must be one line of at most 998 characters.',
+    );
   });
 
   it('takes a subject of up to 998 characters, and refuses a blank one', () => {
@@ -144,14 +156,17 @@ describe('unit: send_email', () => {
     refuses('send_email', { template: { id: 'x', variables: [] } }, '`config.template.variables` must be an object.');
     const badKey = '`config.template.variables` keys must be ASCII letters, digits and `_` (at most 50).';
     for (const key of ['A-B', 'prénom', 'a b', '', 'A'.repeat(51)]) refuses('send_email', { template: { id: 'x', variables: { [key]: 1 } } }, badKey);
-    assert.deepEqual(parse('send_email', { template: { id: 'x', variables: { ['A'.repeat(50)]: 1 } } }), { template: { id: 'x', variables: { ['A'.repeat(50)]: 1 } } });
+    assert.deepEqual(parse('send_email', { template: { id: 'x', variables: { ['A'.repeat(50)]: 1 } } }), {
+      template: { id: 'x', variables: { ['A'.repeat(50)]: 1 } },
+    });
   });
 
   it('refuses variable values that are null, not finite, arrays, or references outside the namespaces', () => {
     const value = '`config.template.variables.V` must be a string, a number, a boolean or `{"var": …}`.';
     for (const v of [null, Infinity, NaN, [1]]) refuses('send_email', { template: { id: 'x', variables: { V: v } } }, value);
     const ref = '`config.template.variables.V` must be a value or `{"var": "event.<field>"}` (or `contact.<field>`, `wait_events.<event>.<field>`).';
-    for (const v of [{ var: 'plan' }, { var: 'event.x', default: 1 }, { var: 5 }, {}]) refuses('send_email', { template: { id: 'x', variables: { V: v } } }, ref);
+    for (const v of [{ var: 'plan' }, { var: 'event.x', default: 1 }, { var: 5 }, {}])
+      refuses('send_email', { template: { id: 'x', variables: { V: v } } }, ref);
   });
 
   it('lower-cases a topic id and refuses one that is no id', () => {
@@ -177,8 +192,18 @@ describe('unit: condition', () => {
 describe('unit: contact_update, contact_delete, add_to_segment', () => {
   it('stores names, unsubscribed and properties as values or references', () => {
     assert.deepEqual(
-      parse('contact_update', { first_name: 'Zoë', last_name: null, unsubscribed: { var: 'event.unsub' }, properties: { plan: 'pro', n: 3, b: false, z: null, v: { var: 'contact.plan' } } }),
-      { first_name: 'Zoë', last_name: null, unsubscribed: { var: 'event.unsub' }, properties: { plan: 'pro', n: 3, b: false, z: null, v: { var: 'contact.plan' } } },
+      parse('contact_update', {
+        first_name: 'Zoë',
+        last_name: null,
+        unsubscribed: { var: 'event.unsub' },
+        properties: { plan: 'pro', n: 3, b: false, z: null, v: { var: 'contact.plan' } },
+      }),
+      {
+        first_name: 'Zoë',
+        last_name: null,
+        unsubscribed: { var: 'event.unsub' },
+        properties: { plan: 'pro', n: 3, b: false, z: null, v: { var: 'contact.plan' } },
+      },
     );
   });
 

@@ -39,7 +39,10 @@ describe('stopping automations, contact steps and failures', () => {
     assert.equal(run.status, 'cancelled');
     assert.ok(run.completed_at);
     assert.equal(stepOf(run, 'nap')!.status, 'skipped');
-    assert.deepEqual((await t.resend.automations.runs.list({ automationId, status: ['cancelled'] })).data!.data.map((r) => r.id), [runId]);
+    assert.deepEqual(
+      (await t.resend.automations.runs.list({ automationId, status: ['cancelled'] })).data!.data.map((r) => r.id),
+      [runId],
+    );
 
     await t.resend.events.send({ event: 'slow.start', email: 'sue@example.org' });
     await eventually('the event taken', async () => ((await t.sql('SELECT 1 FROM received_events')).length === 0 ? true : undefined));
@@ -64,12 +67,18 @@ describe('stopping automations, contact steps and failures', () => {
     await t.resend.events.send({ event: 'vip.joined', email: 'vera@example.org', payload: { name: 'Vera' } });
     const runId = await runOf(t, automationId, 'vera@example.org');
     const done = await runWhen(t, automationId, runId, (r) => r.status === 'completed');
-    assert.deepEqual(done.steps.map((s) => s.status), ['completed', 'completed', 'completed']);
+    assert.deepEqual(
+      done.steps.map((s) => s.status),
+      ['completed', 'completed', 'completed'],
+    );
     const contact = (await t.resend.contacts.get({ email: 'vera@example.org' })).data!;
     assert.equal(contact.first_name, 'Vera');
     assert.equal(contact.unsubscribed, true);
     const members = await t.resend.contacts.segments.list({ email: 'vera@example.org' });
-    assert.deepEqual(members.data!.data.map((s) => s.id), [segment.data!.id]);
+    assert.deepEqual(
+      members.data!.data.map((s) => s.id),
+      [segment.data!.id],
+    );
 
     const farewell = await createAutomation(t, {
       name: 'Farewell',
@@ -107,7 +116,11 @@ describe('stopping automations, contact steps and failures', () => {
     const skippedRun = await runOf(t, automationId, 'gone@example.org');
     const skipped = await runWhen(t, automationId, skippedRun, (r) => r.status !== 'running');
     assert.equal(skipped.status, 'completed');
-    assert.deepEqual(skipped.steps.map((s) => s.status), ['completed', 'skipped', 'skipped'], 'an unsubscribed contact gets no automation email');
+    assert.deepEqual(
+      skipped.steps.map((s) => s.status),
+      ['completed', 'skipped', 'skipped'],
+      'an unsubscribed contact gets no automation email',
+    );
     assert.deepEqual(stepOf(skipped, 'mail')!.output, { reason: 'The contact is unsubscribed.' });
 
     await t.resend.events.send({ event: 'news', email: 'dan@example.org' });
@@ -121,6 +134,9 @@ describe('stopping automations, contact steps and failures', () => {
     assert.match(bad.error!.message as string, /unverified\.test/);
     assert.ok(failed.completed_at);
     await t.sink.waitFor(1);
-    assert.deepEqual(t.sink.messages.map((m) => m.to), [['dan@example.org']]);
+    assert.deepEqual(
+      t.sink.messages.map((m) => m.to),
+      [['dan@example.org']],
+    );
   });
 });

@@ -7,8 +7,7 @@ import { eventually as poll } from '../support/eventually.js';
 import type { TestPostline } from '../support/postline.js';
 
 /** `eventually` with the description first, as these tests read best. */
-export const eventually = <T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> =>
-  poll(check, timeoutMs, what);
+export const eventually = <T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> => poll(check, timeoutMs, what);
 
 /** acme.test verified, example.org's MX at the sink, and a published template `welcome`. */
 export async function setUpSending(t: TestPostline): Promise<{ templateId: string }> {
@@ -41,10 +40,10 @@ export async function createAutomation(t: TestPostline, options: CreateAutomatio
 /** The automation's one run for `email`'s contact, once it exists. */
 export async function runOf(t: TestPostline, automationId: string, email: string): Promise<string> {
   return eventually(`a run for ${email}`, async () => {
-    const rows = await t.sql(
-      `SELECT r.id FROM automation_runs r JOIN contacts c ON c.id = r.contact_id WHERE r.automation_id = $1 AND c.email = $2`,
-      [automationId, email],
-    );
+    const rows = await t.sql(`SELECT r.id FROM automation_runs r JOIN contacts c ON c.id = r.contact_id WHERE r.automation_id = $1 AND c.email = $2`, [
+      automationId,
+      email,
+    ]);
     return rows[0]?.id as string | undefined;
   });
 }

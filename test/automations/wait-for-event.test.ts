@@ -46,7 +46,14 @@ describe('wait_for_event', () => {
     await t.resend.events.send({ event: 'trial.converted', email: 'ann@example.org', payload: { plan: 'pro', name: 'Converted Ann' } });
 
     const done = await runWhen(t, automationId, run, (r) => r.status === 'completed');
-    assert.deepEqual(done.steps.map((s) => [s.key, s.status]), [['start', 'completed'], ['converted', 'completed'], ['thank', 'completed']]);
+    assert.deepEqual(
+      done.steps.map((s) => [s.key, s.status]),
+      [
+        ['start', 'completed'],
+        ['converted', 'completed'],
+        ['thank', 'completed'],
+      ],
+    );
     assert.deepEqual(stepOf(done, 'converted')!.output, { event: 'trial.converted', payload: { plan: 'pro', name: 'Converted Ann' } });
     const contact = await t.resend.contacts.get({ email: 'ann@example.org' });
     assert.equal(contact.data!.first_name, 'Converted Ann', 'wait_events.<name>.<field> read by a later step');
@@ -59,7 +66,14 @@ describe('wait_for_event', () => {
     const run = await runOf(t, automationId, 'bob@example.org');
     const done = await runWhen(t, automationId, run, (r) => r.status === 'completed');
     assert.ok(Date.now() - sentAt >= 3000, 'not before the timeout');
-    assert.deepEqual(done.steps.map((s) => [s.key, s.status]), [['start', 'completed'], ['converted', 'completed'], ['expire', 'completed']]);
+    assert.deepEqual(
+      done.steps.map((s) => [s.key, s.status]),
+      [
+        ['start', 'completed'],
+        ['converted', 'completed'],
+        ['expire', 'completed'],
+      ],
+    );
     assert.deepEqual(stepOf(done, 'converted')!.output, { event_name: 'trial.converted', timed_out: true });
     assert.equal((await t.resend.contacts.get({ email: 'bob@example.org' })).data!.last_name, 'Expired');
 
@@ -67,7 +81,11 @@ describe('wait_for_event', () => {
     const inbox = async () => (await t.sql('SELECT count(*)::int AS n FROM received_events'))[0].n as number;
     await eventually('the late event taken from the inbox', async () => ((await inbox()) === 0 ? true : undefined));
     const after = (await t.resend.automations.runs.get({ automationId, runId: run })).data!;
-    assert.deepEqual(after.steps.map((s) => s.key), ['start', 'converted', 'expire'], 'a late event changes nothing');
+    assert.deepEqual(
+      after.steps.map((s) => s.key),
+      ['start', 'converted', 'expire'],
+      'a late event changes nothing',
+    );
     assert.equal((await t.resend.contacts.get({ email: 'bob@example.org' })).data!.first_name, null);
   });
 });

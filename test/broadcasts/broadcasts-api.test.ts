@@ -31,24 +31,63 @@ describe('broadcasts API', () => {
 
   it('creates a draft (201) and returns every field; lists it newest first', async () => {
     const res = await rawRequest(t, 'POST', '/broadcasts', {
-      body: { name: 'Weekly', segment_id: segmentId, from: FROM, subject: 'Hi', reply_to: 'reply@news.test', preview_text: 'Pre', html: '<p>x</p>', text: 'x', topic_id: topicId },
+      body: {
+        name: 'Weekly',
+        segment_id: segmentId,
+        from: FROM,
+        subject: 'Hi',
+        reply_to: 'reply@news.test',
+        preview_text: 'Pre',
+        html: '<p>x</p>',
+        text: 'x',
+        topic_id: topicId,
+      },
     });
     assert.equal(res.status, 201);
     assert.deepEqual(Object.keys(res.body).sort(), ['id', 'object']);
     assert.equal(res.body.object, 'broadcast');
     const { data } = await t.resend.broadcasts.get(res.body.id);
-    assert.deepEqual({ ...data!, created_at: 'x' }, {
-      object: 'broadcast', id: res.body.id, name: 'Weekly', audience_id: segmentId, segment_id: segmentId, from: FROM, subject: 'Hi',
-      reply_to: ['reply@news.test'], preview_text: 'Pre', status: 'draft', created_at: 'x', scheduled_at: null, sent_at: null,
-      html: '<p>x</p>', text: 'x', topic_id: topicId,
-    });
+    assert.deepEqual(
+      { ...data!, created_at: 'x' },
+      {
+        object: 'broadcast',
+        id: res.body.id,
+        name: 'Weekly',
+        audience_id: segmentId,
+        segment_id: segmentId,
+        from: FROM,
+        subject: 'Hi',
+        reply_to: ['reply@news.test'],
+        preview_text: 'Pre',
+        status: 'draft',
+        created_at: 'x',
+        scheduled_at: null,
+        sent_at: null,
+        html: '<p>x</p>',
+        text: 'x',
+        topic_id: topicId,
+      },
+    );
     assert.match(data!.created_at, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}\+00$/);
     const second = await draft({ name: 'Newer' });
     const list = await t.resend.broadcasts.list();
     assert.equal(list.error, null);
     assert.equal(list.data!.object, 'list');
-    assert.deepEqual(list.data!.data.slice(0, 2).map((b) => b.id), [second, res.body.id]);
-    assert.deepEqual(Object.keys(list.data!.data[0]!).sort(), ['audience_id', 'created_at', 'id', 'name', 'scheduled_at', 'segment_id', 'sent_at', 'status', 'topic_id']);
+    assert.deepEqual(
+      list.data!.data.slice(0, 2).map((b) => b.id),
+      [second, res.body.id],
+    );
+    assert.deepEqual(Object.keys(list.data!.data[0]!).sort(), [
+      'audience_id',
+      'created_at',
+      'id',
+      'name',
+      'scheduled_at',
+      'segment_id',
+      'sent_at',
+      'status',
+      'topic_id',
+    ]);
     const page = await t.resend.broadcasts.list({ limit: 1 });
     assert.equal(page.data!.has_more, true);
     assert.equal(page.data!.data.length, 1);

@@ -39,27 +39,37 @@ describe('broadcasts: an email that cannot be composed at delivery', () => {
 
     const [domain] = (await t.resend.domains.list()).data!.data;
     assert.equal((await t.resend.domains.remove(domain!.id)).error, null);
-    const composed = await composeDeferred(db, accept.tracking, queued.map((r) => r.id));
+    const composed = await composeDeferred(
+      db,
+      accept.tracking,
+      queued.map((r) => r.id),
+    );
     for (const result of composed.values()) assert.ok(result instanceof Error, 'no message without a DKIM key');
 
     const worker = new DeliveryWorker({ db, config, resolver: dns, logger, composeDeferred: (ids) => composeDeferred(db, accept.tracking, ids) });
     worker.start();
     try {
-      await eventually(async () => {
-        const rows = await t.sql(`SELECT status FROM deliveries d JOIN emails e ON e.id = d.email_id WHERE e.broadcast_id = $1`, [data!.id]);
-        return rows.every((r) => r.status === 'failed');
-      }, 15_000, 'both deliveries failed');
+      await eventually(
+        async () => {
+          const rows = await t.sql(`SELECT status FROM deliveries d JOIN emails e ON e.id = d.email_id WHERE e.broadcast_id = $1`, [data!.id]);
+          return rows.every((r) => r.status === 'failed');
+        },
+        15_000,
+        'both deliveries failed',
+      );
     } finally {
       await worker.stop();
     }
-    const events = await t.sql(
-      `SELECT v.type, v.data FROM events v JOIN emails e ON e.id = v.email_id WHERE e.broadcast_id = $1 AND v.type = 'email.failed'`,
-      [data!.id],
-    );
+    const events = await t.sql(`SELECT v.type, v.data FROM events v JOIN emails e ON e.id = v.email_id WHERE e.broadcast_id = $1 AND v.type = 'email.failed'`, [
+      data!.id,
+    ]);
     assert.equal(events.length, 2);
     assert.equal(events[0].data.failed.reason, 'message_not_composed', JSON.stringify(events[0].data));
     assert.equal(t.sink.messages.length, 0, 'nothing was sent');
-    const [{ attempts }] = await t.sql(`SELECT max(d.attempts)::int AS attempts FROM deliveries d JOIN emails e ON e.id = d.email_id WHERE e.broadcast_id = $1`, [data!.id]);
+    const [{ attempts }] = await t.sql(
+      `SELECT max(d.attempts)::int AS attempts FROM deliveries d JOIN emails e ON e.id = d.email_id WHERE e.broadcast_id = $1`,
+      [data!.id],
+    );
     assert.equal(attempts, 1, 'not retried');
   });
 });

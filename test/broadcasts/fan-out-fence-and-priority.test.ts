@@ -19,7 +19,11 @@ describe('broadcast fan-out: fence, cancel and queue priority', () => {
   before(async () => {
     t = await startBroadcastTest({}, ['api']);
     segmentId = await createSegment(t);
-    await createContacts(t, segmentId, Array.from({ length: 12 }, (_, i) => ({ email: `member${i}@example.org` })));
+    await createContacts(
+      t,
+      segmentId,
+      Array.from({ length: 12 }, (_, i) => ({ email: `member${i}@example.org` })),
+    );
   });
   after(() => t.stop());
 
@@ -94,7 +98,12 @@ describe('broadcast fan-out: fence, cancel and queue priority', () => {
     const a = (await prepareChunk(deps, held, held.cursor))!;
     const b = (await prepareChunk(deps, held, a.last))!;
     // The second is handed over first: it still commits only after the first.
-    const second = acceptChunk(deps, held, b, new Promise((r) => setTimeout(r, 100)).then(() => first));
+    const second = acceptChunk(
+      deps,
+      held,
+      b,
+      new Promise((r) => setTimeout(r, 100)).then(() => first),
+    );
     const first = acceptChunk(deps, held, a);
     await Promise.all([first, second]);
     assert.deepEqual(await emailsOf(id), { n: 6, contacts: 6 });
@@ -118,7 +127,10 @@ describe('broadcast fan-out: fence, cancel and queue priority', () => {
 
     const claimed = await claimDue(t.postline.db, { limit: 3, leaseMs: 60_000, maxBytes: 64 * 1024 * 1024 });
     assert.equal(claimed.length, 3);
-    assert.ok(claimed.some((c) => c.email.id === data!.id), 'the newest row, transactional, is in the first claim');
+    assert.ok(
+      claimed.some((c) => c.email.id === data!.id),
+      'the newest row, transactional, is in the first claim',
+    );
     const bulk = await t.sql('SELECT email_id FROM deliveries WHERE id = ANY($1::bigint[]) AND priority = 1', [claimed.map((c) => c.id)]);
     assert.equal(bulk.length, 2, 'the rest of the batch filled with the oldest broadcast mail');
   });

@@ -17,7 +17,11 @@ describe('broadcast fan-out across restarts', () => {
     // has many transactions to be stopped in between.
     t = await startBroadcastTest({ POSTLINE_BROADCAST_CHUNK_SIZE: '1' });
     segmentId = await createSegment(t);
-    await createContacts(t, segmentId, Array.from({ length: CONTACTS }, (_, i) => ({ email: `reader${i}@example.org` })));
+    await createContacts(
+      t,
+      segmentId,
+      Array.from({ length: CONTACTS }, (_, i) => ({ email: `reader${i}@example.org` })),
+    );
   });
   after(() => t.stop());
 
@@ -27,10 +31,14 @@ describe('broadcast fan-out across restarts', () => {
     const { data, error } = await t.resend.broadcasts.create({ segmentId, from: FROM, subject: 'Once', text: 'Only once, {{{EMAIL}}}', send: true });
     assert.equal(error, null, JSON.stringify(error));
     const id = data!.id;
-    const midway = await eventually(async () => {
-      const n = await emailsOf(id);
-      return n >= 1 && n;
-    }, 30_000, 'the fan-out to start');
+    const midway = await eventually(
+      async () => {
+        const n = await emailsOf(id);
+        return n >= 1 && n;
+      },
+      30_000,
+      'the fan-out to start',
+    );
     await t.restart();
     assert.ok(midway < CONTACTS, `restarted after ${midway} of ${CONTACTS}`);
     const stopped = await emailsOf(id);
@@ -53,7 +61,12 @@ describe('broadcast fan-out across restarts', () => {
   it('starts a scheduled broadcast that came due while Postline was down as soon as it is back', async () => {
     const before = t.sink.messages.length;
     const { data, error } = await t.resend.broadcasts.create({
-      segmentId, from: FROM, subject: 'Later', text: 'Scheduled', send: true, scheduledAt: new Date(Date.now() + 1500).toISOString(),
+      segmentId,
+      from: FROM,
+      subject: 'Later',
+      text: 'Scheduled',
+      send: true,
+      scheduledAt: new Date(Date.now() + 1500).toISOString(),
     });
     assert.equal(error, null, JSON.stringify(error));
     assert.equal((await t.resend.broadcasts.get(data!.id)).data!.status, 'scheduled');

@@ -41,7 +41,9 @@ describe('unit: contentRenderer', () => {
   });
 
   it('escapes values in html and in the preview block, and leaves subject, text and previewText unescaped', () => {
-    const render = contentRenderer(content({ subject: '{{{company}}}', html: '<body><p>{{{company}}}</p></body>', text: '{{{company}}}', previewText: '{{{company}}} & "more"' }));
+    const render = contentRenderer(
+      content({ subject: '{{{company}}}', html: '<body><p>{{{company}}}</p></body>', text: '{{{company}}}', previewText: '{{{company}}} & "more"' }),
+    );
     assert.deepEqual(render({ company: `<b>A&B</b> 'x'` }), {
       subject: `<b>A&B</b> 'x'`,
       html: `<body>${PREVIEW('&lt;b&gt;A&amp;B&lt;/b&gt; &#39;x&#39; &amp; &quot;more&quot;')}<p>&lt;b&gt;A&amp;B&lt;/b&gt; &#39;x&#39;</p></body>`,
@@ -51,7 +53,9 @@ describe('unit: contentRenderer', () => {
   });
 
   it('escapes & in an unsubscribe URL placed in an href', () => {
-    const html = contentRenderer(content({ html: '<a href="{{{RESEND_UNSUBSCRIBE_URL}}}">u</a>' }))({ RESEND_UNSUBSCRIBE_URL: 'https://p.test/u?a=1&b=2' }).html;
+    const html = contentRenderer(content({ html: '<a href="{{{RESEND_UNSUBSCRIBE_URL}}}">u</a>' }))({
+      RESEND_UNSUBSCRIBE_URL: 'https://p.test/u?a=1&b=2',
+    }).html;
     assert.equal(html, '<a href="https://p.test/u?a=1&amp;b=2">u</a>');
   });
 
@@ -124,12 +128,16 @@ describe('unit: checkMergeTags', () => {
 
   it('accepts the contact fields, both unsubscribe tags and the account’s property keys', async () => {
     const { q, calls } = properties(['plan', 'company']);
-    await checkMergeTags(q, 'acct-1', content({
-      subject: '{{{FIRST_NAME}}} {{{LAST_NAME}}}',
-      html: '<a href="{{{RESEND_UNSUBSCRIBE_URL}}}">{{{UNSUBSCRIBE_URL}}}</a>',
-      text: '{{{EMAIL}}} {{{plan|free}}}',
-      previewText: '{{{company}}}',
-    }));
+    await checkMergeTags(
+      q,
+      'acct-1',
+      content({
+        subject: '{{{FIRST_NAME}}} {{{LAST_NAME}}}',
+        html: '<a href="{{{RESEND_UNSUBSCRIBE_URL}}}">{{{UNSUBSCRIBE_URL}}}</a>',
+        text: '{{{EMAIL}}} {{{plan|free}}}',
+        previewText: '{{{company}}}',
+      }),
+    );
     assert.deepEqual(calls, [['SELECT key FROM contact_properties WHERE account_id = $1', ['acct-1']]]);
   });
 
@@ -141,9 +149,14 @@ describe('unit: checkMergeTags', () => {
 
   it('refuses one unknown tag, and several, naming each once in order of use', async () => {
     const { q } = properties(['plan']);
-    await assert.rejects(checkMergeTags(q, 'a', content({ subject: 'Hi {{{NICKNAME}}}' })), (err: any) =>
-      err.errorName === 'validation_error' && err.statusCode === 422 &&
-      err.message === 'Unknown merge tag `{{{NICKNAME}}}`: use FIRST_NAME, LAST_NAME, EMAIL, RESEND_UNSUBSCRIBE_URL or the key of a contact property (POST /contact-properties).');
+    await assert.rejects(
+      checkMergeTags(q, 'a', content({ subject: 'Hi {{{NICKNAME}}}' })),
+      (err: any) =>
+        err.errorName === 'validation_error' &&
+        err.statusCode === 422 &&
+        err.message ===
+          'Unknown merge tag `{{{NICKNAME}}}`: use FIRST_NAME, LAST_NAME, EMAIL, RESEND_UNSUBSCRIBE_URL or the key of a contact property (POST /contact-properties).',
+    );
     await assert.rejects(
       checkMergeTags(q, 'a', content({ subject: '{{{COUPON}}}', html: '<p>{{{FIRST_NAME}}} {{{plan}}} {{{COUPON}}} {{{coupon_code|none}}}</p>' })),
       (err: any) => err.message.startsWith('Unknown merge tags `{{{COUPON}}}`, `{{{coupon_code}}}`: use FIRST_NAME'),
@@ -153,6 +166,7 @@ describe('unit: checkMergeTags', () => {
   it('matches tags case-sensitively: first_name and PLAN are unknown', async () => {
     const { q } = properties(['plan']);
     await assert.rejects(checkMergeTags(q, 'a', content({ text: '{{{first_name}}} {{{PLAN}}}' })), (err: any) =>
-      err.message.startsWith('Unknown merge tags `{{{first_name}}}`, `{{{PLAN}}}`:'));
+      err.message.startsWith('Unknown merge tags `{{{first_name}}}`, `{{{PLAN}}}`:'),
+    );
   });
 });

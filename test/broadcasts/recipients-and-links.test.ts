@@ -17,9 +17,15 @@ describe('broadcast recipients and clicked links', () => {
     assert.equal((await t.resend.domains.update({ id: domain.id, openTracking: true, clickTracking: true })).error, null);
     t.sink.onRecipient = (address) => (address === 'gone@example.org' ? { code: 550, message: '5.1.1 No such user' } : undefined);
     const segmentId = await createSegment(t);
-    ids = await createContacts(t, segmentId, ['ann', 'bob', 'carol', 'gone'].map((name) => ({ email: `${name}@example.org` })));
+    ids = await createContacts(
+      t,
+      segmentId,
+      ['ann', 'bob', 'carol', 'gone'].map((name) => ({ email: `${name}@example.org` })),
+    );
     const { data, error } = await t.resend.broadcasts.create({
-      segmentId, from: FROM, subject: 'Links',
+      segmentId,
+      from: FROM,
+      subject: 'Links',
       html: '<html><body><a href="https://news.test/pricing">Pricing</a> <a href="https://news.test/blog">Blog</a></body></html>',
       send: true,
     });
@@ -62,7 +68,10 @@ describe('broadcast recipients and clicked links', () => {
     assert.equal((await t.resend.broadcasts.recipients(broadcastId, { type: 'bounced', bounceType: 'transient' })).data!.data.length, 0);
     assert.equal((await t.resend.broadcasts.recipients(broadcastId, { type: 'bounced', bounceType: 'permanent' })).data!.data.length, 1);
     const one = await t.resend.broadcasts.recipients(broadcastId, { type: 'sent', email: 'BOB@example.org' });
-    assert.deepEqual(one.data!.data.map((r) => [r.email, r.contact_id]), [['bob@example.org', ids[1]]]);
+    assert.deepEqual(
+      one.data!.data.map((r) => [r.email, r.contact_id]),
+      [['bob@example.org', ids[1]]],
+    );
   });
 
   it('counts opens and clicks per recipient, with the links each clicked', async () => {
@@ -77,7 +86,10 @@ describe('broadcast recipients and clicked links', () => {
     await follow(bob.link('https://news.test/pricing'));
 
     const opened = (await t.resend.broadcasts.recipients(broadcastId, { type: 'opened' })).data!.data;
-    assert.deepEqual(opened.map((r) => [r.email, r.count]).sort(), [['ann@example.org', 2], ['bob@example.org', 1]]);
+    assert.deepEqual(opened.map((r) => [r.email, r.count]).sort(), [
+      ['ann@example.org', 2],
+      ['bob@example.org', 1],
+    ]);
     const clicked = (await t.resend.broadcasts.recipients(broadcastId, { type: 'clicked' })).data!.data;
     const annClicks = clicked.find((r) => r.email === 'ann@example.org')!;
     assert.equal(annClicks.count, 3);
@@ -107,16 +119,28 @@ describe('broadcast recipients and clicked links', () => {
     assert.equal(all.length, 4);
     const first = (await t.resend.broadcasts.recipients(broadcastId, { type: 'sent', limit: 2 })).data!;
     assert.equal(first.has_more, true);
-    assert.deepEqual(first.data.map((r) => r.email), all.slice(0, 2));
+    assert.deepEqual(
+      first.data.map((r) => r.email),
+      all.slice(0, 2),
+    );
     const second = (await t.resend.broadcasts.recipients(broadcastId, { type: 'sent', limit: 2, after: first.data[1]!.id })).data!;
     assert.equal(second.has_more, false);
-    assert.deepEqual(second.data.map((r) => r.email), all.slice(2));
+    assert.deepEqual(
+      second.data.map((r) => r.email),
+      all.slice(2),
+    );
     const back = (await t.resend.broadcasts.recipients(broadcastId, { type: 'sent', limit: 1, before: second.data[0]!.id })).data!;
-    assert.deepEqual(back.data.map((r) => r.email), [all[1]]);
+    assert.deepEqual(
+      back.data.map((r) => r.email),
+      [all[1]],
+    );
     assert.equal(back.has_more, true);
     const links = (await t.resend.broadcasts.clickedLinks(broadcastId, { limit: 1 })).data!;
     assert.equal(links.has_more, true);
     const next = (await t.resend.broadcasts.clickedLinks(broadcastId, { limit: 1, after: links.data[0]!.id })).data!;
-    assert.deepEqual(next.data.map((r) => r.url), ['https://news.test/blog']);
+    assert.deepEqual(
+      next.data.map((r) => r.url),
+      ['https://news.test/blog'],
+    );
   });
 });

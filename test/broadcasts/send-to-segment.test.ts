@@ -89,7 +89,10 @@ describe('broadcasts: sending to a segment', () => {
     assert.equal(sent.error, null, JSON.stringify(sent.error));
     assert.deepEqual(sent.data!.data.map((r) => r.email).sort(), ['ann@example.org', 'bob@example.org']);
     const suppressed = await t.resend.broadcasts.recipients(broadcastId, { type: 'suppressed' });
-    assert.deepEqual(suppressed.data!.data.map((r) => [r.email, r.contact_id]), [['dave@example.org', ids.dave]]);
+    assert.deepEqual(
+      suppressed.data!.data.map((r) => [r.email, r.contact_id]),
+      [['dave@example.org', ids.dave]],
+    );
     await eventually(async () => (await t.resend.broadcasts.recipients(broadcastId, { type: 'delivered' })).data!.data.length === 2);
   });
 
@@ -126,7 +129,10 @@ describe('broadcasts: sending to a segment', () => {
     assert.equal(events.length, 1);
     assert.equal(events[0].data.unsubscribed, true);
     const unsubscribed = await t.resend.broadcasts.recipients(broadcastId, { type: 'unsubscribed' });
-    assert.deepEqual(unsubscribed.data!.data.map((r) => [r.email, r.contact_id]), [['ann@example.org', ids.ann]]);
+    assert.deepEqual(
+      unsubscribed.data!.data.map((r) => [r.email, r.contact_id]),
+      [['ann@example.org', ids.ann]],
+    );
   });
 
   it('never sends an unsubscribed contact another broadcast; without a topic the topic opt-out does not apply', async () => {
@@ -136,7 +142,10 @@ describe('broadcasts: sending to a segment', () => {
     await waitForStatus(t, second.data!.id, 'sent');
     await t.sink.waitFor(before + 2);
     await new Promise((r) => setTimeout(r, 300));
-    const got = t.sink.messages.slice(before).flatMap((m) => m.to).sort();
+    const got = t.sink.messages
+      .slice(before)
+      .flatMap((m) => m.to)
+      .sort();
     assert.deepEqual(got, ['bob@example.org', 'erin@example.org']);
     const erin = t.sink.messages.slice(before).find((m) => m.to.includes('erin@example.org'))!;
     assert.match(erin.raw.toString(), /Hello erin@example\.org/);

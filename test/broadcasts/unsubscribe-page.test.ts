@@ -31,7 +31,12 @@ describe('unsubscribe page and one-click', () => {
     segmentId = await createSegment(t);
     [ann, bob] = await createContacts(t, segmentId, [{ email: 'ann@example.org' }, { email: 'bob@example.org' }]);
     const { data, error } = await t.resend.broadcasts.create({
-      segmentId, topicId: updates, from: FROM, subject: 'Updates', html: '<p>News</p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">Unsubscribe</a>', send: true,
+      segmentId,
+      topicId: updates,
+      from: FROM,
+      subject: 'Updates',
+      html: '<p>News</p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">Unsubscribe</a>',
+      send: true,
     });
     assert.equal(error, null, JSON.stringify(error));
     broadcastId = data!.id;
@@ -92,7 +97,14 @@ describe('unsubscribe page and one-click', () => {
 
   it('saves topic choices from the form; opting out of the broadcast’s topic counts as unsubscribed from it', async () => {
     const before = await contactEvents(ann);
-    const res = await visit(t, links['ann@example.org']!, form([['action', 'topics'], ['topic', offers]]));
+    const res = await visit(
+      t,
+      links['ann@example.org']!,
+      form([
+        ['action', 'topics'],
+        ['topic', offers],
+      ]),
+    );
     assert.equal(res.status, 200);
     assert.match(await res.text(), /preferences have been saved/);
     const { data } = await t.resend.contacts.topics.list({ id: ann });
@@ -102,7 +114,10 @@ describe('unsubscribe page and one-click', () => {
     assert.equal(await contactEvents(ann), before + 1);
     assert.equal((await t.resend.contacts.get(ann)).data!.unsubscribed, false, 'still receives other mail');
     const unsubscribed = await t.resend.broadcasts.recipients(broadcastId, { type: 'unsubscribed' });
-    assert.deepEqual(unsubscribed.data!.data.map((r) => r.contact_id), [ann]);
+    assert.deepEqual(
+      unsubscribed.data!.data.map((r) => r.contact_id),
+      [ann],
+    );
 
     // The next broadcast on that topic skips her; one on the topic she chose reaches her.
     const count = t.sink.messages.length;
@@ -112,7 +127,10 @@ describe('unsubscribe page and one-click', () => {
     }
     await t.sink.waitFor(count + 2);
     await new Promise((r) => setTimeout(r, 300));
-    const got = t.sink.messages.slice(count).map((m) => `${m.to[0]} ${/Subject: On (\S+)/.exec(m.raw.toString())![1]}`).sort();
+    const got = t.sink.messages
+      .slice(count)
+      .map((m) => `${m.to[0]} ${/Subject: On (\S+)/.exec(m.raw.toString())![1]}`)
+      .sort();
     assert.deepEqual(got, [`ann@example.org ${offers}`, `bob@example.org ${updates}`]);
   });
 

@@ -7,16 +7,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Resend } from 'resend';
 import { testDbMode } from '../support/postline.js';
-import {
-  PostlineProcess,
-  baseEnv,
-  externalDatabase,
-  newApiKey,
-  postmasterPid,
-  postmastersOf,
-  runCli,
-  tempDataDir,
-} from './postline-process.js';
+import { PostlineProcess, baseEnv, externalDatabase, newApiKey, postmasterPid, postmastersOf, runCli, tempDataDir } from './postline-process.js';
 
 const external = testDbMode() === 'external';
 

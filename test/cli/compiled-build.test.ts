@@ -43,7 +43,10 @@ describe('the compiled build (npm start)', { skip: testDbMode() === 'external' &
     cleanups.push(async () => postline.child.kill('SIGKILL'));
 
     const migrations = (await fs.readdir(path.join(repoRoot, 'src', 'db', 'migrations'))).filter((f) => f.endsWith('.sql')).sort();
-    assert.ok(postline.lines.some((l) => l.includes(`applied migrations: ${migrations.join(', ')}`)), postline.lines.join('\n'));
+    assert.ok(
+      postline.lines.some((l) => l.includes(`applied migrations: ${migrations.join(', ')}`)),
+      postline.lines.join('\n'),
+    );
     const keys = await new Resend(apiKey, { baseUrl: postline.url }).apiKeys.list();
     assert.equal(keys.error, null);
 

@@ -7,15 +7,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Resend } from 'resend';
 import { testDbMode } from '../support/postline.js';
-import {
-  PostlineProcess,
-  baseEnv,
-  eventually,
-  newApiKey,
-  postmasterPid,
-  postmastersOf,
-  tempDataDir,
-} from './postline-process.js';
+import { PostlineProcess, baseEnv, eventually, newApiKey, postmasterPid, postmastersOf, tempDataDir } from './postline-process.js';
 
 const noServerLeft = async (dataDir: string) => (await postmastersOf(dataDir)).length === 0;
 
@@ -77,7 +69,10 @@ describe('embedded PostgreSQL across Postline processes', { skip: testDbMode() =
     const fromA = await sdk(a).apiKeys.create({ name: 'via a' });
     assert.equal(fromA.error, null);
     const seenByB = await sdk(b).apiKeys.list();
-    assert.ok(seenByB.data?.data.some((k) => k.name === 'via a'), 'both serve the same database');
+    assert.ok(
+      seenByB.data?.data.some((k) => k.name === 'via a'),
+      'both serve the same database',
+    );
 
     // A Ctrl-C in a's terminal (SIGINT to its whole process group): a stops cleanly, the
     // server, in a session of its own, is not hit and keeps serving b.
@@ -108,10 +103,7 @@ describe('embedded PostgreSQL across Postline processes', { skip: testDbMode() =
 
     // After a reboot the pid in a leftover postmaster.pid may belong to any live process:
     // here this test's own, which is no postmaster.
-    await fs.writeFile(
-      path.join(dataDir, 'pg', 'postmaster.pid'),
-      `${process.pid}\n${path.join(dataDir, 'pg')}\n0\n1\n\n127.0.0.1\n0 0\nready\n`,
-    );
+    await fs.writeFile(path.join(dataDir, 'pg', 'postmaster.pid'), `${process.pid}\n${path.join(dataDir, 'pg')}\n0\n1\n\n127.0.0.1\n0 0\nready\n`);
     const third = await start();
     assert.equal((await sdk(third).apiKeys.list()).error, null);
     assert.notEqual(await postmasterPid(dataDir), process.pid);

@@ -25,9 +25,17 @@ describe('custom events', () => {
 
     const byName = await t.resend.events.get('order.paid');
     assert.equal(byName.error, null);
-    assert.deepEqual({ ...byName.data!, created_at: 'x' }, {
-      object: 'event', id, name: 'order.paid', schema: { amount: 'number', plan: 'string' }, created_at: 'x', updated_at: null,
-    });
+    assert.deepEqual(
+      { ...byName.data!, created_at: 'x' },
+      {
+        object: 'event',
+        id,
+        name: 'order.paid',
+        schema: { amount: 'number', plan: 'string' },
+        created_at: 'x',
+        updated_at: null,
+      },
+    );
     assert.match(byName.data!.created_at, TIMESTAMP);
     assert.equal((await t.resend.events.get(id)).data!.name, 'order.paid');
 
@@ -36,7 +44,10 @@ describe('custom events', () => {
     assert.equal((await t.resend.events.get('weird name/with slash')).data!.schema, null, 'the SDK encodes the name; we decode it');
 
     const list = await t.resend.events.list();
-    assert.deepEqual(list.data!.data.map((e) => e.name), ['weird name/with slash', 'order.paid']);
+    assert.deepEqual(
+      list.data!.data.map((e) => e.name),
+      ['weird name/with slash', 'order.paid'],
+    );
     assert.deepEqual(Object.keys(list.data!.data[0]!).sort(), ['created_at', 'id', 'name', 'schema', 'updated_at']);
     assert.deepEqual((await t.resend.events.list({ limit: 1 })).data!.has_more, true);
 
@@ -88,7 +99,11 @@ describe('custom events', () => {
     assert.equal(byId.error, null);
     const raw = await rawRequest(t, 'POST', '/events/send', { body: { event: 'ping', email: 'new.person@example.org' } });
     assert.equal(raw.status, 202);
-    assert.deepEqual((await inbox()).slice(-3), [['user.created', { plan: 'pro' }], ['user.created', {}], ['ping', {}]]);
+    assert.deepEqual((await inbox()).slice(-3), [
+      ['user.created', { plan: 'pro' }],
+      ['user.created', {}],
+      ['ping', {}],
+    ]);
   });
 
   it('needs exactly one of contact_id and email, and a contact_id of the account', async () => {

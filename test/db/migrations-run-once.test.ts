@@ -32,7 +32,10 @@ describe('migrations', () => {
     assert.deepEqual(appliers[0], files, 'in name order');
 
     const rows = await pools[0]!.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
-    assert.deepEqual(rows.map((r) => r.name), files);
+    assert.deepEqual(
+      rows.map((r) => r.name),
+      files,
+    );
     assert.deepEqual(await migrate(pools[0]!), [], 'a later start applies nothing');
     // The schema is really there, and the migration lock was let go.
     assert.ok(await pools[1]!.one(`SELECT to_regclass('public.request_logs') AS t`).then((r) => r?.t));

@@ -47,7 +47,10 @@ describe('connecting to DATABASE_URL at start', () => {
     forwarder = proxy(port, new URL(database.url));
     const connected = await connecting;
     try {
-      assert.ok(messages.some((m) => m.startsWith('waiting for the database (ECONNREFUSED)')), messages.join('\n'));
+      assert.ok(
+        messages.some((m) => m.startsWith('waiting for the database (ECONNREFUSED)')),
+        messages.join('\n'),
+      );
       assert.ok(messages.some((m) => m.startsWith('applied migrations:')));
       assert.ok(await connected.db.one(`SELECT to_regclass('public.accounts') AS t`).then((r) => r?.t));
     } finally {
@@ -59,7 +62,10 @@ describe('connecting to DATABASE_URL at start', () => {
     const wrong = new URL(database.url);
     wrong.pathname = '/postline_no_such_database';
     const started = Date.now();
-    await assert.rejects(connectDatabase({ databaseUrl: wrong.toString(), dataDir: '/nonexistent' }, () => {}), { code: '3D000' });
+    await assert.rejects(
+      connectDatabase({ databaseUrl: wrong.toString(), dataDir: '/nonexistent' }, () => {}),
+      { code: '3D000' },
+    );
     assert.ok(Date.now() - started < 2000);
 
     const nothing = new URL(database.url);

@@ -11,7 +11,8 @@ describe('unit: parseReply', () => {
   });
 
   it('joins a multi-line reply with spaces, keeps the raw lines, and takes the first enhanced code', () => {
-    const raw = '550-5.1.1 The email account that you tried to reach does not exist.\r\n550-5.1.1 Please try double-checking.\r\n550 5.1.1 https://support.example/answer';
+    const raw =
+      '550-5.1.1 The email account that you tried to reach does not exist.\r\n550-5.1.1 Please try double-checking.\r\n550 5.1.1 https://support.example/answer';
     assert.deepEqual(parseReply(raw), {
       code: 550,
       enhanced: '5.1.1',
@@ -103,7 +104,10 @@ describe("unit: Postline's own replies", () => {
   it('answers an unknown test user with 550 5.1.1, a NoEmail bounce', () => {
     assert.equal(LOCAL_REPLIES.unknownUser(), '550 5.1.1 Unknown User');
     assert.deepEqual(bounceOf(parseReply(LOCAL_REPLIES.unknownUser())), {
-      type: 'Permanent', subType: 'NoEmail', message: 'Unknown User', diagnosticCode: ['550 5.1.1 Unknown User'],
+      type: 'Permanent',
+      subType: 'NoEmail',
+      message: 'Unknown User',
+      diagnosticCode: ['550 5.1.1 Unknown User'],
     });
   });
 

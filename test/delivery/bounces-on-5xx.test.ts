@@ -23,7 +23,10 @@ describe('delivery: permanent refusals (5xx) bounce', () => {
     const id = await send(t, { to: 'ghost@strict.test' });
     await waitForLastEvent(t, id, 'bounced');
     const events = await eventsOf(t, id);
-    assert.deepEqual(events.map((e) => e.type), ['email.sent', 'email.bounced']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['email.sent', 'email.bounced'],
+    );
     const data = events[1]!.data;
     assert.deepEqual(data.to, ['ghost@strict.test']);
     assert.deepEqual(data.bounce, {
@@ -62,7 +65,10 @@ describe('delivery: permanent refusals (5xx) bounce', () => {
     await eventually(async () => (await deliveriesOf(t, id)).every((d) => d.status !== 'queued'));
     const byRecipient = Object.fromEntries((await deliveriesOf(t, id)).map((d) => [d.recipient, d.status]));
     assert.deepEqual(byRecipient, { 'fine@strict.test': 'delivered', 'ghost@strict.test': 'bounced', 'ok@strict.test': 'delivered' });
-    assert.deepEqual(t.sink.messages.slice(before).map((m) => m.to), [['ok@strict.test', 'fine@strict.test']]);
+    assert.deepEqual(
+      t.sink.messages.slice(before).map((m) => m.to),
+      [['ok@strict.test', 'fine@strict.test']],
+    );
     const events = await eventsOf(t, id);
     const summary = events.map((e) => `${e.type} ${e.data.to.join(',')}`);
     assert.deepEqual(summary.slice(1).sort(), ['email.bounced ghost@strict.test', 'email.delivered ok@strict.test,fine@strict.test']);

@@ -24,7 +24,10 @@ describe('delivery: concurrency per destination host', () => {
     for (const id of ids) await eventually(async () => (await deliveriesOf(t, id))[0].status === 'delivered');
     assert.equal(t.sink.connections - connections, 1);
     assert.deepEqual(
-      t.sink.messages.slice(before).map((m) => m.to[0]).sort(),
+      t.sink.messages
+        .slice(before)
+        .map((m) => m.to[0])
+        .sort(),
       Array.from({ length: 20 }, (_, i) => `user${i}@busy.test`).sort(),
     );
   });

@@ -26,7 +26,10 @@ describe('delivery: to the MX host, DKIM-signed', () => {
 
     await waitForLastEvent(t, id, 'delivered');
     const events = await eventsOf(t, id);
-    assert.deepEqual(events.map((e) => e.type), ['email.sent', 'email.delivered']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['email.sent', 'email.delivered'],
+    );
     const delivered = events[1]!.data;
     assert.equal(delivered.email_id, id);
     assert.equal(delivered.from, FROM);

@@ -26,9 +26,15 @@ describe('delivery: MX hosts are tried in preference order', () => {
     ]);
     const id = await send(t, { to: 'user@two-mx.test' });
     await waitForLastEvent(t, id, 'delivered');
-    assert.deepEqual(backup.messages.map((m) => m.to), [['user@two-mx.test']]);
+    assert.deepEqual(
+      backup.messages.map((m) => m.to),
+      [['user@two-mx.test']],
+    );
     assert.equal((await deliveriesOf(t, id))[0].attempts, 1, 'one attempt, two hosts tried');
-    assert.deepEqual((await eventsOf(t, id)).map((e) => e.type), ['email.sent', 'email.delivered']);
+    assert.deepEqual(
+      (await eventsOf(t, id)).map((e) => e.type),
+      ['email.sent', 'email.delivered'],
+    );
   });
 
   it('uses the most preferred MX (lowest number) when it is up', async () => {
@@ -38,7 +44,10 @@ describe('delivery: MX hosts are tried in preference order', () => {
     ]);
     const id = await send(t, { to: 'user@ordered.test' });
     await waitForLastEvent(t, id, 'delivered');
-    assert.deepEqual(preferred.messages.map((m) => m.to), [['user@ordered.test']]);
+    assert.deepEqual(
+      preferred.messages.map((m) => m.to),
+      [['user@ordered.test']],
+    );
     assert.equal(backup.messages.length, 1, 'nothing more went to the backup');
   });
 

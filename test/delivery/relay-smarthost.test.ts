@@ -70,8 +70,17 @@ for (const scheme of ['smtp', 'smtps'] as const) {
       await eventually(async () => (await deliveriesOf(t, id)).every((d) => d.status === 'delivered'));
       await waitForLastEvent(t, id, 'delivered');
       assert.equal(relay.messages.length, 2);
-      assert.deepEqual(relay.messages.map((m) => m.to).flat().sort(), ['one@anywhere.test', 'two@elsewhere.test']);
-      assert.ok(relay.messages.every((m) => m.user === 'relay-user' && m.secure), JSON.stringify(relay.messages.map((m) => [m.user, m.secure])));
+      assert.deepEqual(
+        relay.messages
+          .map((m) => m.to)
+          .flat()
+          .sort(),
+        ['one@anywhere.test', 'two@elsewhere.test'],
+      );
+      assert.ok(
+        relay.messages.every((m) => m.user === 'relay-user' && m.secure),
+        JSON.stringify(relay.messages.map((m) => [m.user, m.secure])),
+      );
       assert.deepEqual(relay.logins.slice(0, 1), ['relay-user:s3cret/pass']);
       assert.equal((await verifyDkim(t, relay.messages[0]!.raw))[0]!.result, 'pass', 'the signature survives the relay hop');
       assert.equal(t.sink.messages.length, sinkMessages, 'nothing went to the MX');

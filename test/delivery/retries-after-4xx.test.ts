@@ -29,7 +29,10 @@ describe('delivery: temporary failures are retried with growing delays', () => {
     const id = await send(t, { to: 'slow@retry.test' });
     await waitForLastEvent(t, id, 'delivered');
     const events = await eventsOf(t, id);
-    assert.deepEqual(events.map((e) => e.type), ['email.sent', 'email.delivery_delayed', 'email.delivery_delayed', 'email.delivered']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['email.sent', 'email.delivery_delayed', 'email.delivery_delayed', 'email.delivered'],
+    );
     assert.deepEqual(events[1]!.data.to, ['slow@retry.test']);
     const [row] = await deliveriesOf(t, id);
     assert.equal(row.status, 'delivered');

@@ -15,7 +15,10 @@ const T0 = CREATED.getTime();
 describe('unit: decideRetry', () => {
   it('waits the delay of the attempt that just failed: the first failure waits 1 minute, the seventh 4 hours', () => {
     const delays = [1, 2, 3, 4, 5, 6, 7].map((attempts) => decideRetry(POLICY, attempts, CREATED, T0 + 1000));
-    assert.deepEqual(delays, [1, 5, 15, 30, 60, 120, 240].map((m) => ({ retry: true, delayMs: m * MIN })));
+    assert.deepEqual(
+      delays,
+      [1, 5, 15, 30, 60, 120, 240].map((m) => ({ retry: true, delayMs: m * MIN })),
+    );
   });
 
   it('repeats the last delay for every attempt past the list', () => {

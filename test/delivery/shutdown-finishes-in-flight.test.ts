@@ -46,6 +46,9 @@ describe('delivery: shutting down lets the attempt in flight finish', () => {
     await waitForLastEvent(t, id, 'delivered');
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(received.length, 1, 'the restarted worker did not send it again');
-    assert.deepEqual((await eventsOf(t, id)).map((e) => e.type), ['email.sent', 'email.delivered']);
+    assert.deepEqual(
+      (await eventsOf(t, id)).map((e) => e.type),
+      ['email.sent', 'email.delivered'],
+    );
   });
 });

@@ -22,7 +22,10 @@ describe("delivery: Resend's test addresses at resend.dev produce their outcome 
       for (const to of ['delivered@resend.dev', 'delivered+signup@resend.dev']) {
         const id = await send(t, { to });
         await waitForLastEvent(t, id, 'delivered');
-        assert.deepEqual((await eventsOf(t, id)).map((e) => e.type), ['email.sent', 'email.delivered']);
+        assert.deepEqual(
+          (await eventsOf(t, id)).map((e) => e.type),
+          ['email.sent', 'email.delivered'],
+        );
         assert.equal((await deliveriesOf(t, id))[0].status, 'delivered');
       }
     }));
@@ -51,7 +54,10 @@ describe("delivery: Resend's test addresses at resend.dev produce their outcome 
     noConnection(async () => {
       const id = await send(t, { to: 'complained+promo@resend.dev' });
       await waitForLastEvent(t, id, 'complained');
-      assert.deepEqual((await eventsOf(t, id)).map((e) => e.type), ['email.sent', 'email.delivered', 'email.complained']);
+      assert.deepEqual(
+        (await eventsOf(t, id)).map((e) => e.type),
+        ['email.sent', 'email.delivered', 'email.complained'],
+      );
       assert.equal((await deliveriesOf(t, id))[0].status, 'delivered');
     }));
 
@@ -60,7 +66,10 @@ describe("delivery: Resend's test addresses at resend.dev produce their outcome 
       const id = await send(t, { to: 'suppressed@resend.dev' });
       await waitForLastEvent(t, id, 'suppressed');
       const events = await eventsOf(t, id);
-      assert.deepEqual(events.map((e) => e.type), ['email.sent', 'email.suppressed']);
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['email.sent', 'email.suppressed'],
+      );
       const { suppressed } = events[1]!.data;
       assert.equal(suppressed.type, 'OnAccountSuppressionList');
       assert.equal(suppressed.reason, 'previous_bounce');
@@ -77,6 +86,9 @@ describe("delivery: Resend's test addresses at resend.dev produce their outcome 
     await eventually(async () => (await deliveriesOf(t, id)).every((d) => d.status !== 'queued'));
     const byRecipient = Object.fromEntries((await deliveriesOf(t, id)).map((d) => [d.recipient, d.status]));
     assert.deepEqual(byRecipient, { 'bounced+mixed@resend.dev': 'bounced', 'delivered@resend.dev': 'delivered', 'person@real.test': 'delivered' });
-    assert.deepEqual(t.sink.messages.slice(before).map((m) => m.to), [['person@real.test']]);
+    assert.deepEqual(
+      t.sink.messages.slice(before).map((m) => m.to),
+      [['person@real.test']],
+    );
   });
 });

@@ -26,7 +26,12 @@ describe('delivery: several workers on one database', () => {
     const ids: string[] = [];
     for (let round = 0; round < 3; round++) {
       const { data, error } = await t.resend.batch.send(
-        Array.from({ length: 100 }, (_, i) => ({ from: FROM, to: [`a${round}-${i}@shared.test`, `b${round}-${i}@shared.test`], subject: `#${i}`, html: '<p>x</p>' })),
+        Array.from({ length: 100 }, (_, i) => ({
+          from: FROM,
+          to: [`a${round}-${i}@shared.test`, `b${round}-${i}@shared.test`],
+          subject: `#${i}`,
+          html: '<p>x</p>',
+        })),
       );
       assert.equal(error, null);
       ids.push(...data!.data.map((d) => d.id));

@@ -47,7 +47,11 @@ describe('domains: create, verify through DNS, update, delete', () => {
     assert.equal(got.data!.status, 'failed');
     assert.ok(got.data!.records.every((r) => r.status === 'failed'));
 
-    publishRecords(t, 'verify-me.test', records.filter((r) => r.record === 'DKIM'));
+    publishRecords(
+      t,
+      'verify-me.test',
+      records.filter((r) => r.record === 'DKIM'),
+    );
     await t.resend.domains.verify(created.data!.id);
     got = await t.resend.domains.get(created.data!.id);
     assert.equal(got.data!.status, 'partially_verified');
@@ -61,7 +65,10 @@ describe('domains: create, verify through DNS, update, delete', () => {
     assert.ok(got.data!.records.every((r) => r.status === 'verified'));
 
     const events = await t.sql(`SELECT type, data FROM events WHERE data->>'id' = $1 ORDER BY id`, [created.data!.id]);
-    assert.deepEqual(events.map((e) => e.type), ['domain.created', 'domain.updated', 'domain.updated', 'domain.updated']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['domain.created', 'domain.updated', 'domain.updated', 'domain.updated'],
+    );
     assert.equal(events.at(-1).data.status, 'verified');
     assert.ok(events.at(-1).data.records.some((r: any) => r.record === 'Receiving MX'));
   });

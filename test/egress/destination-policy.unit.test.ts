@@ -74,7 +74,17 @@ const REFUSED: [string, RegExp][] = [
   ['', /not an IP address/],
 ];
 
-const PUBLIC = ['8.8.8.8', '1.1.1.1', '93.184.216.34', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '2a00:1450:4001::200e', '::ffff:8.8.8.8', '64:ff9b::808:808'];
+const PUBLIC = [
+  '8.8.8.8',
+  '1.1.1.1',
+  '93.184.216.34',
+  '172.32.0.1',
+  '100.128.0.1',
+  '2606:4700:4700::1111',
+  '2a00:1450:4001::200e',
+  '::ffff:8.8.8.8',
+  '64:ff9b::808:808',
+];
 
 describe('unit: egress address ranges', () => {
   it('refuses every non-public range, in every spelling, and names it', () => {
@@ -146,8 +156,14 @@ describe('unit: egress destination policy', () => {
     });
     await assert.rejects(closed.addresses(new URL('http://mixed.example/')), /mixed\.example resolves to 127\.0\.0\.1/);
     await assert.rejects(closed.addresses(new URL('http://mapped.example/')), /loopback, IPv4 127\.0\.0\.1 inside IPv6/);
-    await assert.rejects(closed.addresses(new URL('http://nowhere.example/')), (err) => err instanceof UnresolvedDestination && /could not be resolved/.test(err.message));
-    await assert.rejects(closed.addresses(new URL('http://empty.example/')), (err) => err instanceof UnresolvedDestination && /has no address/.test(err.message));
+    await assert.rejects(
+      closed.addresses(new URL('http://nowhere.example/')),
+      (err) => err instanceof UnresolvedDestination && /could not be resolved/.test(err.message),
+    );
+    await assert.rejects(
+      closed.addresses(new URL('http://empty.example/')),
+      (err) => err instanceof UnresolvedDestination && /has no address/.test(err.message),
+    );
   });
 
   it('opens everything, or only the ranges the operator lists', async () => {
@@ -170,7 +186,13 @@ describe('unit: egress destination policy', () => {
       new Promise<unknown[]>((resolve) => (pinnedLookup(addresses) as any)('rebound.example', options, (...args: unknown[]) => resolve(args)));
     const both = ['93.184.216.34', '2606:4700:4700::1111'];
     assert.deepEqual(await call(both, {}), [null, '93.184.216.34', 4]);
-    assert.deepEqual(await call(both, { all: true }), [null, [{ address: '93.184.216.34', family: 4 }, { address: '2606:4700:4700::1111', family: 6 }]]);
+    assert.deepEqual(await call(both, { all: true }), [
+      null,
+      [
+        { address: '93.184.216.34', family: 4 },
+        { address: '2606:4700:4700::1111', family: 6 },
+      ],
+    ]);
     assert.deepEqual(await call(both, { family: 6 }), [null, '2606:4700:4700::1111', 6]);
     const [err] = await call(['2606:4700:4700::1111'], { family: 4 });
     assert.match(String(err), /no IPv4 address/);
@@ -192,7 +214,11 @@ describe('unit: the operator settings', () => {
 
   it('stop start-up on a value that is no range, naming the variable', () => {
     for (const bad of ['maybe', '10.0.0.0/33', '10.0.0.0/8,intranet', '0177.0.0.1']) {
-      assert.throws(() => read(bad), (err) => err instanceof ConfigError && /POSTLINE_WEBHOOK_ALLOW_PRIVATE/.test(err.message), bad);
+      assert.throws(
+        () => read(bad),
+        (err) => err instanceof ConfigError && /POSTLINE_WEBHOOK_ALLOW_PRIVATE/.test(err.message),
+        bad,
+      );
     }
   });
 });

@@ -28,7 +28,11 @@ describe('emails: the events written with accepted emails', () => {
 
   const checkSent = async (ids: string[]) => {
     const events = await sentEvents(ids);
-    assert.deepEqual(events.map((e) => e.email_id), ids, 'one email.sent per email, in submission order');
+    assert.deepEqual(
+      events.map((e) => e.email_id),
+      ids,
+      'one email.sent per email, in submission order',
+    );
     for (const event of events) {
       assert.equal(event.data.created_at, event.created_at.toISOString(), "the email's created_at, as the database set it");
       assert.equal(event.data.email_id, event.email_id);
@@ -39,7 +43,13 @@ describe('emails: the events written with accepted emails', () => {
 
   it('writes a batch and its events with one statement', async () => {
     const { data, error } = await t.resend.batch.send(
-      Array.from({ length: 5 }, (_, i) => ({ from: FROM, to: `user${i}@example.org`, subject: `n${i}`, html: `<p>${i}</p>`, tags: [{ name: 'n', value: String(i) }] })),
+      Array.from({ length: 5 }, (_, i) => ({
+        from: FROM,
+        to: `user${i}@example.org`,
+        subject: `n${i}`,
+        html: `<p>${i}</p>`,
+        tags: [{ name: 'n', value: String(i) }],
+      })),
     );
     assert.equal(error, null, JSON.stringify(error));
     const ids = data!.data.map((d) => d.id);
@@ -92,7 +102,13 @@ describe('emails: the events written with accepted emails', () => {
 
   it('writes suppressed recipients beside the email in one transaction: email.sent, then email.suppressed', async () => {
     const topic = (await t.resend.topics.create({ name: 'Offers', defaultSubscription: 'opt_out' })).data!.id;
-    const { data, error } = await t.resend.emails.send({ from: FROM, to: 'stranger@example.org', subject: 'Offer', html: '<p>50% off</p>', topicId: topic } as any);
+    const { data, error } = await t.resend.emails.send({
+      from: FROM,
+      to: 'stranger@example.org',
+      subject: 'Offer',
+      html: '<p>50% off</p>',
+      topicId: topic,
+    } as any);
     assert.equal(error, null, JSON.stringify(error));
     await checkSent([data!.id]);
     const types = (await t.sql(`SELECT type FROM events WHERE email_id = $1 ORDER BY id`, [data!.id])).map((r) => r.type);

@@ -109,9 +109,15 @@ describe('attachments: fetched from `path`', () => {
     ]);
     assert.deepEqual(Buffer.from(parsed.attachments[0]!.content as ArrayBuffer), PDF);
     const list = await t.resend.emails.attachments.list({ emailId: data!.id });
-    assert.deepEqual(list.data!.data.map((a) => [a.filename, a.size]), [
-      ['report.pdf', PDF.length], ['download', 3], ['renamed.pdf', PDF.length], ['override.bin', PDF.length],
-    ]);
+    assert.deepEqual(
+      list.data!.data.map((a) => [a.filename, a.size]),
+      [
+        ['report.pdf', PDF.length],
+        ['download', 3],
+        ['renamed.pdf', PDF.length],
+        ['override.bin', PDF.length],
+      ],
+    );
   });
 
   async function refused(path: string, message: RegExp) {

@@ -50,11 +50,20 @@ describe('attachments: malformed ones are refused and nothing is written', () =>
   it('accepts base64 with line breaks and without padding', async () => {
     const wrapped = Buffer.from('x'.repeat(100)).toString('base64').replace(/.{76}/g, '$&\r\n');
     const res = await rawRequest(t, 'POST', '/emails', {
-      body: { ...OK, attachments: [{ filename: 'a.txt', content: wrapped }, { filename: 'b.txt', content: 'aGk' }] },
+      body: {
+        ...OK,
+        attachments: [
+          { filename: 'a.txt', content: wrapped },
+          { filename: 'b.txt', content: 'aGk' },
+        ],
+      },
     });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const rows = await t.sql('SELECT size FROM email_attachments WHERE email_id = $1 ORDER BY position', [res.body.id]);
-    assert.deepEqual(rows.map((r) => Number(r.size)), [100, 2]);
+    assert.deepEqual(
+      rows.map((r) => Number(r.size)),
+      [100, 2],
+    );
   });
 
   it('refuses paths that are not http(s) URLs, bad names, types and content ids, and unknown fields', async () => {
@@ -64,9 +73,19 @@ describe('attachments: malformed ones are refused and nothing is written', () =>
     await rejects([{ path: 'https://user:secret@files.example.com/a' }], 422, 'invalid_attachment', /must not carry credentials/);
     await rejects([{ filename: 'a\r\nX-Evil: 1', content: 'aGk=' }], 422, 'validation_error', /must not contain line breaks/);
     await rejects([{ filename: 7, content: 'aGk=' }], 422, 'validation_error', 'The `attachments[0].filename` field must be a string.');
-    await rejects([{ filename: 'a', content: 'aGk=', content_type: 'text/plain\r\nX-Evil: 1' }], 422, 'validation_error', /`attachments\[0\].content_type` field must be a media type/);
+    await rejects(
+      [{ filename: 'a', content: 'aGk=', content_type: 'text/plain\r\nX-Evil: 1' }],
+      422,
+      'validation_error',
+      /`attachments\[0\].content_type` field must be a media type/,
+    );
     await rejects([{ filename: 'a', content: 'aGk=', content_type: 'pdf' }], 422, 'validation_error', /must be a media type/);
-    await rejects([{ filename: 'a', content: 'aGk=', content_id: 'x'.repeat(128) }], 422, 'validation_error', /`attachments\[0\].content_id` field must be under 128/);
+    await rejects(
+      [{ filename: 'a', content: 'aGk=', content_id: 'x'.repeat(128) }],
+      422,
+      'validation_error',
+      /`attachments\[0\].content_id` field must be under 128/,
+    );
     await rejects([{ filename: 'a', content: 'aGk=', content_id: '<logo>' }], 422, 'validation_error', /content_id/);
     await rejects([{ filename: 'a', content: 'aGk=', contentType: 'text/plain' }], 422, 'validation_error', 'Unknown field `attachments[0].contentType`.');
     await rejects({ filename: 'a', content: 'aGk=' }, 422, 'validation_error', 'The `attachments` field must be an array of objects.');

@@ -96,9 +96,15 @@ describe('attachments: sent as MIME parts, stored once, listed and downloaded', 
 
     // Stored once: the rows point into the message, no copy of the bytes.
     const rows = await t.sql('SELECT filename, size, mime_length FROM email_attachments WHERE email_id = $1 ORDER BY position', [emailId]);
-    assert.deepEqual(rows.map((r) => [r.filename, Number(r.size)]), [
-      ['report.pdf', 70_000], ['notes.txt', 18], ['logo.png', 3_000], ['Grüße €.bin', 4],
-    ]);
+    assert.deepEqual(
+      rows.map((r) => [r.filename, Number(r.size)]),
+      [
+        ['report.pdf', 70_000],
+        ['notes.txt', 18],
+        ['logo.png', 3_000],
+        ['Grüße €.bin', 4],
+      ],
+    );
   });
 
   it('accepts the {"type":"Buffer","data":[…]} form a Buffer takes in JSON', async () => {
@@ -129,16 +135,26 @@ describe('attachments: sent as MIME parts, stored once, listed and downloaded', 
     assert.equal(eml.size, EML.length);
   });
 
-  it('lists and gets attachments with Resend\'s shape and signed, expiring download URLs', async () => {
+  it("lists and gets attachments with Resend's shape and signed, expiring download URLs", async () => {
     const list = await t.resend.emails.attachments.list({ emailId });
     assert.equal(list.error, null, JSON.stringify(list.error));
     assert.equal(list.data!.object, 'list');
     assert.equal(list.data!.has_more, false);
     const items = list.data!.data;
-    assert.deepEqual(items.map((a) => a.filename), ['report.pdf', 'notes.txt', 'logo.png', 'Grüße €.bin']);
+    assert.deepEqual(
+      items.map((a) => a.filename),
+      ['report.pdf', 'notes.txt', 'logo.png', 'Grüße €.bin'],
+    );
     const [report, notes, logo] = items;
     assert.deepEqual(Object.keys(report!).sort(), [
-      'content_disposition', 'content_id', 'content_type', 'download_url', 'expires_at', 'filename', 'id', 'size',
+      'content_disposition',
+      'content_id',
+      'content_type',
+      'download_url',
+      'expires_at',
+      'filename',
+      'id',
+      'size',
     ]);
     assert.equal(report!.content_type, 'application/pdf');
     assert.equal(report!.content_disposition, 'attachment');
@@ -158,18 +174,30 @@ describe('attachments: sent as MIME parts, stored once, listed and downloaded', 
     assert.equal(got.data!.size, 3_000);
 
     const page = await t.resend.emails.attachments.list({ emailId, limit: 2 });
-    assert.deepEqual(page.data!.data.map((a) => a.filename), ['report.pdf', 'notes.txt']);
+    assert.deepEqual(
+      page.data!.data.map((a) => a.filename),
+      ['report.pdf', 'notes.txt'],
+    );
     assert.equal(page.data!.has_more, true);
     const next = await t.resend.emails.attachments.list({ emailId, limit: 2, after: notes!.id });
-    assert.deepEqual(next.data!.data.map((a) => a.filename), ['logo.png', 'Grüße €.bin']);
+    assert.deepEqual(
+      next.data!.data.map((a) => a.filename),
+      ['logo.png', 'Grüße €.bin'],
+    );
     assert.equal(next.data!.has_more, false);
     const back = await t.resend.emails.attachments.list({ emailId, limit: 2, before: logo!.id });
-    assert.deepEqual(back.data!.data.map((a) => a.filename), ['report.pdf', 'notes.txt']);
+    assert.deepEqual(
+      back.data!.data.map((a) => a.filename),
+      ['report.pdf', 'notes.txt'],
+    );
   });
 
   it('downloads the exact bytes without an API key, only with a valid signature', async () => {
     const { data } = await t.resend.emails.attachments.list({ emailId });
-    for (const [attachment, bytes] of [[data!.data[0]!, pdf], [data!.data[2]!, png]] as const) {
+    for (const [attachment, bytes] of [
+      [data!.data[0]!, pdf],
+      [data!.data[2]!, png],
+    ] as const) {
       const res = await download(attachment.download_url);
       assert.equal(res.status, 200);
       assert.deepEqual(Buffer.from(await res.arrayBuffer()), bytes);
@@ -202,7 +230,12 @@ describe('attachments: sent as MIME parts, stored once, listed and downloaded', 
     const { data } = await t.resend.emails.attachments.list({ emailId });
     const id = data!.data[0]!.id;
     const expires = String(Math.floor(Date.now() / 1000) - 10);
-    const signature = crypto.createHmac('sha256', key).update(JSON.stringify([id, expires])).digest().subarray(0, 16).toString('base64url');
+    const signature = crypto
+      .createHmac('sha256', key)
+      .update(JSON.stringify([id, expires]))
+      .digest()
+      .subarray(0, 16)
+      .toString('base64url');
     const res = await download(`${PUBLIC_URL}/downloads/attachments/${id}?expires=${expires}&signature=${signature}`);
     assert.equal(res.status, 403);
     assert.equal((await res.json()).name, 'validation_error');

@@ -38,7 +38,10 @@ describe('batch sending', () => {
     assert.equal(deliveries[0].n, 100);
     // Newest first: the list shows the batch in reverse request order.
     const list = await t.resend.emails.list({ limit: 100 });
-    assert.deepEqual(list.data!.data.map((e) => e.id), [...ids].reverse());
+    assert.deepEqual(
+      list.data!.data.map((e) => e.id),
+      [...ids].reverse(),
+    );
     const got = await t.resend.emails.get(ids[42]!);
     assert.equal(got.data!.subject, 'Batch 42');
     assert.deepEqual(got.data!.tags, [{ name: 'n', value: '42' }]);
@@ -91,7 +94,10 @@ describe('batch sending', () => {
     assert.match(res.data!.errors![0]!.message, /Invalid `to` field/);
     assert.match(res.data!.errors![1]!.message, /not verified/);
     const subjects = await t.sql('SELECT subject FROM emails WHERE id = ANY($1::uuid[]) ORDER BY created_at', [res.data!.data.map((d) => d.id)]);
-    assert.deepEqual(subjects.map((r) => r.subject), ['Batch 0', 'Batch 2']);
+    assert.deepEqual(
+      subjects.map((r) => r.subject),
+      ['Batch 0', 'Batch 2'],
+    );
     assert.equal(await emailCount(), before0 + 2);
 
     const allGood = await t.resend.batch.send([item(5)], { batchValidation: 'permissive' });

@@ -30,24 +30,47 @@ describe('listing emails and keeping accounts apart', () => {
     assert.equal(first.error, null);
     assert.equal(first.data!.object, 'list');
     assert.equal(first.data!.has_more, true);
-    assert.deepEqual(first.data!.data.map((e) => e.id), [ids[4], ids[3]]);
+    assert.deepEqual(
+      first.data!.data.map((e) => e.id),
+      [ids[4], ids[3]],
+    );
     const item = first.data!.data[0]! as Record<string, unknown>;
     for (const hidden of ['html', 'text', 'tags', 'object']) assert.ok(!(hidden in item), hidden);
     assert.deepEqual(Object.keys(item).sort(), [
-      'bcc', 'cc', 'created_at', 'from', 'id', 'last_event', 'message_id', 'reply_to', 'scheduled_at', 'subject', 'to', 'topic_id',
+      'bcc',
+      'cc',
+      'created_at',
+      'from',
+      'id',
+      'last_event',
+      'message_id',
+      'reply_to',
+      'scheduled_at',
+      'subject',
+      'to',
+      'topic_id',
     ]);
     assert.equal(item.subject, 'Email 4');
     assert.deepEqual(item.to, ['u4@example.org']);
 
     const second = await t.resend.emails.list({ limit: 2, after: ids[3] });
-    assert.deepEqual(second.data!.data.map((e) => e.id), [ids[2], ids[1]]);
+    assert.deepEqual(
+      second.data!.data.map((e) => e.id),
+      [ids[2], ids[1]],
+    );
     assert.equal(second.data!.has_more, true);
     const last = await t.resend.emails.list({ limit: 2, after: ids[1] });
-    assert.deepEqual(last.data!.data.map((e) => e.id), [ids[0]]);
+    assert.deepEqual(
+      last.data!.data.map((e) => e.id),
+      [ids[0]],
+    );
     assert.equal(last.data!.has_more, false);
     assert.deepEqual(last.data!.data[0]!.cc, ['cc@example.org']);
     const back = await t.resend.emails.list({ limit: 2, before: ids[0] });
-    assert.deepEqual(back.data!.data.map((e) => e.id), [ids[2], ids[1]]);
+    assert.deepEqual(
+      back.data!.data.map((e) => e.id),
+      [ids[2], ids[1]],
+    );
 
     const all = await t.resend.emails.list();
     assert.equal(all.data!.data.length, 5);

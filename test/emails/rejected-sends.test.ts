@@ -53,7 +53,12 @@ describe('rejected sends', () => {
     await rejects({ ...OK, priority: 'high' }, 422, 'validation_error', 'Unknown field `priority`.');
     await rejects({ ...OK, replyTo: 'a@b.com' }, 422, 'validation_error', /Unknown field `replyTo`/);
     await rejects({ ...OK, scheduled_at: 'whenever' }, 422, 'validation_error', /`scheduled_at` field must be an ISO 8601 date/);
-    await rejects({ ...OK, attachments: [{ filename: 'a.txt', content: 'aGk=', encoding: 'base64' }] }, 422, 'validation_error', 'Unknown field `attachments[0].encoding`.');
+    await rejects(
+      { ...OK, attachments: [{ filename: 'a.txt', content: 'aGk=', encoding: 'base64' }] },
+      422,
+      'validation_error',
+      'Unknown field `attachments[0].encoding`.',
+    );
     await rejects({ ...OK, template: { id: 'welcome' } }, 422, 'validation_error', 'The `template` field cannot be used together with `html`.');
     await rejects({ ...OK, from: 42 }, 422, 'validation_error', 'The `from` field must be a string.');
     await rejects({ ...OK, to: { address: 'a@b.com' } }, 422, 'validation_error', /`to` field must be a string or an array/);

@@ -36,7 +36,16 @@ describe('unit: parseScheduledAt, ISO 8601', () => {
   });
 
   it('refuses hours, minutes and offsets out of range, and the basic (compact) format', () => {
-    for (const value of ['2026-01-20T25:00:00Z', '2026-01-20T11:60:00Z', '2026-01-20T11:52:01+99:99', '2026-13-01T10:00:00Z', '2026-01-32T10:00:00Z', '20260120T115201Z', '+002026-01-20T11:52:01Z', '2026-01-20T11']) {
+    for (const value of [
+      '2026-01-20T25:00:00Z',
+      '2026-01-20T11:60:00Z',
+      '2026-01-20T11:52:01+99:99',
+      '2026-13-01T10:00:00Z',
+      '2026-01-32T10:00:00Z',
+      '20260120T115201Z',
+      '+002026-01-20T11:52:01Z',
+      '2026-01-20T11',
+    ]) {
       refuses(value, UNREADABLE);
     }
   });

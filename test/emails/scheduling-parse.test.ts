@@ -7,7 +7,10 @@ import { parseScheduledAt } from '../../src/emails/schedule.js';
 const NOW = new Date('2026-01-14T10:00:00Z');
 const at = (value: unknown, now = NOW) => parseScheduledAt(value, now).toISOString();
 const refuses = (value: unknown, message: RegExp, now = NOW) =>
-  assert.throws(() => parseScheduledAt(value, now), (err: any) => err.errorName === 'validation_error' && err.statusCode === 422 && message.test(err.message));
+  assert.throws(
+    () => parseScheduledAt(value, now),
+    (err: any) => err.errorName === 'validation_error' && err.statusCode === 422 && message.test(err.message),
+  );
 
 describe('reading scheduled_at', () => {
   it('reads ISO 8601, with a zone, an offset or none (UTC)', () => {

@@ -19,8 +19,20 @@ describe('scheduled emails across a restart', () => {
   it('delivers emails that came due while Postline was down, and those due after it is back', async () => {
     const soon = new Date(Date.now() + 1500).toISOString();
     const later = new Date(Date.now() + 6000).toISOString();
-    const first = await t.resend.emails.send({ from: 'hello@acme.test', to: 'first@example.org', subject: 'Due while down', html: '<p>1</p>', scheduledAt: soon });
-    const second = await t.resend.emails.send({ from: 'hello@acme.test', to: 'second@example.org', subject: 'Due after', html: '<p>2</p>', scheduledAt: later });
+    const first = await t.resend.emails.send({
+      from: 'hello@acme.test',
+      to: 'first@example.org',
+      subject: 'Due while down',
+      html: '<p>1</p>',
+      scheduledAt: soon,
+    });
+    const second = await t.resend.emails.send({
+      from: 'hello@acme.test',
+      to: 'second@example.org',
+      subject: 'Due after',
+      html: '<p>2</p>',
+      scheduledAt: later,
+    });
     assert.equal(first.error, null);
     assert.equal(second.error, null);
 

@@ -29,8 +29,7 @@ describe('scheduled emails', () => {
     }
     throw new Error(`nothing delivered to ${to}`);
   }
-  const eventTypes = async (id: string) =>
-    (await t.sql('SELECT type FROM events WHERE email_id = $1 ORDER BY id', [id])).map((r) => r.type as string);
+  const eventTypes = async (id: string) => (await t.sql('SELECT type FROM events WHERE email_id = $1 ORDER BY id', [id])).map((r) => r.type as string);
   const deliveryStates = async (id: string) =>
     (await t.sql('SELECT status, next_attempt_at FROM deliveries WHERE email_id = $1', [id])) as { status: string; next_attempt_at: Date }[];
   const emailCount = async () => (await t.sql('SELECT count(*)::int AS n FROM emails'))[0].n as number;
@@ -93,9 +92,7 @@ describe('scheduled emails', () => {
       body: { from: 'hello@acme.test', to: 'never@example.org', subject: 's', html: 'x', scheduled_at: 1700000000 },
     });
     assert.equal(wrongType.status, 422);
-    const batch = await t.resend.batch.send([
-      { from: 'hello@acme.test', to: 'never@example.org', subject: 's', html: 'x', scheduledAt: inSeconds(60) },
-    ]);
+    const batch = await t.resend.batch.send([{ from: 'hello@acme.test', to: 'never@example.org', subject: 's', html: 'x', scheduledAt: inSeconds(60) }]);
     assert.deepEqual(batch.error, { statusCode: 422, message: 'The `scheduled_at` field is not supported in batch emails.', name: 'validation_error' });
     assert.equal(await emailCount(), n0);
   });
@@ -107,7 +104,10 @@ describe('scheduled emails', () => {
     assert.equal(canceled.error, null, JSON.stringify(canceled.error));
     assert.deepEqual(canceled.data, { object: 'email', id });
     assert.equal((await t.resend.emails.get(id)).data!.last_event, 'canceled');
-    assert.deepEqual((await deliveryStates(id)).map((d) => d.status), ['canceled']);
+    assert.deepEqual(
+      (await deliveryStates(id)).map((d) => d.status),
+      ['canceled'],
+    );
     const again = await t.resend.emails.cancel(id);
     assert.deepEqual(again.data, { object: 'email', id });
 

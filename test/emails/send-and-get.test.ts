@@ -198,6 +198,9 @@ describe('sending an email and reading it back', () => {
       text: 'hi',
     });
     const rows = await t.sql('SELECT recipient FROM deliveries WHERE email_id = $1 ORDER BY recipient', [sent.data!.id]);
-    assert.deepEqual(rows.map((r) => r.recipient), ['Same@example.org', 'other@example.org']);
+    assert.deepEqual(
+      rows.map((r) => r.recipient),
+      ['Same@example.org', 'other@example.org'],
+    );
   });
 });

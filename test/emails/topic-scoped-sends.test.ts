@@ -81,7 +81,10 @@ describe('emails scoped to a topic', () => {
     });
     assert.equal(permissive.status, 200, JSON.stringify(permissive.body));
     assert.equal(permissive.body.data.length, 1);
-    assert.deepEqual(permissive.body.errors.map((e: any) => [e.index, e.message]), [[1, 'Topic not found']]);
+    assert.deepEqual(
+      permissive.body.errors.map((e: any) => [e.index, e.message]),
+      [[1, 'Topic not found']],
+    );
   });
 
   it('leaves emails without a topic alone, contacts and their choices notwithstanding', async () => {

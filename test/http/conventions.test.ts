@@ -79,6 +79,9 @@ describe('HTTP conventions', () => {
     const escaped = await rawRequest(t, 'POST', '/api-keys', { body: '{"name":"a\\\\u0000b"}' });
     assert.equal(escaped.status, 201, 'an escaped backslash followed by u0000 is ordinary text');
     const names = await t.sql(`SELECT name FROM api_keys WHERE name LIKE 'a%b'`);
-    assert.deepEqual(names.map((r) => r.name), ['a\\u0000b']);
+    assert.deepEqual(
+      names.map((r) => r.name),
+      ['a\\u0000b'],
+    );
   });
 });

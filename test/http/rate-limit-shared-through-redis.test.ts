@@ -19,7 +19,10 @@ async function redisMissing(): Promise<string | false> {
       socket.destroy();
       resolve(ok);
     };
-    socket.on('connect', () => done(true)).on('error', () => done(false)).on('timeout', () => done(false));
+    socket
+      .on('connect', () => done(true))
+      .on('error', () => done(false))
+      .on('timeout', () => done(false));
   });
   if (reachable || process.env.CI === 'true') return false;
   return `no Redis at ${REDIS_URL} (set TEST_REDIS_URL)`;

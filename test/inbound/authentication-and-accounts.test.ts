@@ -26,10 +26,9 @@ describe('inbound: sender authentication is recorded, not enforced; one message,
   }
 
   const verdicts = async (id: string) => {
-    const [row] = await t.sql(
-      `SELECT m.spf, m.dkim, m.dmarc FROM received_emails r JOIN inbound_messages m ON m.id = r.inbound_message_id WHERE r.id = $1`,
-      [id],
-    );
+    const [row] = await t.sql(`SELECT m.spf, m.dkim, m.dmarc FROM received_emails r JOIN inbound_messages m ON m.id = r.inbound_message_id WHERE r.id = $1`, [
+      id,
+    ]);
     return [row.spf, row.dkim, row.dmarc];
   };
 
@@ -93,12 +92,20 @@ describe('inbound: sender authentication is recorded, not enforced; one message,
   });
 
   it('keeps a message postal-mime makes little of, raw and all', async () => {
-    const junk = Buffer.concat([Buffer.from('Subject: odd\r\nContent-Type: multipart/mixed; boundary="never"\r\n\r\n'), Buffer.from([0, 1, 2, 0xff, 0xfe]), Buffer.from('\r\n')]);
+    const junk = Buffer.concat([
+      Buffer.from('Subject: odd\r\nContent-Type: multipart/mixed; boundary="never"\r\n\r\n'),
+      Buffer.from([0, 1, 2, 0xff, 0xfe]),
+      Buffer.from('\r\n'),
+    ]);
     await deliverInbound(t, junk, { mailFrom: '', rcptTo: ['support@inbox.test'] });
     const email = await latest(t.resend);
     assert.equal(email.subject, 'odd');
     const res = await fetch(email.raw!.download_url);
-    assert.ok(Buffer.from(await res.arrayBuffer()).subarray(-junk.length).equals(junk));
+    assert.ok(
+      Buffer.from(await res.arrayBuffer())
+        .subarray(-junk.length)
+        .equals(junk),
+    );
   });
 
   it('lists newest first in pages (limit, after, before), attachments empty when there are none', async () => {
@@ -108,11 +115,20 @@ describe('inbound: sender authentication is recorded, not enforced; one message,
     assert.deepEqual(subjects.slice(0, 2), ['odd', 'For both of you']);
     const first = await t.resend.emails.receiving.list({ limit: 2 });
     assert.equal(first.data!.has_more, true);
-    assert.deepEqual(first.data!.data.map((e) => e.id), all.slice(0, 2).map((e) => e.id));
+    assert.deepEqual(
+      first.data!.data.map((e) => e.id),
+      all.slice(0, 2).map((e) => e.id),
+    );
     const next = await t.resend.emails.receiving.list({ limit: 2, after: all[1]!.id });
-    assert.deepEqual(next.data!.data.map((e) => e.id), all.slice(2, 4).map((e) => e.id));
+    assert.deepEqual(
+      next.data!.data.map((e) => e.id),
+      all.slice(2, 4).map((e) => e.id),
+    );
     const back = await t.resend.emails.receiving.list({ limit: 1, before: all[2]!.id });
-    assert.deepEqual(back.data!.data.map((e) => e.id), [all[1]!.id]);
+    assert.deepEqual(
+      back.data!.data.map((e) => e.id),
+      [all[1]!.id],
+    );
     const bad = await t.resend.emails.receiving.list({ limit: 101 });
     assert.equal(bad.error?.name, 'validation_error');
     const none = await t.resend.emails.receiving.attachments.list({ emailId: all[0]!.id });

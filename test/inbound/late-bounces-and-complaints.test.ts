@@ -21,7 +21,7 @@ function dsn(returnPath: string, recipients: { address: string; action: string; 
     '--DSN-BOUNDARY',
     'Content-Type: text/plain; charset=us-ascii',
     '',
-    'I\'m sorry to have to inform you that your message could not be delivered.',
+    "I'm sorry to have to inform you that your message could not be delivered.",
     '',
     '--DSN-BOUNDARY',
     'Content-Type: message/delivery-status',
@@ -35,7 +35,12 @@ function dsn(returnPath: string, recipients: { address: string; action: string; 
       `Action: ${r.action}`,
       `Status: ${r.status}`,
       // Folded at the last space before column 40, as MTAs fold long fields.
-      ...(r.diagnostic ? [`Diagnostic-Code: smtp; ${r.diagnostic.slice(0, r.diagnostic.lastIndexOf(' ', 40))}`, `    ${r.diagnostic.slice(r.diagnostic.lastIndexOf(' ', 40) + 1)}`] : []),
+      ...(r.diagnostic
+        ? [
+            `Diagnostic-Code: smtp; ${r.diagnostic.slice(0, r.diagnostic.lastIndexOf(' ', 40))}`,
+            `    ${r.diagnostic.slice(r.diagnostic.lastIndexOf(' ', 40) + 1)}`,
+          ]
+        : []),
     ]),
     '',
     '--DSN-BOUNDARY',
@@ -114,10 +119,7 @@ describe('inbound: DSNs and feedback reports that come back to a return path', (
 
   const deliveryRows = async (id: string) =>
     Object.fromEntries(
-      (await t.sql(`SELECT recipient, status, last_response FROM deliveries WHERE email_id = $1`, [id])).map((r) => [
-        r.recipient,
-        [r.status, r.last_response],
-      ]),
+      (await t.sql(`SELECT recipient, status, last_response FROM deliveries WHERE email_id = $1`, [id])).map((r) => [r.recipient, [r.status, r.last_response]]),
     );
 
   it('a failed DSN bounces that recipient: last_event, email.bounced with the diagnostic code, suppression', async () => {
@@ -156,17 +158,25 @@ describe('inbound: DSNs and feedback reports that come back to a return path', (
 
   it('a delayed DSN records email.delivery_delayed; a 4.x.x failure bounces as Transient without suppressing', async () => {
     const { id, returnPath } = await sendDelivered(['slow@example.net']);
-    await deliverInbound(t, dsn(returnPath, [{ address: 'slow@example.net', action: 'delayed', status: '4.4.1', diagnostic: '451 4.4.1 No answer from host, still trying' }]), {
-      mailFrom: '',
-      rcptTo: [returnPath],
-    });
+    await deliverInbound(
+      t,
+      dsn(returnPath, [{ address: 'slow@example.net', action: 'delayed', status: '4.4.1', diagnostic: '451 4.4.1 No answer from host, still trying' }]),
+      {
+        mailFrom: '',
+        rcptTo: [returnPath],
+      },
+    );
     assert.equal((await t.resend.emails.get(id)).data!.last_event, 'delivery_delayed');
     assert.equal((await deliveryRows(id))['slow@example.net']![0], 'delivered');
 
-    await deliverInbound(t, dsn(returnPath, [{ address: 'slow@example.net', action: 'failed', status: '4.4.7', diagnostic: '451 4.4.7 Delivery time expired' }]), {
-      mailFrom: '',
-      rcptTo: [returnPath],
-    });
+    await deliverInbound(
+      t,
+      dsn(returnPath, [{ address: 'slow@example.net', action: 'failed', status: '4.4.7', diagnostic: '451 4.4.7 Delivery time expired' }]),
+      {
+        mailFrom: '',
+        rcptTo: [returnPath],
+      },
+    );
     assert.equal((await t.resend.emails.get(id)).data!.last_event, 'bounced');
     const types = (await recordedEvents(t, [id])).map((e) => e.type);
     assert.deepEqual(types, ['email.sent', 'email.delivered', 'email.delivery_delayed', 'email.bounced']);
@@ -204,10 +214,16 @@ describe('inbound: DSNs and feedback reports that come back to a return path', (
 
     const pair = await sendDelivered(['a@example.net', 'b@example.net']);
     await deliverInbound(t, arf(pair.returnPath), { mailFrom: 'fbl@isp.example', rcptTo: [pair.returnPath] });
-    await deliverInbound(t, arf(pair.returnPath, { feedbackType: 'not-spam', rcptTo: 'a@example.net' }), { mailFrom: 'fbl@isp.example', rcptTo: [pair.returnPath] });
+    await deliverInbound(t, arf(pair.returnPath, { feedbackType: 'not-spam', rcptTo: 'a@example.net' }), {
+      mailFrom: 'fbl@isp.example',
+      rcptTo: [pair.returnPath],
+    });
     const vacation = ['From: a@example.net', `To: ${pair.returnPath}`, 'Subject: Out of office', '', 'I am away.', ''].join('\r\n');
     await deliverInbound(t, vacation, { mailFrom: 'a@example.net', rcptTo: [pair.returnPath] });
     assert.equal((await t.resend.emails.get(pair.id)).data!.last_event, 'delivered');
-    assert.deepEqual((await recordedEvents(t, [pair.id])).map((e) => e.type), ['email.sent', 'email.delivered']);
+    assert.deepEqual(
+      (await recordedEvents(t, [pair.id])).map((e) => e.type),
+      ['email.sent', 'email.delivered'],
+    );
   });
 });

@@ -60,9 +60,7 @@ describe('inbound: mail for a receiving domain is stored, reported and readable 
     const payload = receiver.payloads('email.received')[0];
     assert.equal(payload.type, 'email.received');
     const data = payload.data;
-    assert.deepEqual(Object.keys(data).sort(), [
-      'attachments', 'bcc', 'cc', 'created_at', 'email_id', 'from', 'message_id', 'received_for', 'subject', 'to',
-    ]);
+    assert.deepEqual(Object.keys(data).sort(), ['attachments', 'bcc', 'cc', 'created_at', 'email_id', 'from', 'message_id', 'received_for', 'subject', 'to']);
     assert.equal(data.from, 'alice@remote.test');
     assert.deepEqual(data.to, ['support@inbox.test']);
     assert.deepEqual(data.cc, ['team@inbox.test', 'someone@elsewhere.test']);
@@ -90,10 +88,26 @@ describe('inbound: mail for a receiving domain is stored, reported and readable 
     const item = data!.data[0]! as Record<string, any>;
     assert.equal(item.id, emailId);
     assert.deepEqual(Object.keys(item).sort(), [
-      'attachments', 'bcc', 'cc', 'created_at', 'from', 'id', 'message_id', 'received_for', 'reply_to', 'subject', 'to',
+      'attachments',
+      'bcc',
+      'cc',
+      'created_at',
+      'from',
+      'id',
+      'message_id',
+      'received_for',
+      'reply_to',
+      'subject',
+      'to',
     ]);
     assert.deepEqual(item.reply_to, ['replies@remote.test']);
-    assert.deepEqual(item.attachments.map((a: any) => [a.filename, a.size]), [['logo.png', PNG.length], ['invoice.pdf', PDF.length]]);
+    assert.deepEqual(
+      item.attachments.map((a: any) => [a.filename, a.size]),
+      [
+        ['logo.png', PNG.length],
+        ['invoice.pdf', PDF.length],
+      ],
+    );
   });
 
   it('gets it with emails.receiving.get: body, headers, authentication results, raw link', async () => {
@@ -157,7 +171,12 @@ describe('inbound: mail for a receiving domain is stored, reported and readable 
     const [{ secret }] = await t.sql("SELECT secret FROM server_secrets WHERE name = 'url-signing'");
     const key = crypto.createHmac('sha256', secret).update('postline received-download v1').digest();
     const expires = String(Math.floor(Date.now() / 1000) - 10);
-    const signature = crypto.createHmac('sha256', key).update(JSON.stringify(['raw', emailId, expires])).digest().subarray(0, 16).toString('base64url');
+    const signature = crypto
+      .createHmac('sha256', key)
+      .update(JSON.stringify(['raw', emailId, expires]))
+      .digest()
+      .subarray(0, 16)
+      .toString('base64url');
     const res = await fetch(`${t.url}/downloads/received-emails/${emailId}?expires=${expires}&signature=${signature}`);
     assert.equal(res.status, 403);
     assert.equal((await res.json()).name, 'validation_error');
@@ -168,9 +187,7 @@ describe('inbound: mail for a receiving domain is stored, reported and readable 
     assert.equal(list.error, null, JSON.stringify(list.error));
     assert.equal(list.data!.data.length, 2);
     const [logo, invoice] = list.data!.data;
-    assert.deepEqual(Object.keys(logo!).sort(), [
-      'content_disposition', 'content_id', 'content_type', 'download_url', 'expires_at', 'filename', 'id', 'size',
-    ]);
+    assert.deepEqual(Object.keys(logo!).sort(), ['content_disposition', 'content_id', 'content_type', 'download_url', 'expires_at', 'filename', 'id', 'size']);
     assert.equal(logo!.content_disposition, 'inline');
     assert.equal(logo!.content_id, 'logo@remote');
     assert.ok(Buffer.from(await (await fetch(logo!.download_url)).arrayBuffer()).equals(PNG));
@@ -185,7 +202,10 @@ describe('inbound: mail for a receiving domain is stored, reported and readable 
     assert.ok(Buffer.from(await res.arrayBuffer()).equals(PDF));
 
     const page = await t.resend.emails.receiving.attachments.list({ emailId, limit: 1, after: logo!.id });
-    assert.deepEqual(page.data!.data.map((a) => a.id), [invoice!.id]);
+    assert.deepEqual(
+      page.data!.data.map((a) => a.id),
+      [invoice!.id],
+    );
     const missing = await t.resend.emails.receiving.attachments.get({ emailId, id: '00000000-0000-4000-8000-000000000000' });
     assert.deepEqual(missing.error, { statusCode: 404, message: 'Attachment not found', name: 'not_found' });
   });
@@ -196,7 +216,11 @@ describe('inbound: mail for a receiving domain is stored, reported and readable 
     const passthrough = await t.resend.emails.receiving.forward({ emailId, to: 'agent@elsewhere.test', from: 'desk@sender.test' });
     assert.equal(passthrough.error, null, JSON.stringify(passthrough.error));
     const wrapped = await t.resend.emails.receiving.forward({
-      emailId, to: 'agent@elsewhere.test', from: 'desk@sender.test', passthrough: false, text: 'FYI',
+      emailId,
+      to: 'agent@elsewhere.test',
+      from: 'desk@sender.test',
+      passthrough: false,
+      text: 'FYI',
     });
     assert.equal(wrapped.error, null, JSON.stringify(wrapped.error));
     await t.sink.waitFor(before + 2);

@@ -44,7 +44,15 @@ describe('request logs', () => {
     const log = await t.resend.logs.get(summary.id);
     assert.equal(log.error, null);
     assert.deepEqual(Object.keys(log.data!), [
-      'object', 'id', 'created_at', 'endpoint', 'method', 'response_status', 'user_agent', 'request_body', 'response_body',
+      'object',
+      'id',
+      'created_at',
+      'endpoint',
+      'method',
+      'response_status',
+      'user_agent',
+      'request_body',
+      'response_body',
     ]);
     assert.equal(log.data!.object, 'log');
     assert.deepEqual(log.data!.request_body, { name: 'for the log' });
@@ -60,7 +68,10 @@ describe('request logs', () => {
     assert.ok(!JSON.stringify(log.data).includes(token), 'the token is not in the log');
     assert.notEqual((log.data!.response_body as any).token, token);
     const stored = await t.sql(`SELECT coalesce(request_body::text, '') || coalesce(response_body::text, '') AS body FROM request_logs`);
-    assert.ok(stored.every((r) => !r.body.includes(token)), 'nor anywhere in the table');
+    assert.ok(
+      stored.every((r) => !r.body.includes(token)),
+      'nor anywhere in the table',
+    );
   });
 
   it('logs failed requests with their status and error body, and bodiless requests with null', async () => {

@@ -44,7 +44,7 @@ describe('unit: parseMailbox, the forms taken', () => {
     assert.equal(parseMailbox('=?utf-8?q?x?= <a@b.co>', 'from').name, '=?utf-8?q?x?=');
   });
 
-  it("takes every atom character RFC 5321 allows in the local part, and dots between atoms", () => {
+  it('takes every atom character RFC 5321 allows in the local part, and dots between atoms', () => {
     assert.equal(parseMailbox("a!#$%&'*+/=?^_`{|}~-@b.co", 'to').address, "a!#$%&'*+/=?^_`{|}~-@b.co");
     assert.equal(parseMailbox('first.last+tag@sub.example.org', 'to').address, 'first.last+tag@sub.example.org');
   });
@@ -85,13 +85,28 @@ describe('unit: parseMailbox, what it refuses', () => {
   });
 
   it('refuses what is not one address', () => {
-    for (const value of ['', '   ', 'not-an-address', 'a@b', '@example.org', 'a@', 'a@@example.org', 'a b@example.org', 'Name a@example.org', 'a@example.org, b@example.org', 'Eve <a@b.co>, Mallory <c@d.co>', 'Group: a@example.org;', 'One <a@example.org> <b@example.org>']) {
+    for (const value of [
+      '',
+      '   ',
+      'not-an-address',
+      'a@b',
+      '@example.org',
+      'a@',
+      'a@@example.org',
+      'a b@example.org',
+      'Name a@example.org',
+      'a@example.org, b@example.org',
+      'Eve <a@b.co>, Mallory <c@d.co>',
+      'Group: a@example.org;',
+      'One <a@example.org> <b@example.org>',
+    ]) {
       refuses(value);
     }
   });
 
   it('refuses unbalanced or doubled angle brackets, and text after them', () => {
-    for (const value of ['Name <a@example.org', 'Name a@example.org>', 'Eve <<a@b.co>>', 'Name <a@example.org> trailing', 'Name <a @example.org>']) refuses(value);
+    for (const value of ['Name <a@example.org', 'Name a@example.org>', 'Eve <<a@b.co>>', 'Name <a@example.org> trailing', 'Name <a @example.org>'])
+      refuses(value);
   });
 
   it('refuses quotes in an unquoted name', () => {

@@ -34,15 +34,30 @@ const MESSAGES: Record<string, string | Buffer> = {
   'multiple subjects': 'Subject: first\r\nSubject: second\r\n\r\n',
   'whitespace-only line inside the header': 'Subject: a\r\n \r\nTo: a@example.com\r\n\r\n',
   'NUL-free control characters': 'Subject: tab\there\x0bvt\x0cff\r\n\r\n',
-  'a MIME header with a body that is not read': 'Content-Type: multipart/mixed; boundary=x\r\nSubject: m\r\n\r\n--x\r\nContent-Type: text/plain\r\n\r\nhi\r\n--x--\r\n',
+  'a MIME header with a body that is not read':
+    'Content-Type: multipart/mixed; boundary=x\r\nSubject: m\r\n\r\n--x\r\nContent-Type: text/plain\r\n\r\nhi\r\n--x--\r\n',
   'malformed addresses': 'To: <<a@@example.com>>, "unterminated <b@example.com, ,,; c\r\nCc: @, <>\r\n\r\n',
   empty: '',
 };
 
 const FRAGMENTS = [
-  'Subject: s', 'Subject: =?utf-8?q?a_b?=', 'To: a@example.com', 'To: "A, B" <ab@example.com>, c@example.com', 'Cc: Group: d@example.com;',
-  'Reply-To: r@example.com', 'X-Custom: value', ' continued', '\tcontinued', 'No colon here', 'To:', ':empty name', 'Subject: ü €',
-  'To: =?utf-8?b?w7w=?= <u@example.com>', 'Cc: (comment) e@example.com', '  ', 'X:\u00a0nbsp',
+  'Subject: s',
+  'Subject: =?utf-8?q?a_b?=',
+  'To: a@example.com',
+  'To: "A, B" <ab@example.com>, c@example.com',
+  'Cc: Group: d@example.com;',
+  'Reply-To: r@example.com',
+  'X-Custom: value',
+  ' continued',
+  '\tcontinued',
+  'No colon here',
+  'To:',
+  ':empty name',
+  'Subject: ü €',
+  'To: =?utf-8?b?w7w=?= <u@example.com>',
+  'Cc: (comment) e@example.com',
+  '  ',
+  'X:\u00a0nbsp',
 ];
 const ENDINGS = ['\r\n', '\n', '\r\r\n'];
 

@@ -12,7 +12,10 @@ const read = (text: string | Buffer) => readHeaderFields(Buffer.isBuffer(text) ?
 describe('unit: readHeaderFields', () => {
   it('reads lower-cased names and trimmed values, up to the first empty line', () => {
     assert.deepEqual(read('SUBJECT:  Hi  \r\nTo: ann@example.org\r\n\r\nBcc: victim@example.org\r\nSubject: body\r\n'), {
-      headers: [{ key: 'subject', value: 'Hi' }, { key: 'to', value: 'ann@example.org' }],
+      headers: [
+        { key: 'subject', value: 'Hi' },
+        { key: 'to', value: 'ann@example.org' },
+      ],
       subject: 'Hi',
       to: [{ address: 'ann@example.org', name: '' }],
       cc: [],
@@ -27,9 +30,15 @@ describe('unit: readHeaderFields', () => {
 
   it('unfolds continuation lines into one value, each run of whitespace one space', () => {
     assert.deepEqual(read('Subject: one\r\n two\r\n\t three\r\nTo: a@example.org,\r\n b@example.org\r\n\r\n'), {
-      headers: [{ key: 'subject', value: 'one two three' }, { key: 'to', value: 'a@example.org, b@example.org' }],
+      headers: [
+        { key: 'subject', value: 'one two three' },
+        { key: 'to', value: 'a@example.org, b@example.org' },
+      ],
       subject: 'one two three',
-      to: [{ address: 'a@example.org', name: '' }, { address: 'b@example.org', name: '' }],
+      to: [
+        { address: 'a@example.org', name: '' },
+        { address: 'b@example.org', name: '' },
+      ],
       cc: [],
       replyTo: [],
     });
@@ -42,19 +51,36 @@ describe('unit: readHeaderFields', () => {
   it('takes the last Subject, and lists repeated To fields last field first', () => {
     const fields = read('Subject: first\r\nSubject: second\r\nTo: a@example.org\r\nTo: b@example.org, "C, D" <c@example.org>\r\n\r\n');
     assert.equal(fields.subject, 'second');
-    assert.deepEqual(fields.to, [{ address: 'b@example.org', name: '' }, { address: 'c@example.org', name: 'C, D' }, { address: 'a@example.org', name: '' }]);
+    assert.deepEqual(fields.to, [
+      { address: 'b@example.org', name: '' },
+      { address: 'c@example.org', name: 'C, D' },
+      { address: 'a@example.org', name: '' },
+    ]);
   });
 
   it('reads groups in Cc and addresses in Reply-To', () => {
     const fields = read('Cc: Team: d@example.org, e@example.org;\r\nReply-To: "Support" <r@example.org>\r\n\r\n');
-    assert.deepEqual(fields.cc, [{ name: 'Team', group: [{ address: 'd@example.org', name: '' }, { address: 'e@example.org', name: '' }] }]);
+    assert.deepEqual(fields.cc, [
+      {
+        name: 'Team',
+        group: [
+          { address: 'd@example.org', name: '' },
+          { address: 'e@example.org', name: '' },
+        ],
+      },
+    ]);
     assert.deepEqual(fields.replyTo, [{ address: 'r@example.org', name: 'Support' }]);
   });
 
   it('decodes encoded words and raw UTF-8 in the subject and in names', () => {
-    const fields = read('Subject: =?UTF-8?B?w6lsw6h2ZQ==?= =?ISO-8859-1?Q?caf=E9?=\r\nTo: =?UTF-8?Q?J=C3=BCrgen?= <j@example.de>, "Zoë" <z@example.org>\r\n\r\n');
+    const fields = read(
+      'Subject: =?UTF-8?B?w6lsw6h2ZQ==?= =?ISO-8859-1?Q?caf=E9?=\r\nTo: =?UTF-8?Q?J=C3=BCrgen?= <j@example.de>, "Zoë" <z@example.org>\r\n\r\n',
+    );
     assert.equal(fields.subject, 'élèvecafé');
-    assert.deepEqual(fields.to, [{ address: 'j@example.de', name: 'Jürgen' }, { address: 'z@example.org', name: 'Zoë' }]);
+    assert.deepEqual(fields.to, [
+      { address: 'j@example.de', name: 'Jürgen' },
+      { address: 'z@example.org', name: 'Zoë' },
+    ]);
   });
 
   it('passes on CR/LF that an encoded word decodes to: the subject is stored, never written back as a header', () => {
@@ -74,7 +100,10 @@ describe('unit: readHeaderFields', () => {
 
   it('keeps a line without a colon as a name with an empty value, and an empty Subject as no subject', () => {
     assert.deepEqual(read('No colon here\r\nSubject:\r\n\r\n'), {
-      headers: [{ key: 'no colon here', value: '' }, { key: 'subject', value: '' }],
+      headers: [
+        { key: 'no colon here', value: '' },
+        { key: 'subject', value: '' },
+      ],
       subject: undefined,
       to: [],
       cc: [],

@@ -73,10 +73,13 @@ describe('SMTP AUTH', () => {
   });
 
   it('lets nodemailer report a wrong password as an authentication error', async () => {
-    await assert.rejects(transport(t, { pass: 're_12345678_abcdefghijklmnopqrstuvwx' }).sendMail({ from: FROM, to: 'x@example.net', subject: 's', text: 't' }), (err: any) => {
-      assert.equal(err.code, 'EAUTH');
-      assert.equal(err.responseCode, 535);
-      return true;
-    });
+    await assert.rejects(
+      transport(t, { pass: 're_12345678_abcdefghijklmnopqrstuvwx' }).sendMail({ from: FROM, to: 'x@example.net', subject: 's', text: 't' }),
+      (err: any) => {
+        assert.equal(err.code, 'EAUTH');
+        assert.equal(err.responseCode, 535);
+        return true;
+      },
+    );
   });
 });

@@ -90,7 +90,10 @@ describe('SMTP: bad input in raw sessions', () => {
     const reply = await sendRaw(s, ['long@example.net'], message({ From: FROM, To: 'long@example.net', Subject: 'Long' }, `short\r\n${'x'.repeat(999)}\r\n`));
     assert.match(reply, /^550 5\.6\.0 Line 6 is longer than 998 characters/);
     assert.equal(await count(), before);
-    assert.match(await sendRaw(s, ['long@example.net'], message({ From: FROM, To: 'long@example.net', Subject: 'Just fits' }, `${'x'.repeat(998)}\r\n`)), /^250 /);
+    assert.match(
+      await sendRaw(s, ['long@example.net'], message({ From: FROM, To: 'long@example.net', Subject: 'Just fits' }, `${'x'.repeat(998)}\r\n`)),
+      /^250 /,
+    );
   });
 
   it('refuses a missing, doubled or malformed From', async () => {
@@ -100,7 +103,10 @@ describe('SMTP: bad input in raw sessions', () => {
       [message({ To: 'f@example.net', Subject: 'No From' }), /^550 5\.6\.0 The message has no From header$/],
       [`From: ${FROM}\r\n${message({ From: FROM, To: 'f@example.net', Subject: 'Two' })}`, /^550 5\.6\.0 .*more than one From/],
       [message({ From: 'not an address', To: 'f@example.net', Subject: 'Bad' }), /^550 5\.1\.7 Bad From header/],
-      [message({ From: `a@${SENDER_DOMAIN}, b@${SENDER_DOMAIN}`, To: 'f@example.net', Subject: 'Two in one' }), /^550 5\.1\.7 Bad From header: it must hold exactly one address/],
+      [
+        message({ From: `a@${SENDER_DOMAIN}, b@${SENDER_DOMAIN}`, To: 'f@example.net', Subject: 'Two in one' }),
+        /^550 5\.1\.7 Bad From header: it must hold exactly one address/,
+      ],
       [message({ From: 'Bad <a@b>', To: 'f@example.net', Subject: 'No TLD' }), /^550 5\.1\.7 /],
       [`From: ${FROM}\r\nX-Bad: a\0b\r\nSubject: NUL\r\n\r\nbody\r\n`, /^550 5\.6\.0 The message header contains a NUL/],
     ];

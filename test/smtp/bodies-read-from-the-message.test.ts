@@ -16,9 +16,14 @@ describe('SMTP: html and text read from the stored message', () => {
   after(() => t.stop());
 
   const stored = async (id: string) =>
-    (await t.sql(`SELECT html, text, bodies_in_message FROM emails WHERE id = $1`, [id]))[0] as { html: string | null; text: string | null; bodies_in_message: boolean };
+    (await t.sql(`SELECT html, text, bodies_in_message FROM emails WHERE id = $1`, [id]))[0] as {
+      html: string | null;
+      text: string | null;
+      bodies_in_message: boolean;
+    };
 
-  const send = async (message: Record<string, unknown>) => queuedId((await transport(t).sendMail({ from: FROM, to: 'alice@example.net', ...message })).response);
+  const send = async (message: Record<string, unknown>) =>
+    queuedId((await transport(t).sendMail({ from: FROM, to: 'alice@example.net', ...message })).response);
   const shown = async (id: string) => {
     const { data, error } = await t.resend.emails.get(id);
     assert.equal(error, null, JSON.stringify(error));

@@ -49,17 +49,18 @@ describe('SMTP Resend-Idempotency-Key', () => {
 
   it('keeps SMTP keys apart from the API endpoint keys', async () => {
     const smtp = queuedId((await transport(t).sendMail(mail('Shared key', 'shared/1'))).response);
-    const api = await t.resend.emails.send(
-      { from: FROM, to: 'idem@example.net', subject: 'Shared key', html: '<p>x</p>' },
-      { idempotencyKey: 'shared/1' },
-    );
+    const api = await t.resend.emails.send({ from: FROM, to: 'idem@example.net', subject: 'Shared key', html: '<p>x</p>' }, { idempotencyKey: 'shared/1' });
     assert.equal(api.error, null);
     assert.notEqual(api.data!.id, smtp);
   });
 
   it('refuses a key longer than 256 characters with 554 5.5.4', async () => {
     const session = await openSession(t, { token: t.apiKey });
-    const reply = await sendRaw(session, ['idem@example.net'], message({ From: FROM, To: 'idem@example.net', Subject: 'Long key', 'Resend-Idempotency-Key': 'k'.repeat(257) }));
+    const reply = await sendRaw(
+      session,
+      ['idem@example.net'],
+      message({ From: FROM, To: 'idem@example.net', Subject: 'Long key', 'Resend-Idempotency-Key': 'k'.repeat(257) }),
+    );
     assert.match(reply, /^554 5\.5\.4 Invalid Resend-Idempotency-Key/);
     session.close();
   });

@@ -43,7 +43,10 @@ describe('SMTP: no open relay', () => {
     session.close();
     const list = await t.resend.emails.receiving.list();
     assert.equal(list.error, null, JSON.stringify(list.error));
-    assert.ok(list.data!.data.some((e: any) => e.subject === 'Inbound over SMTP'), JSON.stringify(list.data));
+    assert.ok(
+      list.data!.data.some((e: any) => e.subject === 'Inbound over SMTP'),
+      JSON.stringify(list.data),
+    );
     assert.equal((await smtpEmails(t)).length, 0, 'received, not submitted');
   });
 

@@ -43,7 +43,10 @@ describe('SMTP: submissions signed at delivery', () => {
     const info = await transport(t).sendMail({ from: FROM, to: 'inline@example.net', subject: 'Inline', html });
     const id = queuedId(info.response);
     const stored = (column: 'mime' | 'unsigned_mime') =>
-      t.sql(`SELECT octet_length(${column}) AS length, pg_column_size(${column}) AS size, pg_column_compression(${column}) AS compression FROM emails WHERE id = $1`, [id]);
+      t.sql(
+        `SELECT octet_length(${column}) AS length, pg_column_size(${column}) AS size, pg_column_compression(${column}) AS compression FROM emails WHERE id = $1`,
+        [id],
+      );
     const check = (row: { length: number; size: number; compression: string | null }, what: string) => {
       assert.ok(row.length > 4000, `${what}: the whole message (${row.length} bytes)`);
       assert.equal(row.compression, null, `${what}: not compressed`);
@@ -51,10 +54,14 @@ describe('SMTP: submissions signed at delivery', () => {
     };
     const [unsigned] = await stored('unsigned_mime');
     if (unsigned.length !== null) check(unsigned, 'the unsigned message'); // unless already delivered
-    const signed = await eventually(async () => {
-      const [row] = await stored('mime');
-      return row.length !== null && row;
-    }, 15_000, 'the signed message stored');
+    const signed = await eventually(
+      async () => {
+        const [row] = await stored('mime');
+        return row.length !== null && row;
+      },
+      15_000,
+      'the signed message stored',
+    );
     check(signed, 'the signed message');
   });
 

@@ -113,6 +113,15 @@ describe('SMTP submission with nodemailer', () => {
     const { data } = await t.resend.emails.get(id);
     assert.equal(data!.text?.trim(), 'See the attachment');
     const [stored] = await t.sql(`SELECT mime FROM emails WHERE id = $1`, [id]);
-    assert.ok((stored.mime as Buffer).includes(Buffer.from(pdf.subarray(0, 57 * 100).toString('base64').slice(0, 76))));
+    assert.ok(
+      (stored.mime as Buffer).includes(
+        Buffer.from(
+          pdf
+            .subarray(0, 57 * 100)
+            .toString('base64')
+            .slice(0, 76),
+        ),
+      ),
+    );
   });
 });

@@ -33,7 +33,13 @@ describe('SMTP submission: attachments', () => {
       html: '<p>Logo: <img src="cid:logo@client"></p>',
       attachments: [
         { filename: 'report.pdf', content: pdf, contentType: 'application/pdf' },
-        { filename: 'Notizen Köln.txt', content: notes, contentType: 'text/plain; charset=utf-8', encoding: 'utf8', contentTransferEncoding: 'quoted-printable' },
+        {
+          filename: 'Notizen Köln.txt',
+          content: notes,
+          contentType: 'text/plain; charset=utf-8',
+          encoding: 'utf8',
+          contentTransferEncoding: 'quoted-printable',
+        },
         { content: png, contentType: 'image/png', cid: 'logo@client' },
       ],
     });

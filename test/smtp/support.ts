@@ -71,9 +71,7 @@ export class RawSession {
   }
 
   static async connect(port: number, options: { implicit?: boolean } = {}): Promise<RawSession> {
-    const socket = options.implicit
-      ? tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false })
-      : net.connect({ host: '127.0.0.1', port });
+    const socket = options.implicit ? tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false }) : net.connect({ host: '127.0.0.1', port });
     await new Promise<void>((resolve, reject) => {
       socket.once(options.implicit ? 'secureConnect' : 'connect', () => resolve());
       socket.once('error', reject);
@@ -152,7 +150,9 @@ export async function openSession(t: TestPostline, options: { token?: string; tl
 
 /** A plain RFC 5322 message. */
 export function message(headers: Record<string, string>, body = 'Hello there\r\n'): string {
-  return `${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n${body}`;
+  return `${Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('')}\r\n${body}`;
 }
 
 /** MAIL, RCPT(s), DATA, the message and the final dot; returns the reply to the dot (or the first refusal). */

@@ -37,7 +37,10 @@ describe('suppression: a hard bounce or a complaint stops later sends to the add
     assert.deepEqual(deliveries, { 'Ghost@strict.test': ['suppressed', 0], 'ok@strict.test': ['delivered', 1] });
     assert.deepEqual(rcpts, ['ok@strict.test'], 'the suppressed address never reached the MX');
     const events = await eventsOf(t, id);
-    assert.deepEqual(events.map((e) => e.type), ['email.sent', 'email.suppressed', 'email.delivered']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['email.sent', 'email.suppressed', 'email.delivered'],
+    );
     const suppressed = events[1]!.data;
     assert.deepEqual(suppressed.to, ['Ghost@strict.test']);
     assert.equal(suppressed.email_id, id);
@@ -56,8 +59,22 @@ describe('suppression: a hard bounce or a complaint stops later sends to the add
     const { data } = await t.resend.emails.get(id);
     assert.equal(data!.last_event, 'suppressed');
     assert.deepEqual(Object.keys(data!).sort(), [
-      'bcc', 'cc', 'created_at', 'from', 'html', 'id', 'last_event', 'message_id', 'object', 'reply_to', 'scheduled_at',
-      'subject', 'tags', 'text', 'to', 'topic_id',
+      'bcc',
+      'cc',
+      'created_at',
+      'from',
+      'html',
+      'id',
+      'last_event',
+      'message_id',
+      'object',
+      'reply_to',
+      'scheduled_at',
+      'subject',
+      'tags',
+      'text',
+      'to',
+      'topic_id',
     ]);
     const listed = await t.resend.emails.list({ limit: 1 });
     assert.equal(listed.data!.data[0]!.last_event, 'suppressed');
@@ -66,7 +83,10 @@ describe('suppression: a hard bounce or a complaint stops later sends to the add
     await waitForLastEvent(t, other, 'delivered');
     assert.deepEqual(rcpts, ['ok@strict.test']);
     assert.equal(t.sink.connections - connections <= 1, true);
-    assert.deepEqual((await deliveriesOf(t, id)).map((d) => [d.status, d.attempts]), [['suppressed', 0]]);
+    assert.deepEqual(
+      (await deliveriesOf(t, id)).map((d) => [d.status, d.attempts]),
+      [['suppressed', 0]],
+    );
   });
 
   it('keeps an address whose bounce is about the message or a passing state (mailbox full)', async () => {
@@ -113,7 +133,10 @@ describe('suppression: a hard bounce or a complaint stops later sends to the add
     assert.equal(data!.last_event, 'scheduled');
     const statuses = Object.fromEntries((await deliveriesOf(t, mixed)).map((d) => [d.recipient, d.status]));
     assert.deepEqual(statuses, { 'ghost@strict.test': 'suppressed', 'later@strict.test': 'scheduled' });
-    assert.deepEqual((await eventsOf(t, mixed)).map((e) => e.type), ['email.scheduled', 'email.suppressed']);
+    assert.deepEqual(
+      (await eventsOf(t, mixed)).map((e) => e.type),
+      ['email.scheduled', 'email.suppressed'],
+    );
     const alone = await send(t, { to: 'ghost@strict.test', scheduledAt: 'in 1 hour' });
     assert.equal((await t.resend.emails.get(alone)).data!.last_event, 'suppressed');
   });

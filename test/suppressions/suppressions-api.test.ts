@@ -109,7 +109,10 @@ describe('/suppressions: add, list, get, remove, batch', () => {
     const first = await t.resend.suppressions.list({ limit: 1 });
     assert.equal(first.data!.has_more, true);
     const second = await t.resend.suppressions.list({ limit: 1, after: first.data!.data[0]!.id });
-    assert.deepEqual(second.data!.data.map((s) => s.email), ['steve.wozniak@example.com']);
+    assert.deepEqual(
+      second.data!.data.map((s) => s.email),
+      ['steve.wozniak@example.com'],
+    );
     assert.equal(second.data!.has_more, false);
     const manual = await t.resend.suppressions.list({ origin: 'manual' });
     assert.equal(manual.data!.data.length, 2);

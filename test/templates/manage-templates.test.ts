@@ -131,13 +131,22 @@ describe('managing templates by id and by alias', () => {
     assert.equal(first.error, null);
     assert.equal(first.data!.object, 'list');
     assert.equal(first.data!.has_more, true);
-    assert.deepEqual(first.data!.data.map((x) => x.id), [ids[2], ids[1]]);
+    assert.deepEqual(
+      first.data!.data.map((x) => x.id),
+      [ids[2], ids[1]],
+    );
     assert.deepEqual(Object.keys(first.data!.data[0]!).sort(), ['alias', 'created_at', 'id', 'name', 'published_at', 'status', 'updated_at']);
     assert.equal(first.data!.data[0]!.status, 'draft');
     const next = await t.resend.templates.list({ limit: 1, after: ids[1] });
-    assert.deepEqual(next.data!.data.map((x) => x.id), [ids[0]]);
+    assert.deepEqual(
+      next.data!.data.map((x) => x.id),
+      [ids[0]],
+    );
     const back = await t.resend.templates.list({ limit: 1, before: ids[0] });
-    assert.deepEqual(back.data!.data.map((x) => x.id), [ids[1]]);
+    assert.deepEqual(
+      back.data!.data.map((x) => x.id),
+      [ids[1]],
+    );
     const all = await t.resend.templates.list();
     assert.ok(all.data!.data.length <= 20);
     const bad = await rawRequest(t, 'GET', '/templates?limit=0');
@@ -219,7 +228,18 @@ describe('managing templates by id and by alias', () => {
     for (const reserved of ['FIRST_NAME', 'LAST_NAME', 'EMAIL', 'UNSUBSCRIBE_URL', 'contact', 'this']) {
       await expect({ ...ok, variables: [{ key: reserved, type: 'string' }] }, 422, 'validation_error', `The variable key \`${reserved}\` is reserved.`);
     }
-    await expect({ ...ok, variables: [{ key: 'A', type: 'string' }, { key: 'A', type: 'number' }] }, 422, 'validation_error', /defined more than once/);
+    await expect(
+      {
+        ...ok,
+        variables: [
+          { key: 'A', type: 'string' },
+          { key: 'A', type: 'number' },
+        ],
+      },
+      422,
+      'validation_error',
+      /defined more than once/,
+    );
     await expect({ ...ok, variables: [{ key: 'A', type: 'boolean' }] }, 422, 'validation_error', /"string" \| "number"/);
     await expect({ ...ok, variables: [{ key: 'A' }] }, 422, 'missing_required_field', 'Missing `variables[0].type` field.');
     await expect({ ...ok, variables: [{ key: 'A', type: 'string', extra: 1 }] }, 422, 'validation_error', 'Unknown field `variables[0].extra`.');

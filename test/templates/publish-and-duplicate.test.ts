@@ -11,8 +11,7 @@ describe('drafts, published versions and duplicates', () => {
   });
   after(() => t.stop());
 
-  const send = (id: string) =>
-    t.resend.emails.send({ from: 'hello@acme.test', to: 'ann@example.org', template: { id, variables: { NAME: 'Ann' } } });
+  const send = (id: string) => t.resend.emails.send({ from: 'hello@acme.test', to: 'ann@example.org', template: { id, variables: { NAME: 'Ann' } } });
   const htmlOf = async (emailId: string) => (await t.resend.emails.get(emailId)).data!.html;
 
   it('publishes the draft; later edits change only the draft until the next publish', async () => {
@@ -111,7 +110,10 @@ describe('drafts, published versions and duplicates', () => {
     assert.equal(dup.status, 'draft');
     assert.equal(dup.html, orig.html);
     assert.equal(dup.subject, orig.subject);
-    assert.deepEqual(dup.variables!.map((v) => [v.key, v.type, v.fallback_value]), [['NAME', 'string', 'you']]);
+    assert.deepEqual(
+      dup.variables!.map((v) => [v.key, v.type, v.fallback_value]),
+      [['NAME', 'string', 'you']],
+    );
     const variableId = (v: unknown) => (v as { id: string }).id; // in the API's variables, beyond the SDK's type
     assert.notEqual(variableId(dup.variables![0]), variableId(orig.variables![0]));
     assert.notEqual(dup.current_version_id, orig.current_version_id);

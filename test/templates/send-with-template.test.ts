@@ -86,7 +86,13 @@ describe('sending with a template', () => {
 
   it('generates the text part from the rendered html when the template has no text', async () => {
     const { data } = await t.resend.templates
-      .create({ name: 'No text', subject: 'S', from: 'hello@acme.test', html: '<h1>Hello {{{WHO}}}</h1><p>Bye.</p>', variables: [{ key: 'WHO', type: 'string' }] })
+      .create({
+        name: 'No text',
+        subject: 'S',
+        from: 'hello@acme.test',
+        html: '<h1>Hello {{{WHO}}}</h1><p>Bye.</p>',
+        variables: [{ key: 'WHO', type: 'string' }],
+      })
       .publish();
     const sent = await t.resend.emails.send({ to: 'ann@example.org', template: { id: data!.id, variables: { WHO: 'Ann' } } });
     const email = (await t.resend.emails.get(sent.data!.id)).data!;
@@ -108,7 +114,12 @@ describe('sending with a template', () => {
     const product = { PRODUCT: 'Box' };
     // Rule 1: no html, text or react beside a template.
     for (const field of ['html', 'text', 'react']) {
-      await expect({ [field]: '<p>x</p>', template: { id: 'order', variables: product } }, 422, 'validation_error', `The \`template\` field cannot be used together with \`${field}\`.`);
+      await expect(
+        { [field]: '<p>x</p>', template: { id: 'order', variables: product } },
+        422,
+        'validation_error',
+        `The \`template\` field cannot be used together with \`${field}\`.`,
+      );
     }
     // Unknown template, a draft-only one.
     await expect({ template: { id: 'no-such-template' } }, 404, 'not_found', 'Template not found');
@@ -123,7 +134,12 @@ describe('sending with a template', () => {
     await expect({ template: { id: 'order', variables: { PRODUCT: { a: 1 } } } }, 422, 'validation_error', /`PRODUCT` must be a string or a number/);
     await expect({ template: { id: 'order', variables: { ...product, PRICE: 'cheap' } } }, 422, 'validation_error', /`PRICE` must be a number/);
     // A value that would add a header line through the subject.
-    await expect({ template: { id: 'order', variables: { PRODUCT: 'Box\r\nBcc: evil@example.org' } } }, 422, 'validation_error', /`subject` field must not contain line breaks/);
+    await expect(
+      { template: { id: 'order', variables: { PRODUCT: 'Box\r\nBcc: evil@example.org' } } },
+      422,
+      'validation_error',
+      /`subject` field must not contain line breaks/,
+    );
     // The template object itself.
     await expect({ template: 'order' }, 422, 'validation_error', /`template` field must be an object/);
     await expect({ template: {} }, 422, 'missing_required_field', 'Missing `template.id` field.');
@@ -167,7 +183,10 @@ describe('sending with a template', () => {
     const permissive = await t.resend.batch.send(bad, { batchValidation: 'permissive' });
     assert.equal(permissive.error, null);
     assert.equal(permissive.data!.data.length, 1);
-    assert.deepEqual(permissive.data!.errors!.map((e) => e.index), [1, 2]);
+    assert.deepEqual(
+      permissive.data!.errors!.map((e) => e.index),
+      [1, 2],
+    );
     assert.equal(permissive.data!.errors![0]!.message, 'Template not found');
     assert.match(permissive.data!.errors![1]!.message, /`PRODUCT`/);
     assert.equal(await emailCount(), n0 + 1);

@@ -5,7 +5,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  checkValue, KEY, MAX_STRING_VALUE, placeholderKeys, renderString, RESERVED_KEYS, storedVariables, type RenderInput, type TemplateVariable,
+  checkValue,
+  KEY,
+  MAX_STRING_VALUE,
+  placeholderKeys,
+  renderString,
+  RESERVED_KEYS,
+  storedVariables,
+  type RenderInput,
+  type TemplateVariable,
 } from '../../src/templates/variables.js';
 
 const isValidation = (message: string | RegExp) => (err: any) =>
@@ -112,7 +120,10 @@ describe('unit: renderString', () => {
 
   it('never reads a value from the prototype: toString, constructor and __proto__ are missing values', () => {
     for (const key of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
-      assert.throws(() => render(`{{{${key}}}}`), isValidation(`Missing value for the template variable \`${key}\`: send it in \`template.variables\` or give it a fallback value.`));
+      assert.throws(
+        () => render(`{{{${key}}}}`),
+        isValidation(`Missing value for the template variable \`${key}\`: send it in \`template.variables\` or give it a fallback value.`),
+      );
     }
   });
 
@@ -166,7 +177,10 @@ describe('unit: variable definitions', () => {
     ];
     let n = 0;
     const stored = storedVariables(
-      [{ key: 'A', type: 'string', fallback_value: 'x' }, { key: 'B', type: 'number', fallback_value: null }],
+      [
+        { key: 'A', type: 'string', fallback_value: 'x' },
+        { key: 'B', type: 'number', fallback_value: null },
+      ],
       previous,
       'T1',
       () => `new-${++n}`,
@@ -179,9 +193,23 @@ describe('unit: variable definitions', () => {
 
   it('stores nothing for no inputs, and asks for a new id per new variable', () => {
     let calls = 0;
-    assert.deepEqual(storedVariables([], [], 'T', () => `id${++calls}`), []);
+    assert.deepEqual(
+      storedVariables([], [], 'T', () => `id${++calls}`),
+      [],
+    );
     assert.equal(calls, 0);
-    const two = storedVariables([{ key: 'A', type: 'string', fallback_value: null }, { key: 'B', type: 'string', fallback_value: null }], [], 'T', () => `id${++calls}`);
-    assert.deepEqual(two.map((v) => v.id), ['id1', 'id2']);
+    const two = storedVariables(
+      [
+        { key: 'A', type: 'string', fallback_value: null },
+        { key: 'B', type: 'string', fallback_value: null },
+      ],
+      [],
+      'T',
+      () => `id${++calls}`,
+    );
+    assert.deepEqual(
+      two.map((v) => v.id),
+      ['id1', 'id2'],
+    );
   });
 });

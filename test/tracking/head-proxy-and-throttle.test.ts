@@ -51,7 +51,10 @@ describe('tracking: HEAD records nothing, a trusted proxy gives the client addre
     assert.equal((await visit(pixel.slice(0, -2) + 'AA', { method: 'HEAD' })).status, 404);
     // GET still counts.
     assert.equal((await visit(pixel)).status, 200);
-    assert.deepEqual((await engagements()).map((e) => e.type), ['email.opened']);
+    assert.deepEqual(
+      (await engagements()).map((e) => e.type),
+      ['email.opened'],
+    );
   });
 
   it('ignores X-Forwarded-For unless the proxy is trusted (POSTLINE_TRUST_PROXY)', async () => {
@@ -87,7 +90,10 @@ describe('tracking: HEAD records nothing, a trusted proxy gives the client addre
     const statuses = answers.map((r) => r.status);
     const limited = answers.filter((r) => r.status === 429);
     assert.ok(limited.length > 0, `no 429 in ${statuses}`);
-    assert.ok(statuses.every((s) => s === 200 || s === 429), String(statuses));
+    assert.ok(
+      statuses.every((s) => s === 200 || s === 429),
+      String(statuses),
+    );
     const body = await limited[0]!.json();
     assert.equal(body.name, 'rate_limit_exceeded');
     assert.ok(Number(limited[0]!.headers.get('retry-after')) >= 1);

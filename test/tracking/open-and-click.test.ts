@@ -79,7 +79,12 @@ describe('tracking: open pixel and click redirects, signed', () => {
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('content-type'), 'image/gif');
       assert.match(res.headers.get('cache-control')!, /no-store/);
-      assert.equal(Buffer.from(await res.arrayBuffer()).subarray(0, 6).toString(), 'GIF89a');
+      assert.equal(
+        Buffer.from(await res.arrayBuffer())
+          .subarray(0, 6)
+          .toString(),
+        'GIF89a',
+      );
     }
     const opened = (await eventsOf(t, emailId)).filter((e) => e.type === 'email.opened');
     assert.equal(opened.length, 2, 'repeated opens are recorded, as Resend does');
@@ -131,7 +136,10 @@ describe('tracking: open pixel and click redirects, signed', () => {
     const forgedPixel = await visit(`${PUBLIC_URL}/t/o/${other}/${pixel.split('/').pop()}`);
     assert.equal(forgedPixel.status, 404);
     assert.equal((await eventsOf(t, emailId)).length, events, 'nothing recorded');
-    assert.deepEqual((await eventsOf(t, other)).filter((e) => e.type.startsWith('email.opened')), []);
+    assert.deepEqual(
+      (await eventsOf(t, other)).filter((e) => e.type.startsWith('email.opened')),
+      [],
+    );
   });
 
   it('leaves the html of a domain without tracking untouched', async () => {

@@ -15,10 +15,14 @@ describe("webhooks: an endpoint's delivery log, page by page", () => {
     for (let i = 0; i < 5; i++) await send(t, { to: `delivered+${i}@resend.dev`, subject: `#${i}` });
     await receiver.waitUntil(() => receiver.unique.size === 5);
     // The receiver has answered; the outcomes commit a moment later.
-    await eventually(async () => {
-      const { data } = await t.resend.webhooks.events.list({ webhookId });
-      return data?.data.length === 5 && data.data.every((m) => m.status === 'success');
-    }, 5_000, 'five delivered messages');
+    await eventually(
+      async () => {
+        const { data } = await t.resend.webhooks.events.list({ webhookId });
+        return data?.data.length === 5 && data.data.every((m) => m.status === 'success');
+      },
+      5_000,
+      'five delivered messages',
+    );
   });
   after(async () => {
     await t.stop();
@@ -42,17 +46,29 @@ describe("webhooks: an endpoint's delivery log, page by page", () => {
     }
 
     const first = await t.resend.webhooks.events.list({ webhookId, limit: 2 });
-    assert.deepEqual(first.data!.data.map((m) => m.id), messages.slice(0, 2).map((m) => m.id));
+    assert.deepEqual(
+      first.data!.data.map((m) => m.id),
+      messages.slice(0, 2).map((m) => m.id),
+    );
     assert.equal(first.data!.has_more, true);
     const second = await t.resend.webhooks.events.list({ webhookId, limit: 2, after: messages[1]!.id });
-    assert.deepEqual(second.data!.data.map((m) => m.id), messages.slice(2, 4).map((m) => m.id));
+    assert.deepEqual(
+      second.data!.data.map((m) => m.id),
+      messages.slice(2, 4).map((m) => m.id),
+    );
     const last = await t.resend.webhooks.events.list({ webhookId, limit: 2, after: messages[3]!.id });
-    assert.deepEqual(last.data!.data.map((m) => m.id), [messages[4]!.id]);
+    assert.deepEqual(
+      last.data!.data.map((m) => m.id),
+      [messages[4]!.id],
+    );
     assert.equal(last.data!.has_more, false);
     const back = await fetch(`${t.url}/webhooks/${webhookId}/events?limit=2&before=${messages[4]!.id}`, {
       headers: { authorization: `Bearer ${t.apiKey}` },
     }).then((r) => r.json());
-    assert.deepEqual(back.data.map((m: any) => m.id), messages.slice(2, 4).map((m) => m.id));
+    assert.deepEqual(
+      back.data.map((m: any) => m.id),
+      messages.slice(2, 4).map((m) => m.id),
+    );
   });
 
   it('shows a message with the exact payload that was sent, and its attempt', async () => {

@@ -25,10 +25,19 @@ describe('webhooks: template_id and broadcast_id in email events', () => {
   };
 
   it('carries the template of a templated email, and nothing for a plain one', async () => {
-    const template = await t.resend.templates.create({ name: 'Receipt', html: '<p>Order {{{ORDER}}}</p>', subject: 'Your order', variables: [{ key: 'ORDER', type: 'string' }] } as any);
+    const template = await t.resend.templates.create({
+      name: 'Receipt',
+      html: '<p>Order {{{ORDER}}}</p>',
+      subject: 'Your order',
+      variables: [{ key: 'ORDER', type: 'string' }],
+    } as any);
     assert.equal(template.error, null, JSON.stringify(template.error));
     await t.resend.templates.publish(template.data!.id);
-    const templated = await t.resend.emails.send({ from: FROM, to: 'buyer@inbox.test', template: { id: template.data!.id, variables: { ORDER: '42' } } } as any);
+    const templated = await t.resend.emails.send({
+      from: FROM,
+      to: 'buyer@inbox.test',
+      template: { id: template.data!.id, variables: { ORDER: '42' } },
+    } as any);
     assert.equal(templated.error, null, JSON.stringify(templated.error));
     const plain = await send(t, { to: 'plain@inbox.test' });
 
@@ -55,9 +64,14 @@ describe('webhooks: template_id and broadcast_id in email events', () => {
       send: true,
     } as any);
     assert.equal(broadcast.error, null, JSON.stringify(broadcast.error));
-    await receiver.waitUntil(() => [...receiver.unique.values()].some((w) => w.payload.data.broadcast_id === broadcast.data!.id && w.payload.type === 'email.delivered'));
+    await receiver.waitUntil(() =>
+      [...receiver.unique.values()].some((w) => w.payload.data.broadcast_id === broadcast.data!.id && w.payload.type === 'email.delivered'),
+    );
     const events = [...receiver.unique.values()].filter((w) => w.payload.data.broadcast_id === broadcast.data!.id).map((w) => w.payload);
     assert.deepEqual(events.map((e) => e.type).sort(), ['email.delivered', 'email.sent']);
-    assert.deepEqual(events.map((e) => e.data.to), [['reader@inbox.test'], ['reader@inbox.test']]);
+    assert.deepEqual(
+      events.map((e) => e.data.to),
+      [['reader@inbox.test'], ['reader@inbox.test']],
+    );
   });
 });

@@ -1,17 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestPostline } from '../support/postline.js';
-import {
-  eventually,
-  publishMx,
-  recordedEvents,
-  send,
-  SENDER_DOMAIN,
-  sleep,
-  startWebhookTest,
-  subscribe,
-  WebhookReceiver,
-} from './support.js';
+import { eventually, publishMx, recordedEvents, send, SENDER_DOMAIN, sleep, startWebhookTest, subscribe, WebhookReceiver } from './support.js';
 
 const EMAIL_EVENTS = ['email.sent', 'email.delivered', 'email.delivery_delayed', 'email.bounced', 'email.complained', 'email.failed'];
 
@@ -42,17 +32,27 @@ describe('webhooks: every lifecycle event of every email arrives once, signed', 
 
   it('delivers sent, delivered, delivery_delayed and bounced, each exactly once after dedupe', async () => {
     const ids = [
-      await send(t, { to: 'ok@inbox.test', tags: [{ name: 'order', value: '42' }, { name: 'kind', value: 'receipt' }] }),
+      await send(t, {
+        to: 'ok@inbox.test',
+        tags: [
+          { name: 'order', value: '42' },
+          { name: 'kind', value: 'receipt' },
+        ],
+      }),
       await send(t, { to: 'ghost@inbox.test' }),
       await send(t, { to: 'grey@inbox.test' }),
       await send(t, { to: ['ok2@inbox.test', 'ghost2@inbox.test'] }),
       await send(t, { to: 'complained@resend.dev' }),
     ];
     // Every email reaches a final state, then every recorded event must come through.
-    await eventually(async () => {
-      const rows = await t.sql(`SELECT count(*)::int AS n FROM deliveries WHERE email_id = ANY($1) AND status = 'queued'`, [ids]);
-      return rows[0].n === 0;
-    }, 20_000, 'final delivery states');
+    await eventually(
+      async () => {
+        const rows = await t.sql(`SELECT count(*)::int AS n FROM deliveries WHERE email_id = ANY($1) AND status = 'queued'`, [ids]);
+        return rows[0].n === 0;
+      },
+      20_000,
+      'final delivery states',
+    );
     const recorded = await recordedEvents(t, ids);
     const types = new Set(recorded.map((e) => e.type));
     for (const type of ['email.sent', 'email.delivered', 'email.delivery_delayed', 'email.bounced', 'email.complained']) assert.ok(types.has(type), type);
@@ -66,7 +66,10 @@ describe('webhooks: every lifecycle event of every email arrives once, signed', 
     const key = (type: string, data: any) => `${type} ${data.email_id} ${[...data.to].sort().join(',')}`;
     assert.deepEqual(received.map((p) => key(p.type, p.data)).sort(), recorded.map((e) => key(e.type, e.data)).sort());
     assert.deepEqual(receiver.rejected, []);
-    assert.ok([...receiver.attempts.values()].every((n) => n === 1), 'one request per message');
+    assert.ok(
+      [...receiver.attempts.values()].every((n) => n === 1),
+      'one request per message',
+    );
 
     // The envelope: the event's own type, ISO created_at and the outbox's data, byte for byte.
     for (const event of recorded) {

@@ -21,10 +21,14 @@ describe('webhooks: an endpoint failing for POSTLINE_WEBHOOK_DISABLE_AFTER is di
     let failing = true;
     receiver.answer = () => (failing ? { status: 500 } : { status: 200 });
     const first = await send(t, { to: 'a@inbox.test' });
-    const disabled = await eventually(async () => {
-      const { data } = await t.resend.webhooks.get(webhookId);
-      return data?.status === 'disabled' && data;
-    }, 10_000, 'the endpoint to be disabled');
+    const disabled = await eventually(
+      async () => {
+        const { data } = await t.resend.webhooks.get(webhookId);
+        return data?.status === 'disabled' && data;
+      },
+      10_000,
+      'the endpoint to be disabled',
+    );
     assert.equal(disabled.status, 'disabled');
     const firstAttempts = receiver.requests.length;
     assert.ok(firstAttempts >= 5, `${firstAttempts} attempts over more than a second`);

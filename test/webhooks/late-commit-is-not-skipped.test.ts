@@ -43,7 +43,13 @@ describe('webhooks: an event committed after later events is still delivered', (
     await receiver.waitUntil(() => receiver.unique.size === 2, 5_000);
     const [lateRow] = await t.sql(`SELECT id FROM events WHERE data->>'id' = 'late'`);
     assert.ok(lateRow.id < sent!.id, 'the late event has the lower id');
-    assert.deepEqual(receiver.payloads().map((p) => p.type).sort(), ['domain.updated', 'email.sent']);
+    assert.deepEqual(
+      receiver
+        .payloads()
+        .map((p) => p.type)
+        .sort(),
+      ['domain.updated', 'email.sent'],
+    );
     assert.deepEqual(receiver.rejected, []);
   });
 });

@@ -67,7 +67,10 @@ describe('webhooks: managing endpoints through the SDK', () => {
       ids.push((await t.resend.webhooks.create({ endpoint: `https://h.example.com/${i}`, events: ['email.sent'] })).data!.id);
     }
     const first = await t.resend.webhooks.list({ limit: 2 });
-    assert.deepEqual(first.data!.data.map((w) => w.id), [ids[2], ids[1]]);
+    assert.deepEqual(
+      first.data!.data.map((w) => w.id),
+      [ids[2], ids[1]],
+    );
     assert.equal(first.data!.has_more, true);
     const next = await t.resend.webhooks.list({ limit: 2, after: ids[1] });
     assert.equal(next.data!.data[0]!.id, ids[0]);
@@ -86,9 +89,23 @@ describe('webhooks: managing endpoints through the SDK', () => {
 
   it('subscribes to every event type of the catalogue, each once', async () => {
     const events = [
-      'email.sent', 'email.scheduled', 'email.delivered', 'email.delivery_delayed', 'email.complained', 'email.bounced',
-      'email.opened', 'email.clicked', 'email.received', 'email.failed', 'email.suppressed',
-      'contact.created', 'contact.updated', 'contact.deleted', 'domain.created', 'domain.updated', 'domain.deleted',
+      'email.sent',
+      'email.scheduled',
+      'email.delivered',
+      'email.delivery_delayed',
+      'email.complained',
+      'email.bounced',
+      'email.opened',
+      'email.clicked',
+      'email.received',
+      'email.failed',
+      'email.suppressed',
+      'contact.created',
+      'contact.updated',
+      'contact.deleted',
+      'domain.created',
+      'domain.updated',
+      'domain.deleted',
     ] as const;
     const created = await t.resend.webhooks.create({ endpoint: 'https://h.example.com/all', events: [...events, 'email.sent'] });
     assert.equal(created.error, null, JSON.stringify(created.error));

@@ -65,11 +65,15 @@ describe("webhooks: endpoints into the installation's own network are refused by
 
   /** Waits until the endpoint's newest message has used up its attempts; returns their log. */
   async function failedAttempts(webhookId: string): Promise<{ http_status_code: number; response: string }[]> {
-    const message = await eventually(async () => {
-      const { data } = await t.resend.webhooks.events.list({ webhookId, limit: 1 });
-      const newest = data?.data[0];
-      return newest?.status === 'failed' ? newest : undefined;
-    }, 10_000, `a failed message for ${webhookId}`);
+    const message = await eventually(
+      async () => {
+        const { data } = await t.resend.webhooks.events.list({ webhookId, limit: 1 });
+        const newest = data?.data[0];
+        return newest?.status === 'failed' ? newest : undefined;
+      },
+      10_000,
+      `a failed message for ${webhookId}`,
+    );
     assert.equal((message as { attempts?: number }).attempts, 4, 'the first attempt and three retries');
     const { data, error } = await t.resend.webhooks.events.attempts.list({ webhookId, eventId: message.id });
     assert.equal(error, null);

@@ -28,7 +28,10 @@ describe('webhooks: a receiver that fails is retried on schedule with the same s
       const recorded = await recordedEvents(t, ids);
       assert.equal(recorded.length, 4);
       assert.deepEqual(
-        receiver.payloads().map((p) => `${p.type} ${p.data.email_id}`).sort(),
+        receiver
+          .payloads()
+          .map((p) => `${p.type} ${p.data.email_id}`)
+          .sort(),
         recorded.map((e) => `${e.type} ${e.email_id}`).sort(),
       );
       assert.deepEqual(receiver.rejected, []);
@@ -38,7 +41,10 @@ describe('webhooks: a receiver that fails is retried on schedule with the same s
         const requests = receiver.requests.filter((r) => r.id === id);
         assert.equal(requests.length, n);
         assert.ok(n >= 2 && n <= 4, `${id}: ${n} attempts`);
-        assert.ok(requests.every((r) => r.body === requests[0]!.body), 'the same body on every attempt');
+        assert.ok(
+          requests.every((r) => r.body === requests[0]!.body),
+          'the same body on every attempt',
+        );
         const times = requests.map((r) => r.receivedAt);
         for (let i = 1; i < times.length; i++) assert.ok(times[i]! - times[i - 1]! >= 80, `retry ${i} after ${times[i]! - times[i - 1]!} ms`);
       }
@@ -57,10 +63,14 @@ describe('webhooks: a receiver that fails is retried on schedule with the same s
       receiver.answer = () => ({ status, body: 'x'.repeat(3000) });
       await send(t, { to: 'c@inbox.test' });
       await receiver.waitUntil(() => receiver.requests.length >= 4);
-      const list = await eventually(async () => {
-        const { data } = await t.resend.webhooks.events.list({ webhookId });
-        return data?.data[0]?.status === 'failed' && data;
-      }, 5_000, 'a failed message');
+      const list = await eventually(
+        async () => {
+          const { data } = await t.resend.webhooks.events.list({ webhookId });
+          return data?.data[0]?.status === 'failed' && data;
+        },
+        5_000,
+        'a failed message',
+      );
       assert.equal(list.object, 'list');
       const message = list.data[0]! as any;
       assert.equal(message.type, 'email.sent');
@@ -89,10 +99,14 @@ describe('webhooks: a receiver that fails is retried on schedule with the same s
       await receiver.waitUntil(() => receiver.unique.size === 1);
       assert.equal(receiver.requests.at(-1)!.id, message.id);
       assert.equal(receiver.requests.at(-1)!.body, receiver.requests[0]!.body);
-      const got = await eventually(async () => {
-        const { data } = await t.resend.webhooks.events.get({ webhookId, eventId: message.id });
-        return data?.status === 'success' && data;
-      }, 5_000, 'the replay to succeed');
+      const got = await eventually(
+        async () => {
+          const { data } = await t.resend.webhooks.events.get({ webhookId, eventId: message.id });
+          return data?.status === 'success' && data;
+        },
+        5_000,
+        'the replay to succeed',
+      );
       assert.equal(got.object, 'webhook_event');
       assert.equal(got.payload.type, 'email.sent');
       assert.deepEqual(got.payload, JSON.parse(receiver.requests[0]!.body));
@@ -114,10 +128,14 @@ describe('webhooks: a receiver that fails is retried on schedule with the same s
     await receiver.stop(); // nothing listens on its port now
     const webhookId = await subscribe(t, receiver, ['email.sent']);
     await send(t, { to: 'd@inbox.test' });
-    const message = await eventually(async () => {
-      const { data } = await t.resend.webhooks.events.list({ webhookId });
-      return data?.data[0]?.status === 'failed' && data.data[0];
-    }, 5_000, 'a message failed after four refused connections');
+    const message = await eventually(
+      async () => {
+        const { data } = await t.resend.webhooks.events.list({ webhookId });
+        return data?.data[0]?.status === 'failed' && data.data[0];
+      },
+      5_000,
+      'a message failed after four refused connections',
+    );
     const attempts = await t.resend.webhooks.events.attempts.list({ webhookId, eventId: message.id });
     assert.equal(attempts.data!.data.length, 4);
     for (const attempt of attempts.data!.data) {

@@ -24,7 +24,17 @@ describe('webhooks: bad requests get Resend errors and change nothing', () => {
   };
 
   it('refuses an endpoint that is not an http(s) URL', async () => {
-    for (const endpoint of ['ftp://files.example.com/hook', 'not a url', 'example.com/hook', 'javascript:alert(1)', 'http://', 'https://ex ample.com/', 'http://a.test/\r\nX: y', 42, '']) {
+    for (const endpoint of [
+      'ftp://files.example.com/hook',
+      'not a url',
+      'example.com/hook',
+      'javascript:alert(1)',
+      'http://',
+      'https://ex ample.com/',
+      'http://a.test/\r\nX: y',
+      42,
+      '',
+    ]) {
       await refused('POST', '/webhooks', { endpoint, events: ['email.sent'] }, 422, 'validation_error', /endpoint.*http/);
     }
   });
@@ -34,7 +44,14 @@ describe('webhooks: bad requests get Resend errors and change nothing', () => {
     await refused('POST', '/webhooks', { endpoint: 'https://h.example.com' }, 422, 'missing_required_field', /events/);
     await refused('POST', '/webhooks', { endpoint: 'https://h.example.com', events: [] }, 422, 'validation_error', /non-empty/);
     await refused('POST', '/webhooks', { endpoint: 'https://h.example.com', events: 'email.sent' }, 422, 'validation_error', /array/);
-    await refused('POST', '/webhooks', { endpoint: 'https://h.example.com', events: ['email.sent', 'email.teleported'] }, 422, 'validation_error', /email\.teleported/);
+    await refused(
+      'POST',
+      '/webhooks',
+      { endpoint: 'https://h.example.com', events: ['email.sent', 'email.teleported'] },
+      422,
+      'validation_error',
+      /email\.teleported/,
+    );
     await refused('POST', '/webhooks', { endpoint: 'https://h.example.com', events: [7] }, 422, 'validation_error', /Unknown event type 7/);
     await refused('POST', '/webhooks', { endpoint: 'https://h.example.com', events: ['email.sent'], secret: 'x' }, 422, 'validation_error', /secret/);
     await refused('POST', '/webhooks', { endpoint: 'https://h.example.com', events: ['email.sent'], status: 'enabled' }, 422, 'validation_error', /status/);

@@ -37,7 +37,10 @@ describe('webhooks: several worker nodes dispatch from one outbox', () => {
     const recorded = await recordedEvents(t, ids);
     assert.equal(recorded.length, 300);
     assert.deepEqual(
-      receiver.payloads().map((p) => `${p.type} ${p.data.email_id}`).sort(),
+      receiver
+        .payloads()
+        .map((p) => `${p.type} ${p.data.email_id}`)
+        .sort(),
       recorded.map((e) => `${e.type} ${e.email_id}`).sort(),
     );
     assert.equal(receiver.requests.length, 300, 'no message was sent twice');

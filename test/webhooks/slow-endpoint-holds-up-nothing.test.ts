@@ -52,10 +52,14 @@ describe('webhooks: an endpoint that never answers holds up neither other endpoi
   });
 
   it('logs the stuck attempts as timeouts and schedules their retries', async () => {
-    const message = await eventually(async () => {
-      const { data } = await t.resend.webhooks.events.list({ webhookId: stuckId, limit: 100 });
-      return data?.data.find((m) => m.status === 'attempting');
-    }, 5_000, 'a timed-out message');
+    const message = await eventually(
+      async () => {
+        const { data } = await t.resend.webhooks.events.list({ webhookId: stuckId, limit: 100 });
+        return data?.data.find((m) => m.status === 'attempting');
+      },
+      5_000,
+      'a timed-out message',
+    );
     assert.ok((message as any).next_attempt_at, 'a retry is scheduled');
     const attempts = await t.resend.webhooks.events.attempts.list({ webhookId: stuckId, eventId: message.id });
     const attempt = attempts.data!.data[0]! as any;

@@ -175,7 +175,10 @@ export async function send(t: TestPostline, payload: Record<string, unknown>): P
 }
 
 /** Every recorded event of these emails, oldest first, as the outbox holds them. */
-export async function recordedEvents(t: TestPostline, emailIds: string[]): Promise<{ id: number; type: string; email_id: string; data: any; created_at: Date }[]> {
+export async function recordedEvents(
+  t: TestPostline,
+  emailIds: string[],
+): Promise<{ id: number; type: string; email_id: string; data: any; created_at: Date }[]> {
   return t.sql(`SELECT id, type, email_id, data, created_at FROM events WHERE email_id = ANY($1) ORDER BY id`, [emailIds]);
 }
 

@@ -6,14 +6,7 @@
 import { ApiError, missingField, validation } from '../../api/errors.js';
 import type { FormPart, Route } from '../../api/route.js';
 import type { Db, Queryable } from '../../db/database.js';
-import {
-  checkImportOptions,
-  defaultOptions,
-  IMPORT_FIELDS,
-  readOptionField,
-  type ImportField,
-  type ImportOptions,
-} from './import-options.js';
+import { checkImportOptions, defaultOptions, IMPORT_FIELDS, readOptionField, type ImportField, type ImportOptions } from './import-options.js';
 import { discardUpload, storeUpload } from './import-upload.js';
 
 /** "Maximum size is 50MB" (openapi CreateContactImportOptions.file). */

@@ -137,7 +137,13 @@ function parseTopics(value: unknown): TopicChoice[] {
  */
 export async function checkImportOptions(q: Queryable, accountId: string, options: ImportOptions): Promise<void> {
   await assertOwned(q, accountId, 'segments', options.segmentIds, 'Segment');
-  await assertOwned(q, accountId, 'topics', options.topics.map((t) => t.topicId), 'Topic');
+  await assertOwned(
+    q,
+    accountId,
+    'topics',
+    options.topics.map((t) => t.topicId),
+    'Topic',
+  );
   const keys = Object.keys(options.columnMap.properties);
   if (keys.length === 0) return;
   const defined = await propertyDefinitions(q, accountId, keys);

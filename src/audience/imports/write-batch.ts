@@ -64,7 +64,14 @@ export async function writeBatch(db: Db, job: ImportJob, batch: Batch): Promise<
     const created = await insertContactsQuietly(q, job.accountId, batch.rows);
     const createdEmails = new Set(created.map((c) => c.email));
     const others = batch.rows.filter((r) => !createdEmails.has(r.email));
-    const existing = job.onConflict === 'upsert' ? await lockContactsByEmail(q, job.accountId, others.map((r) => r.email)) : [];
+    const existing =
+      job.onConflict === 'upsert'
+        ? await lockContactsByEmail(
+            q,
+            job.accountId,
+            others.map((r) => r.email),
+          )
+        : [];
     const ids = [...created, ...existing].map((c) => c.id);
     const joined = await joinSegmentsQuietly(q, job.accountId, job.segmentIds, ids);
     const chose = await chooseTopicsQuietly(q, job.accountId, job.topics, ids);
@@ -83,21 +90,12 @@ export async function writeBatch(db: Db, job: ImportJob, batch: Batch): Promise<
 }
 
 async function holdLease(q: Queryable, job: ImportJob): Promise<void> {
-  const row = await q.one(`SELECT 1 FROM contact_imports WHERE id = $1 AND lease_token = $2 AND status = 'in_progress' FOR UPDATE`, [
-    job.id,
-    job.leaseToken,
-  ]);
+  const row = await q.one(`SELECT 1 FROM contact_imports WHERE id = $1 AND lease_token = $2 AND status = 'in_progress' FOR UPDATE`, [job.id, job.leaseToken]);
   if (!row) throw new LeaseLost(`import ${job.id}: lease taken over`);
 }
 
 /** Applies the rows to the existing contacts; the ones that changed (fields, segments or topics), as updated. */
-async function updateExisting(
-  q: Queryable,
-  accountId: string,
-  existing: Contact[],
-  rows: ImportRow[],
-  joinedOrChose: Set<string>,
-): Promise<Contact[]> {
+async function updateExisting(q: Queryable, accountId: string, existing: Contact[], rows: ImportRow[], joinedOrChose: Set<string>): Promise<Contact[]> {
   if (existing.length === 0) return [];
   const rowOf = new Map(rows.map((r) => [r.email, r]));
   const changes = existing
