@@ -49,7 +49,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function csvFile(rows: number): Blob {
   const lines = ['Email,First Name,Last Name,Plan,Seats'];
   for (let i = 0; i < rows; i++) lines.push(`person.${i}@bench.example.com,First${i},Last ${i},${i % 3 === 0 ? 'pro' : 'free'},${i % 50}`);
-  return new Blob([lines.join('\n') + '\n'], { type: 'text/csv' });
+  return new Blob([`${lines.join('\n')}\n`], { type: 'text/csv' });
 }
 
 async function api(postline: PostlineProcess, method: string, path: string, body?: unknown): Promise<any> {

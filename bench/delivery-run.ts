@@ -134,7 +134,7 @@ async function main(): Promise<void> {
     );
     if (args['cpu-results'] && got >= n) fs.appendFileSync(args['cpu-results'], `${args.label}\t${args.run}\t${us(cpu.postline)}\n`);
   }
-  if (args.results) fs.appendFileSync(args.results, row + '\n');
+  if (args.results) fs.appendFileSync(args.results, `${row}\n`);
   appendResults('delivery', run, [
     {
       scenario: args.label,

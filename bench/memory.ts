@@ -87,7 +87,7 @@ async function benchDatabase(db: DbMode, dns: Awaited<ReturnType<typeof startBen
     await verifiedSendingDomain(postline, dns);
     await waitForQuiet(`${db} accept`, os.availableParallelism());
     let pg = pgPidSource(postline);
-    let baseline = procStatus(postline.pid)!.rssKiB;
+    const baseline = procStatus(postline.pid)!.rssKiB;
     let sampler = new MemorySampler(postline.pid, pg.pids);
     const load = await closedLoop({
       api: postline,

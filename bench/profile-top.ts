@@ -42,7 +42,7 @@ for (const file of positionals) {
   const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const selfUs = new Map<number, number>();
-  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  for (const [i, id] of profile.samples.entries()) selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
   const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
   const idle = [...selfUs].filter(([id]) => byId.get(id)!.callFrame.functionName === '(idle)').reduce((a, [, us]) => a + us, 0);
   const fns = new Map<string, number>();
@@ -60,7 +60,7 @@ for (const file of positionals) {
     console.log(`\n# ${file}: ${(busy / 1e6).toFixed(1)} s busy of ${(total / 1e6).toFixed(1)} s (a helper thread such as tsx's loader); skipped`);
     continue;
   }
-  const pct = (us: number) => ((us / busy) * 100).toFixed(1).padStart(5) + '%';
+  const pct = (us: number) => `${((us / busy) * 100).toFixed(1).padStart(5)}%`;
   console.log(`\n# ${file}\n# ${(total / 1e6).toFixed(1)} s profiled, ${(idle / 1e6).toFixed(1)} s idle; % of busy time (${(busy / 1e6).toFixed(1)} s)`);
   console.log('\n## self time by package / folder');
   for (const [o, us] of [...owners]

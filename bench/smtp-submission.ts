@@ -354,7 +354,7 @@ async function main(): Promise<void> {
       const rate = (r.accepted / r.seconds).toFixed(1);
       fs.appendFileSync(
         args.results,
-        [r.scenario, args.run, r.n, r.seconds.toFixed(3), rate, r.seconds.toFixed(3), rate, r.committed, status].join('\t') + '\n',
+        `${[r.scenario, args.run, r.n, r.seconds.toFixed(3), rate, r.seconds.toFixed(3), rate, r.committed, status].join('\t')}\n`,
       );
     }
   }

@@ -122,7 +122,7 @@ function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string 
     throw new ConfigError(`${name} is not a URL`);
   }
   if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(`${name} must start with ${protocols.map((p) => p + '//').join(' or ')}`);
+    throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
   }
   return raw;
 }

@@ -80,7 +80,7 @@ async function main(argv: string[]): Promise<void> {
     case 'help':
     case '--help':
     case '-h':
-      process.stdout.write(USAGE + '\n');
+      process.stdout.write(`${USAGE}\n`);
       return;
     default:
       throw new ConfigError(`unknown command "${command}"\n${USAGE}`);

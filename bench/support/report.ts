@@ -46,15 +46,15 @@ export function printMachine(m: Machine): void {
 export function table(headers: string[], rows: (string | number)[][]): string {
   const cells = [headers, ...rows.map((r) => r.map(String))];
   const widths = headers.map((_, c) => Math.max(...cells.map((r) => (r[c] ?? '').length)));
-  const line = (r: string[]) => '| ' + r.map((v, c) => v.padEnd(widths[c]!)).join(' | ') + ' |';
-  return [line(cells[0]!), '|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|', ...cells.slice(1).map(line)].join('\n');
+  const line = (r: string[]) => `| ${r.map((v, c) => v.padEnd(widths[c]!)).join(' | ')} |`;
+  return [line(cells[0]!), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...cells.slice(1).map(line)].join('\n');
 }
 
 export function appendResults(bench: string, run: Machine, rows: object[]): string {
   const dir = process.env.BENCH_RESULTS_DIR ?? path.join(ROOT, 'bench/results');
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${bench}.jsonl`);
-  fs.appendFileSync(file, rows.map((r) => JSON.stringify({ bench, ...r, machine: run }) + '\n').join(''));
+  fs.appendFileSync(file, rows.map((r) => `${JSON.stringify({ bench, ...r, machine: run })}\n`).join(''));
   return file;
 }
 

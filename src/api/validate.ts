@@ -1,7 +1,7 @@
 // Small field readers for request bodies, producing Resend's error names and messages.
 // Each returns the typed value or throws an ApiError; unknown fields are refused so that a
 // misspelt or unsupported option is never silently dropped.
-import { ApiError, missingField, validation } from './errors.js';
+import { type ApiError, missingField, validation } from './errors.js';
 
 export type Body = Record<string, unknown>;
 

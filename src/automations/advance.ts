@@ -43,7 +43,7 @@ function guardSql(guard: Guard, param: number): { sql: string; params: unknown[]
 /** Locks the run; a run no longer running (cancelled, failed) or gone makes the step stale. */
 async function lockRunningRun(q: Queryable, runId: string): Promise<RunRow> {
   const run = await q.one<RunRow>(`SELECT ${RUN_ROW_COLUMNS} FROM automation_runs WHERE id = $1 FOR UPDATE`, [runId]);
-  if (!run || run.status !== 'running') throw new StaleStep();
+  if (run?.status !== 'running') throw new StaleStep();
   return run;
 }
 

@@ -115,7 +115,7 @@ const PARSERS: Record<StepType, (config: Body, fail: Fail) => Body> = {
     if (replyTo !== undefined && replyTo !== null) {
       const list = Array.isArray(replyTo) ? replyTo : [replyTo];
       if (list.length === 0 || list.length > 50) throw fail('`config.reply_to` must be an address or 1 to 50 addresses.');
-      list.forEach((_, i) => text({ reply_to: list[i] }, 'reply_to', fail, true));
+      for (const address of list) text({ reply_to: address }, 'reply_to', fail, true);
       out.reply_to = replyTo;
     }
     // Scoped to a topic: sent only if the contact is subscribed to it (src/emails/apply-topic.ts).

@@ -28,6 +28,7 @@ export function parseEventName(value: unknown, field: string): string {
   if (typeof value !== 'string') throw validation(`The \`${field}\` field must be a string.`);
   if (value.trim() === '') throw validation(`The \`${field}\` field must not be empty.`);
   if (value.length > MAX_NAME) throw validation(`The \`${field}\` field must be at most ${MAX_NAME} characters.`);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses.
   if (/[\u0000-\u001f\u007f]/.test(value)) throw validation(`The \`${field}\` field must not contain control characters.`);
   if (value.toLowerCase().startsWith(RESERVED_PREFIX)) {
     throw validation(`The \`${field}\` field cannot start with \`${RESERVED_PREFIX}\`: the prefix is reserved for system events.`);

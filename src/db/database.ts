@@ -6,6 +6,7 @@ import pg from 'pg';
 // timestamps as Date.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
+// biome-ignore lint/suspicious/noExplicitAny: a row as pg returns it; the concept that owns the table gives it a type.
 export type Row = Record<string, any>;
 
 export interface Queryable {
@@ -27,11 +28,11 @@ export interface Db extends Queryable {
 function wrap(client: pg.Pool | pg.PoolClient): Queryable {
   return {
     async query(sql, params, name) {
-      const res = await (name ? client.query({ name, text: sql, values: params as any[] }) : client.query(sql, params as any[]));
+      const res = await (name ? client.query({ name, text: sql, values: params }) : client.query(sql, params));
       return res.rows;
     },
     async one(sql, params) {
-      const res = await client.query(sql, params as any[]);
+      const res = await client.query(sql, params);
       return res.rows[0];
     },
   };

@@ -132,7 +132,7 @@ async function initialise(bin: Binaries, dataDir: string, pgData: string, owner:
   log(`initialising embedded PostgreSQL in ${pgData}`);
   await fs.rm(scratch, { recursive: true, force: true });
   await fs.mkdir(scratch, { mode: 0o700 });
-  await fs.writeFile(pwfile, password + '\n', { mode: 0o600 });
+  await fs.writeFile(pwfile, `${password}\n`, { mode: 0o600 });
   if (owner.uid !== undefined) {
     await fs.chown(scratch, owner.uid, owner.gid!);
     await fs.chown(pwfile, owner.uid, owner.gid!);
@@ -156,7 +156,7 @@ async function initialise(bin: Binaries, dataDir: string, pgData: string, owner:
   } finally {
     await fs.rm(pwfile, { force: true });
   }
-  await fs.writeFile(path.join(dataDir, 'pg-password'), password + '\n', { mode: 0o600 });
+  await fs.writeFile(path.join(dataDir, 'pg-password'), `${password}\n`, { mode: 0o600 });
   await fs.rm(pgData, { recursive: true, force: true });
   await fs.rename(scratch, pgData);
 }

@@ -108,7 +108,7 @@ function readReplies(recipients: ClaimedDelivery[], result: SendResult, target: 
   if (err.responseCode && err.response) return all(recipients, verdictOfReply(err.response));
   if (err.code === 'EMESSAGE' && /larger than allowed/i.test(err.message)) {
     // The server announced a SIZE limit below the message: nodemailer refuses to send it.
-    return all(recipients, bounced(LOCAL_REPLIES.messageTooLarge(err.message.replace(/^.*allowed\s*/i, '') + ' bytes')));
+    return all(recipients, bounced(LOCAL_REPLIES.messageTooLarge(`${err.message.replace(/^.*allowed\s*/i, '')} bytes`)));
   }
   return all(recipients, deferred(`451 4.4.2 ${describe(target)}: ${err.message}`));
 }

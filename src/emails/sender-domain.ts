@@ -21,7 +21,7 @@ export async function resolveSenderDomains(q: Queryable, principal: SenderPrinci
   return (name) => {
     const domain = domains.get(name);
     // An unknown domain and another account's domain read the same, so nothing leaks.
-    if (!domain || !domain.verified) return domainNotVerified(name);
+    if (!domain?.verified) return domainNotVerified(name);
     if (principal.domainId && domain.id !== principal.domainId) {
       return validation(`This API key is restricted to another domain and cannot send from \`${name}\`.`, 403);
     }

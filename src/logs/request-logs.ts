@@ -6,7 +6,7 @@ import { validation, notFound } from '../api/errors.js';
 import { isUuid, restTimestamp } from '../api/format.js';
 import { envelope, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
-import type { Db, Queryable } from '../db/database.js';
+import type { Db, Queryable, Row } from '../db/database.js';
 
 export interface RequestLogEntry {
   accountId: string;
@@ -141,7 +141,7 @@ export class RequestLogs {
 
   routes(): Route[] {
     const db = this.db;
-    const summary = (r: Record<string, any>) => ({
+    const summary = (r: Row) => ({
       id: r.id,
       created_at: restTimestamp(r.created_at),
       endpoint: r.endpoint,

@@ -38,7 +38,7 @@ function unfoldedLines(raw: Buffer): string[] {
     while (end > start && raw[end - 1] === CR) end--;
     if (end === start) break; // the empty line that ends the header
     const line = utf8.decode(raw.subarray(start, end));
-    if (lines.length > 0 && /^\s/.test(line)) lines[lines.length - 1] += '\n' + line;
+    if (lines.length > 0 && /^\s/.test(line)) lines[lines.length - 1] += `\n${line}`;
     else lines.push(line);
     start = lf + 1;
   }

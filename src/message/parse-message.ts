@@ -106,6 +106,7 @@ async function parseHeaders(raw: Buffer): Promise<ParsedMessage> {
 /** One worker, started on first need and left idle (unref'd) between large messages. */
 export class MessageParser {
   private worker: Worker | undefined;
+  // biome-ignore lint/suspicious/noExplicitAny: each entry resolves the promise of the kind its caller asked for.
   private pending = new Map<number, { resolve: (m: any) => void; reject: (err: Error) => void }>();
   private next = 0;
 

@@ -42,7 +42,7 @@ function integer(bytes: Buffer): Buffer {
 
 /** UTCTime through 2049, GeneralizedTime after (RFC 5280 §4.1.2.5). */
 function time(date: Date): Buffer {
-  const digits = date.toISOString().replace(/[-:T]/g, '').slice(0, 14) + 'Z';
+  const digits = `${date.toISOString().replace(/[-:T]/g, '').slice(0, 14)}Z`;
   return date.getUTCFullYear() < 2050 ? der(0x17, Buffer.from(digits.slice(2))) : der(0x18, Buffer.from(digits));
 }
 

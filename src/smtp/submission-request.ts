@@ -32,7 +32,7 @@ export async function parseSubmission(parser: MessageParser, raw: Buffer, recipi
     let parsed: ParsedMessage = await parser.parseForSubmission(raw);
     const key = parsed.headers.find((h) => h.key === 'resend-idempotency-key');
     if (key && !parsed.bodies) parsed = await parser.parse(raw);
-    return { raw, parsed, recipients, idempotencyKey: key && key.value.trim() };
+    return { raw, parsed, recipients, idempotencyKey: key?.value.trim() };
   } catch (err) {
     if (err instanceof UnparseableMessage) throw REPLIES.contentRefused(`The message could not be parsed: ${err.message}`);
     throw err;

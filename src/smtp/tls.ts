@@ -58,8 +58,8 @@ async function read(file: string): Promise<KeyPair | undefined> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-  const key = /-----BEGIN PRIVATE KEY-----[^]*?-----END PRIVATE KEY-----\n/.exec(text)?.[0];
-  const cert = /-----BEGIN CERTIFICATE-----[^]*?-----END CERTIFICATE-----\n/.exec(text)?.[0];
+  const key = /-----BEGIN PRIVATE KEY-----[\s\S]*?-----END PRIVATE KEY-----\n/.exec(text)?.[0];
+  const cert = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----\n/.exec(text)?.[0];
   if (!key || !cert) throw new Error(`${file} is not a key and certificate; delete it to make a new one`);
   return { key, cert };
 }

@@ -27,7 +27,7 @@ import { fanOut } from './fan-out.js';
 import { EndpointLimits } from './limits.js';
 import { OutcomeWriter } from './outcomes.js';
 import { purgeWebhookLog } from './purge.js';
-import { sendWebhook } from './send-webhook.js';
+import { sendWebhook, type AttemptResult } from './send-webhook.js';
 
 const FAN_OUT_POLL_MS = 25;
 const FAN_OUT_BATCH = 1000;
@@ -151,7 +151,7 @@ export class WebhookDispatcher {
     try {
       // The endpoint's slot is held for the HTTP exchange only, not while the result commits.
       const release = await this.limits.acquire(message.webhookId);
-      let result;
+      let result: AttemptResult | undefined;
       try {
         const leaseLeft = message.leaseUntil.getTime() - Date.now();
         if (!this.running || leaseLeft < config.webhookTimeoutMs + 10_000) result = undefined;
@@ -192,7 +192,7 @@ class Waker {
       return Promise.resolve();
     }
     return new Promise((resolve) => {
-      let timer: NodeJS.Timeout | undefined = undefined;
+      let timer: NodeJS.Timeout | undefined;
       const done = () => {
         clearTimeout(timer);
         this.resolve = undefined;

@@ -70,13 +70,7 @@ for (const scheme of ['smtp', 'smtps'] as const) {
       await eventually(async () => (await deliveriesOf(t, id)).every((d) => d.status === 'delivered'));
       await waitForLastEvent(t, id, 'delivered');
       assert.equal(relay.messages.length, 2);
-      assert.deepEqual(
-        relay.messages
-          .map((m) => m.to)
-          .flat()
-          .sort(),
-        ['one@anywhere.test', 'two@elsewhere.test'],
-      );
+      assert.deepEqual(relay.messages.flatMap((m) => m.to).sort(), ['one@anywhere.test', 'two@elsewhere.test']);
       assert.ok(
         relay.messages.every((m) => m.user === 'relay-user' && m.secure),
         JSON.stringify(relay.messages.map((m) => [m.user, m.secure])),

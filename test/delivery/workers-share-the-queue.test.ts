@@ -6,7 +6,7 @@ import { deliveriesOf, eventsOf, eventually, FROM, publishMx, startDeliveryTest 
 
 describe('delivery: several workers on one database', () => {
   let t: TestPostline;
-  let others: Postline[] = [];
+  const others: Postline[] = [];
   before(async () => {
     t = await startDeliveryTest();
     publishMx(t, 'shared.test', [{ name: 'mx.shared.test', priority: 10, address: '127.0.0.1' }]);

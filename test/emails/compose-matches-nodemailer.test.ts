@@ -10,10 +10,10 @@ import { parseEmailRequest } from '../../src/emails/email-request.js';
 const cases: Record<string, unknown>[] = [
   { html: '<p>hi</p>' },
   { text: 'plain' },
-  { html: '<p>Grüße ✓</p>\n<p>' + 'long '.repeat(100) + '</p>', text: 'ü\n' + 'x'.repeat(300) },
+  { html: `<p>Grüße ✓</p>\n<p>${'long '.repeat(100)}</p>`, text: `ü\n${'x'.repeat(300)}` },
   { html: '日本語のテキスト'.repeat(50) },
-  { text: 'a\r\nb\nc\rd', headers: { 'X-A': 'ünï', 'List-Unsubscribe': '<https://x/' + 'y'.repeat(200) + '>' } },
-  { html: '<p>' + 'x'.repeat(2000) + '</p>' },
+  { text: 'a\r\nb\nc\rd', headers: { 'X-A': 'ünï', 'List-Unsubscribe': `<https://x/${'y'.repeat(200)}>` } },
+  { html: `<p>${'x'.repeat(2000)}</p>` },
   { text: 'trailing spaces   \nand tabs\t\n' },
 ];
 const boundaries = (b: Buffer) => b.toString('latin1').replace(/--_NmP-[0-9a-f]+-Part_\d+/g, 'BOUNDARY');

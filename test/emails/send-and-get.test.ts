@@ -109,7 +109,7 @@ describe('sending an email and reading it back', () => {
   });
 
   it('verifies DKIM on every email of a batch, multi-line and non-ASCII content included, all lines CRLF', async () => {
-    const html = '<p>Grüße,\nline two</p>\n<p>' + 'long paragraph '.repeat(40) + '</p>';
+    const html = `<p>Grüße,\nline two</p>\n<p>${'long paragraph '.repeat(40)}</p>`;
     const batch = await t.resend.batch.send([
       { from: 'Acme <hello@acme.test>', to: 'a@example.org', subject: 'Ünïcode ✓', html },
       { from: 'hello@acme.test', to: 'b@example.org', subject: 'Text\u00a0only', text: 'one\ntwo\r\nthree\rfour' },
@@ -174,7 +174,7 @@ describe('sending an email and reading it back', () => {
     const headers = row.mime.toString().split('\r\n\r\n')[0];
     assert.match(headers, /^From: =\?UTF-8\?Q\?Acme=2C_=C3=9Cn=C3=AFcode\?= <hello@acme\.test>$/m);
     assert.match(headers, /^Subject: =\?UTF-8\?/m);
-    assert.ok(/^[\x00-\x7f]*$/.test(headers), 'headers are ASCII');
+    assert.ok(/^[ -~\t\r\n]*$/.test(headers), 'headers are printable ASCII');
   });
 
   it('keeps address lists with quotes, commas and backslashes exactly as given', async () => {

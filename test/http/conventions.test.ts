@@ -37,7 +37,7 @@ describe('HTTP conventions', () => {
   it('sends rate-limit headers on every response and 429 past the limit', async () => {
     await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20)); // start of a window
     const statuses: number[] = [];
-    let last;
+    let last: Awaited<ReturnType<typeof rawRequest>> | undefined;
     for (let i = 0; i < 7; i++) {
       last = await rawRequest(t, 'GET', '/api-keys');
       statuses.push(last.status);

@@ -72,7 +72,7 @@ function* mixed(count: number): Generator<Buffer> {
   for (let i = 0; i < count; i++) {
     let text = '';
     for (let lines = 1 + next(8); lines > 0; lines--) text += FRAGMENTS[next(FRAGMENTS.length)]! + ENDINGS[next(ENDINGS.length)]!;
-    if (next(4) > 0) text += ENDINGS[next(ENDINGS.length)]! + 'Body: not a header\r\n';
+    if (next(4) > 0) text += `${ENDINGS[next(ENDINGS.length)]!}Body: not a header\r\n`;
     yield Buffer.from(text);
   }
 }

@@ -31,7 +31,7 @@ describe('SMTP: html and text read from the stored message', () => {
   };
 
   it('shows the html and text of a small message as if they had been stored at accept', async () => {
-    const message = { subject: 'Both parts', text: 'Plain caf\u00e9\nsecond line', html: '<p>Caf\u00e9 <b>ol\u00e9</b> \u2014 '.padEnd(2000, 'x') + '</p>' };
+    const message = { subject: 'Both parts', text: 'Plain caf\u00e9\nsecond line', html: `${'<p>Caf\u00e9 <b>ol\u00e9</b> \u2014 '.padEnd(2000, 'x')}</p>` };
     const small = await send(message);
     assert.deepEqual({ ...(await stored(small)) }, { html: null, text: null, bodies_in_message: true });
     // The same message with an idempotency key is parsed whole at accept and stores both.
