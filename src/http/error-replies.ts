@@ -5,7 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, validation } from '../api/errors.js';
 
-export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
+function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
   return reply.code(err.statusCode).type('application/json; charset=utf-8').send(err.toBody());
 }
 
