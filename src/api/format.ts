@@ -8,6 +8,8 @@ export function restTimestamp(value: Date | string | null | undefined): string |
 }
 
 /** "2025-11-30T20:39:59.540Z", as webhook payloads and signed-URL expiries use. */
+export function isoTimestamp(value: Date | string): string;
+export function isoTimestamp(value: Date | string | null | undefined): string | null;
 export function isoTimestamp(value: Date | string | null | undefined): string | null {
   if (value === null || value === undefined) return null;
   return (value instanceof Date ? value : new Date(value)).toISOString();

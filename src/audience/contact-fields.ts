@@ -4,6 +4,7 @@ import { validation } from '../api/errors.js';
 import { isUuid, isoTimestamp, restTimestamp } from '../api/format.js';
 import type { Body } from '../api/validate.js';
 import type { Row } from '../db/database.js';
+import type { ContactEventData } from '../events/payloads.js';
 import { parseMailbox } from '../mailbox/mailbox.js';
 import type { Contact, PropertyValue } from './contact-store.js';
 
@@ -94,7 +95,7 @@ export function contactDetail(contact: Contact, types: Map<string, string>) {
 }
 
 /** Webhook `data` of contact.* events (openapi ContactEventData; ISO timestamps as all webhook payloads). */
-export function contactEventData(contact: Contact, segmentIds: string[]): Record<string, unknown> {
+export function contactEventData(contact: Contact, segmentIds: string[]): ContactEventData {
   return {
     id: contact.id,
     // Segments replaced audiences; the SDK's payload type still has audience_id: the first segment.

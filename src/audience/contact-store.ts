@@ -15,7 +15,6 @@ import { ApiError, notFound, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import type { Queryable } from '../db/database.js';
 import { recordEvents } from '../events/record-events.js';
-import type { EventType } from '../events/catalogue.js';
 import {
   CONTACT_COLUMNS,
   contactEventData,
@@ -241,7 +240,7 @@ async function segmentIdsOf(q: Queryable, contactId: string): Promise<string[]> 
 }
 
 /** Records a contact.* event with the contact's current segments, in q's transaction. */
-async function recordContactEvent(q: Queryable, type: EventType, contact: Contact): Promise<void> {
+async function recordContactEvent(q: Queryable, type: 'contact.created' | 'contact.updated', contact: Contact): Promise<void> {
   const segmentIds = await segmentIdsOf(q, contact.id);
   await recordEvents(q, [{ accountId: contact.accountId, type, data: contactEventData(contact, segmentIds) }]);
 }

@@ -11,7 +11,8 @@
 // claim.ts); events are built only for the rows that update touched.
 import type { Db, Queryable } from '../db/database.js';
 import type { EmailEventType } from '../events/catalogue.js';
-import { emailEventData, lastEventOf, recordEvents, type NewEvent } from '../events/record-events.js';
+import type { OutboundEvent } from '../events/payloads.js';
+import { lastEventOf, outboundEvent, recordEvents, type NewEvent } from '../events/record-events.js';
 import type { Logger } from '../logger.js';
 import { suppressAfterOutcomes } from '../suppressions/suppress-on-outcome.js';
 import type { Bounce } from './bounce-codes.js';
@@ -46,7 +47,7 @@ interface Row {
   status: 'queued' | 'delivered' | 'bounced' | 'failed' | 'suppressed';
   /** Retry after this long; null keeps next_attempt_at (a final state). */
   delayMs: number | null;
-  events: { type: EmailEventType; extra: Record<string, unknown> }[];
+  events: OutboundEvent[];
 }
 
 /** The row update and events one outcome makes. Retry or give up is decided here. */
@@ -85,21 +86,19 @@ function plan(outcome: Outcome, policy: RetryPolicy, now: number): Row {
  * event here is the last one that happened.
  */
 function eventsOf(rows: Row[]): NewEvent[] {
-  const grouped = new Map<string, { email: ClaimedEmail; type: EmailEventType; extra: Record<string, unknown>; to: string[] }>();
+  const grouped = new Map<string, { email: ClaimedEmail; event: OutboundEvent; to: string[] }>();
   for (const row of rows) {
     const email = row.outcome.delivery.email;
-    for (const e of row.events) {
-      const key = `${email.id} ${e.type} ${JSON.stringify(e.extra)}`;
+    for (const event of row.events) {
+      const key = `${email.id} ${event.type} ${JSON.stringify(event.extra)}`;
       const group = grouped.get(key);
       if (group) group.to.push(row.outcome.delivery.recipient);
-      else grouped.set(key, { email, type: e.type, extra: e.extra, to: [row.outcome.delivery.recipient] });
+      else grouped.set(key, { email, event, to: [row.outcome.delivery.recipient] });
     }
   }
-  return [...grouped.values()].map((g) => ({
-    accountId: g.email.accountId,
-    type: g.type,
-    emailId: g.email.id,
-    data: emailEventData(
+  return [...grouped.values()].map((g) =>
+    outboundEvent(
+      g.email.accountId,
       {
         id: g.email.id,
         created_at: g.email.createdAt,
@@ -111,9 +110,9 @@ function eventsOf(rows: Row[]): NewEvent[] {
         template_id: g.email.templateId,
       },
       g.to,
-      g.extra,
+      g.event,
     ),
-  }));
+  );
 }
 
 async function write(q: Queryable, rows: Row[]): Promise<void> {

@@ -2,6 +2,7 @@
 // payloads (ISO timestamps, "Receiving MX").
 import { isoTimestamp, restTimestamp } from '../api/format.js';
 import type { Row } from '../db/database.js';
+import type { DomainEventData } from '../events/payloads.js';
 import { expectedRecords, type RecordStatus } from './dns-records.js';
 
 export const DOMAIN_COLUMNS = `id, name, status, region, custom_return_path, open_tracking, click_tracking, tls,
@@ -61,7 +62,7 @@ export function domainDetail(row: Row, mtaHost: string) {
 }
 
 /** `data` of domain.* webhook events. */
-export function domainEventData(row: Row, mtaHost: string) {
+export function domainEventData(row: Row, mtaHost: string): DomainEventData {
   return {
     id: row.id,
     name: row.name,

@@ -11,7 +11,6 @@ import { objectBody, optionalEnum, rejectUnknown, requiredString } from '../api/
 import type { Db, Queryable, Row } from '../db/database.js';
 import type { DnsResolver } from '../dns/resolver.js';
 import { recordEvents } from '../events/record-events.js';
-import type { EventType } from '../events/catalogue.js';
 import { expectedRecords, verifyRecords } from './dns-records.js';
 import { invalidRegion, parseDomainName, parseLabel, parseSettings, REGIONS, type DomainSettings } from './domain-fields.js';
 import { DOMAIN_COLUMNS, domainDetail, domainEventData, domainSummary } from './domain-view.js';
@@ -39,7 +38,7 @@ export class Domains {
     return row;
   }
 
-  private async event(q: Queryable, type: EventType, row: Row): Promise<void> {
+  private async event(q: Queryable, type: 'domain.created' | 'domain.updated' | 'domain.deleted', row: Row): Promise<void> {
     await recordEvents(q, [{ accountId: row.account_id, type, data: domainEventData(row, this.deps.mtaHost) }]);
   }
 

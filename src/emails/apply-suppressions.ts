@@ -9,7 +9,7 @@
 // A suppressed recipient of a scheduled email is decided at accept time too; the email's
 // last_event stays `scheduled` unless nobody is left to send it to.
 import type { Queryable } from '../db/database.js';
-import { emailEventData, recordEvents, type NewEvent } from '../events/record-events.js';
+import { outboundEvent, recordEvents, type NewEvent } from '../events/record-events.js';
 import { suppressedAmong, type SuppressionOrigin } from '../suppressions/suppression-list.js';
 import type { EmailRequest } from './email-request.js';
 import type { OutgoingEmail } from './persist-and-enqueue.js';
@@ -68,11 +68,9 @@ export async function recordSuppressed(q: Queryable, emails: OutgoingEmail[], cr
     for (const origin of new Set(email.suppressed!.map((s) => s.origin))) {
       const to = email.suppressed!.filter((s) => s.origin === origin).map((s) => s.address);
       const r = email.request;
-      events.push({
-        accountId: email.accountId,
-        type: 'email.suppressed',
-        emailId: email.id,
-        data: emailEventData(
+      events.push(
+        outboundEvent(
+          email.accountId,
           {
             id: email.id,
             created_at: createdAt.get(email.id)!,
@@ -85,15 +83,18 @@ export async function recordSuppressed(q: Queryable, emails: OutgoingEmail[], cr
           },
           to,
           {
-            suppressed: {
-              type: origin === 'unsubscribed' ? 'Suppressed' : 'OnAccountSuppressionList',
-              reason: reasonOf(origin),
-              message: MESSAGES[origin],
-              diagnosticCode: [],
+            type: 'email.suppressed',
+            extra: {
+              suppressed: {
+                type: origin === 'unsubscribed' ? 'Suppressed' : 'OnAccountSuppressionList',
+                reason: reasonOf(origin),
+                message: MESSAGES[origin],
+                diagnosticCode: [],
+              },
             },
           },
         ),
-      });
+      );
     }
   }
   await recordEvents(q, events);

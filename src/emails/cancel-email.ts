@@ -8,7 +8,7 @@ import { notFound, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { emailEventData, recordEvents } from '../events/record-events.js';
+import { outboundEvent, recordEvents, type EmailForEvent } from '../events/record-events.js';
 
 export function cancelEmail(db: Db): Route {
   return {
@@ -29,14 +29,7 @@ export function cancelEmail(db: Db): Route {
         if (email.last_event !== 'scheduled') throw validation('Only scheduled emails can be canceled.', 403);
         await q.query(`UPDATE deliveries SET status = 'canceled', updated_at = now() WHERE email_id = $1 AND status = 'scheduled'`, [email.id]);
         await q.query(`UPDATE emails SET last_event = 'canceled' WHERE id = $1`, [email.id]);
-        await recordEvents(q, [
-          {
-            accountId: email.account_id,
-            type: 'email.canceled',
-            emailId: email.id,
-            data: emailEventData(email as Parameters<typeof emailEventData>[0], email.to_addresses),
-          },
-        ]);
+        await recordEvents(q, [outboundEvent(email.account_id, email as EmailForEvent, email.to_addresses, { type: 'email.canceled', extra: {} })]);
       });
       return { body: { object: 'email', id } };
     },

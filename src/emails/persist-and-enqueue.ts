@@ -10,7 +10,7 @@
 // rows of scheduled emails with release-scheduled.ts and 0007_scheduling.sql; a broadcast's
 // emails (broadcast_id, contact_id, bulk priority) with src/broadcasts/ and 0014_broadcasts.sql.
 import type { Queryable } from '../db/database.js';
-import { emailEventData, recordEventsCte, type NewEvent } from '../events/record-events.js';
+import { outboundEvent, recordEventsCte } from '../events/record-events.js';
 import type { EmailRequest } from './email-request.js';
 import type { ExclusionOrigin } from './apply-suppressions.js';
 import { recordSuppressed } from './apply-suppressions.js';
@@ -125,11 +125,9 @@ export async function persistAndEnqueue(q: Queryable, emails: OutgoingEmail[]): 
   const column = (k: number) => deliveries.map((d) => d[k]);
   const base = params.length;
   params.push(column(0), column(1), column(2), column(3), column(4), column(5), column(6));
-  const events: NewEvent[] = emails.map((e) => ({
-    accountId: e.accountId,
-    type: acceptedState(e.request.scheduledAt).event,
-    emailId: e.id,
-    data: emailEventData(
+  const events = emails.map((e) =>
+    outboundEvent(
+      e.accountId,
       {
         id: e.id,
         from_address: e.request.from,
@@ -140,8 +138,9 @@ export async function persistAndEnqueue(q: Queryable, emails: OutgoingEmail[]): 
         template_id: e.request.templateId,
       },
       e.request.to,
+      { type: acceptedState(e.request.scheduledAt).event, extra: {} },
     ),
-  }));
+  );
   // One statement for the three tables: the deliveries' foreign key is checked at its end, and
   // the events take the emails' created_at from `e`. Each row is created a microsecond after
   // the previous one, so lists (newest first, by created_at) keep the order in which the emails

@@ -13,7 +13,7 @@
 // Coupled with persist-and-enqueue.ts and schedule.ts (which write the waiting rows),
 // cancel-email.ts and update-email.ts, and 0007_scheduling.sql (the deliveries_scheduled index).
 import type { Db, Queryable, Row } from '../db/database.js';
-import { emailEventData, recordEvents } from '../events/record-events.js';
+import { outboundEvent, recordEvents, type EmailForEvent } from '../events/record-events.js';
 import { PollingLoop } from '../concurrency/polling-loop.js';
 import type { Logger } from '../logger.js';
 
@@ -51,12 +51,7 @@ async function release(q: Queryable, emails: Row[]): Promise<void> {
   await q.query(`UPDATE emails SET last_event = 'sent' WHERE id = ANY($1::uuid[]) AND last_event = 'scheduled'`, [ids]);
   await recordEvents(
     q,
-    emails.map((e) => ({
-      accountId: e.account_id,
-      type: 'email.sent' as const,
-      emailId: e.id,
-      data: emailEventData(e as Parameters<typeof emailEventData>[0], e.to_addresses),
-    })),
+    emails.map((e) => outboundEvent(e.account_id, e as EmailForEvent, e.to_addresses, { type: 'email.sent', extra: {} })),
   );
 }
 

@@ -2,14 +2,10 @@
 // transaction that changes the state the event describes, so an event is committed exactly
 // when its state change is: never lost, never invented. Webhook dispatch reads `events`.
 import type { Queryable } from '../db/database.js';
-import { EMAIL_EVENTS, type EmailEventType, type EventType } from './catalogue.js';
+import { EMAIL_EVENTS, type EmailEventType } from './catalogue.js';
+import type { EmailEventData, NewEvent, OutboundEvent } from './payloads.js';
 
-export interface NewEvent {
-  accountId: string;
-  type: EventType;
-  emailId?: string | null;
-  data: Record<string, unknown>;
-}
+export type { NewEvent } from './payloads.js';
 
 /** Inserts events in one statement. Call inside the state change's transaction. */
 export async function recordEvents(q: Queryable, events: NewEvent[]): Promise<void> {
@@ -49,36 +45,45 @@ export function lastEventOf(type: EmailEventType): string | null {
   return EMAIL_EVENTS[type].lastEvent;
 }
 
+/** The columns of an outbound email that its events' data come from. */
+export interface EmailForEvent {
+  id: string;
+  /** Left out by an email being written in the same statement (recordEventsCte). */
+  created_at?: Date | string;
+  from_address: string;
+  subject: string;
+  message_id: string;
+  tags: { name: string; value: string }[] | null;
+  broadcast_id?: string | null;
+  template_id?: string | null;
+}
+
 /**
  * Webhook `data` of an outbound email event (resend-compat-notes §7.2): tags as an object;
  * broadcast_id and template_id only when the email came from one.
  */
-export function emailEventData(
-  email: {
-    id: string;
-    /** Left out by an email being written in the same statement (recordEventsCte). */
-    created_at?: Date | string;
-    from_address: string;
-    subject: string;
-    message_id: string;
-    tags: { name: string; value: string }[] | null;
-    broadcast_id?: string | null;
-    template_id?: string | null;
-  },
-  to: string[],
-  extra: Record<string, unknown> = {},
-): Record<string, unknown> {
-  const data: Record<string, unknown> = {
+function emailEventData(email: EmailForEvent, to: string[]): EmailEventData {
+  const data: EmailEventData = {
     email_id: email.id,
     ...(email.created_at !== undefined && { created_at: new Date(email.created_at).toISOString() }),
     from: email.from_address,
     to,
     subject: email.subject,
     message_id: email.message_id,
-    ...extra,
   };
   if (email.broadcast_id) data.broadcast_id = email.broadcast_id;
   if (email.template_id) data.template_id = email.template_id;
   if (email.tags?.length) data.tags = Object.fromEntries(email.tags.map((t) => [t.name, t.value]));
   return data;
+}
+
+/** An outbound email event for `to`, its data the email's with what the event's type adds. */
+export function outboundEvent(accountId: string, email: EmailForEvent, to: string[], event: OutboundEvent): NewEvent {
+  const base = emailEventData(email, to);
+  // Key order as Resend's payloads: the email's fields, the type's object, then tags and sources.
+  const { tags, broadcast_id, template_id, ...head } = base;
+  const data = { ...head, ...event.extra, ...(broadcast_id && { broadcast_id }), ...(template_id && { template_id }), ...(tags && { tags }) };
+  // The type and its extra were checked together (OutboundEvent); TypeScript cannot follow
+  // that pairing through the spread.
+  return { accountId, type: event.type, emailId: email.id, data } as NewEvent;
 }

@@ -4,6 +4,7 @@
 // API key until they expire (download-received.ts checks them).
 import { isoTimestamp } from '../api/format.js';
 import type { Queryable, Row } from '../db/database.js';
+import type { ReceivedEventData } from '../events/payloads.js';
 import type { UrlSigner } from '../signing/url-signing.js';
 
 /** Never select the raw message or bodies for a list. */
@@ -89,7 +90,7 @@ export function headerObject(headers: [string, string][]): Record<string, string
 }
 
 /** The `email.received` webhook `data`: no body, fetch it with GET /emails/receiving/:id. */
-export function receivedEventData(row: Row, attachments: Row[]): Record<string, unknown> {
+export function receivedEventData(row: Row, attachments: Row[]): ReceivedEventData {
   return {
     email_id: row.id,
     created_at: isoTimestamp(row.created_at),

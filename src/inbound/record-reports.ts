@@ -12,15 +12,14 @@
 // Locks: the email row, then its deliveries, the order delivery outcomes take them in.
 import type { Queryable, Row } from '../db/database.js';
 import { bounceOf, parseReply } from '../delivery/bounce-codes.js';
-import type { EmailEventType } from '../events/catalogue.js';
-import { emailEventData, lastEventOf, recordEvents } from '../events/record-events.js';
+import { lastEventOf, outboundEvent, recordEvents } from '../events/record-events.js';
+import type { OutboundEvent } from '../events/payloads.js';
 import { suppressAfterOutcomes, type OutcomeForSuppression } from '../suppressions/suppress-on-outcome.js';
 import type { Report } from './reports.js';
 
 interface Change {
-  type: EmailEventType;
+  event: OutboundEvent;
   recipient: string;
-  extra: Record<string, unknown>;
 }
 
 /** The bounce object of a failed DSN: Permanent for a 5.x.x Status, Transient for a 4.x.x one (given up). */
@@ -77,13 +76,13 @@ export async function recordReports(q: Queryable, emailId: string, reports: Repo
       const bounce = bounceOfReport(report);
       delivery.status = 'bounced';
       bounced.push({ id: delivery.id, response: report.diagnostic ?? `Status ${report.status}` });
-      changes.push({ type: 'email.bounced', recipient, extra: { bounce } });
+      changes.push({ event: { type: 'email.bounced', extra: { bounce } }, recipient });
       if (bounce.type === 'Permanent') suppress.push({ delivery: { recipient, email: target }, verdict: { kind: 'bounced', bounce } });
     } else if (report.kind === 'delayed' && delivery.status === 'delivered') {
-      changes.push({ type: 'email.delivery_delayed', recipient, extra: {} });
+      changes.push({ event: { type: 'email.delivery_delayed', extra: {} }, recipient });
     } else if (report.kind === 'complaint' && delivery.status === 'delivered' && !complained.has(recipient.toLowerCase())) {
       complained.add(recipient.toLowerCase());
-      changes.push({ type: 'email.complained', recipient, extra: {} });
+      changes.push({ event: { type: 'email.complained', extra: {} }, recipient });
       suppress.push({ delivery: { recipient, email: target }, verdict: { kind: 'complained' } });
     }
   }
@@ -108,10 +107,10 @@ export async function recordReports(q: Queryable, emailId: string, reports: Repo
   };
   await recordEvents(
     q,
-    changes.map((c) => ({ accountId: target.accountId, type: c.type, emailId: target.id, data: emailEventData(sent, [c.recipient], c.extra) })),
+    changes.map((c) => outboundEvent(target.accountId, sent, [c.recipient], c.event)),
   );
   await suppressAfterOutcomes(q, suppress);
-  const last = lastEventOf(changes[changes.length - 1]!.type);
+  const last = lastEventOf(changes[changes.length - 1]!.event.type);
   if (last) await q.query(`UPDATE emails SET last_event = $2 WHERE id = $1`, [target.id, last]);
   return changes.length;
 }

@@ -3,17 +3,10 @@
 // Every open and every click is recorded, repeated ones included, as Resend does: consumers
 // that want unique counts dedupe on the email id.
 import type { Db } from '../db/database.js';
-import { emailEventData, lastEventOf, recordEvents } from '../events/record-events.js';
+import type { OutboundEvent } from '../events/payloads.js';
+import { lastEventOf, outboundEvent, recordEvents, type EmailForEvent } from '../events/record-events.js';
 
-type Engagement = { type: 'email.opened'; extra: Record<string, never> } | { type: 'email.clicked'; extra: { click: ClickData } };
-
-/** Resend's `click` object (resend-compat-notes §7.2), camelCase as on the wire. */
-interface ClickData {
-  ipAddress: string;
-  link: string;
-  timestamp: string;
-  userAgent: string;
-}
+type Engagement = Extract<OutboundEvent, { type: 'email.opened' | 'email.clicked' }>;
 
 /** Records the engagement; false when the email no longer exists. */
 export function recordEngagement(db: Db, emailId: string, engagement: Engagement): Promise<boolean> {
@@ -24,14 +17,7 @@ export function recordEngagement(db: Db, emailId: string, engagement: Engagement
       [emailId, lastEventOf(engagement.type)],
     );
     if (!email) return false;
-    await recordEvents(q, [
-      {
-        accountId: email.account_id,
-        type: engagement.type,
-        emailId,
-        data: emailEventData(email as Parameters<typeof emailEventData>[0], email.to_addresses, engagement.extra),
-      },
-    ]);
+    await recordEvents(q, [outboundEvent(email.account_id, email as EmailForEvent, email.to_addresses, engagement)]);
     return true;
   });
 }

@@ -26,7 +26,8 @@ describe('webhooks: an event committed after later events is still delivered', (
     let commit!: () => void;
     const open = new Promise<void>((resolve) => (commit = resolve));
     const slow = t.postline.db.tx(async (q) => {
-      await recordEvents(q, [{ accountId, type: 'domain.updated', data: { id: 'late', name: 'late.test' } }]);
+      const data = { id: 'late', name: 'late.test', status: 'verified', created_at: new Date().toISOString(), region: 'us-east-1', records: [] };
+      await recordEvents(q, [{ accountId, type: 'domain.updated', data }]);
       await open;
     });
     await sleep(100);

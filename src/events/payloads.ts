@@ -1,0 +1,122 @@
+// The `data` of every event kind in the catalogue, as webhooks deliver it (resend-compat-notes
+// §7.2, the SDK's webhook payload types): recordEvents takes a NewEvent whose `data` must be
+// its type's payload, so a writer cannot record a bounce without its `bounce`, or a click
+// without its `click`. A kind added to the catalogue without a payload here fails to compile.
+import type { EmailEventType, EventType } from './catalogue.js';
+
+/** What every event about an outbound email carries. */
+export interface EmailEventData {
+  email_id: string;
+  /** The email's creation; an event written with its email (recordEventsCte) takes the row's. */
+  created_at?: string;
+  from: string;
+  to: string[];
+  subject: string;
+  message_id: string;
+  /** Only when the email has tags, as an object. */
+  tags?: Record<string, string>;
+  /** Only when the email came from a broadcast / a template. */
+  broadcast_id?: string;
+  template_id?: string;
+}
+
+interface BounceData {
+  type: string;
+  subType: string;
+  message: string;
+  diagnosticCode: string[];
+}
+
+interface SuppressedData {
+  type: 'OnAccountSuppressionList' | 'Suppressed';
+  reason: string;
+  message: string;
+  diagnosticCode: string[];
+}
+
+/** Resend's `click` object, camelCase as on the wire. */
+interface ClickData {
+  ipAddress: string;
+  link: string;
+  timestamp: string;
+  userAgent: string;
+}
+
+export interface ReceivedEventData {
+  email_id: string;
+  created_at: string;
+  from: string;
+  to: string[];
+  received_for: string[];
+  cc: string[];
+  bcc: string[];
+  message_id: string | null;
+  subject: string;
+  attachments: { id: string; filename: string | null; content_type: string; content_disposition: string | null; content_id: string | null }[];
+}
+
+export interface DomainEventData {
+  id: string;
+  name: string;
+  status: string;
+  created_at: string;
+  region: string;
+  records: object[];
+}
+
+export interface ContactEventData {
+  id: string;
+  /** The first segment: the SDK's payload type still has audience_id. */
+  audience_id: string | null;
+  segment_ids: string[];
+  created_at: string;
+  updated_at: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  unsubscribed: boolean;
+}
+
+/** What each outbound email event adds to EmailEventData. */
+export interface EmailEventExtras {
+  'email.scheduled': Record<string, never>;
+  'email.sent': Record<string, never>;
+  'email.delivered': Record<string, never>;
+  'email.delivery_delayed': Record<string, never>;
+  'email.bounced': { bounce: BounceData };
+  'email.complained': Record<string, never>;
+  'email.failed': { failed: { reason: string } };
+  'email.suppressed': { suppressed: SuppressedData };
+  'email.canceled': Record<string, never>;
+  'email.opened': Record<string, never>;
+  'email.clicked': { click: ClickData };
+}
+
+/** The outbound email event kinds (every email event but email.received). */
+export type OutboundEventType = keyof EmailEventExtras;
+
+type OtherPayloads = {
+  'email.received': ReceivedEventData;
+  'domain.created': DomainEventData;
+  'domain.updated': DomainEventData;
+  'domain.deleted': DomainEventData;
+  'contact.created': ContactEventData;
+  'contact.updated': ContactEventData;
+  'contact.deleted': ContactEventData;
+};
+
+export type EventPayloads = { [K in OutboundEventType]: EmailEventData & EmailEventExtras[K] } & OtherPayloads;
+
+// Every kind of the catalogue has its payload, and nothing else does.
+const everyKindHasAPayload: Exclude<EventType, keyof EventPayloads> extends never ? true : never = true;
+const onlyCatalogueKinds: Exclude<keyof EventPayloads, EventType> extends never ? true : never = true;
+const outboundAreEmailEvents: Exclude<OutboundEventType, EmailEventType> extends never ? true : never = true;
+void [everyKindHasAPayload, onlyCatalogueKinds, outboundAreEmailEvents];
+
+/** An outbound email event as a writer plans it: its type and what that type adds. */
+export type OutboundEvent = { [K in OutboundEventType]: { type: K; extra: EmailEventExtras[K] } }[OutboundEventType];
+
+/** An event to record, its data checked against its type's payload. */
+export type NewEvent = {
+  [K in EventType]: { accountId: string; type: K; emailId?: string | null; data: EventPayloads[K] };
+}[EventType];
