@@ -59,30 +59,23 @@ export interface EmailForEvent {
 }
 
 /**
- * Webhook `data` of an outbound email event (resend-compat-notes §7.2): tags as an object;
- * broadcast_id and template_id only when the email came from one.
+ * An outbound email event for `to` (resend-compat-notes §7.2): the email's fields, what the
+ * event's type adds (a bounce, a click, …), then broadcast_id and template_id only when the
+ * email came from one, and tags (as an object) only when it has some.
  */
-function emailEventData(email: EmailForEvent, to: string[]): EmailEventData {
-  const data: EmailEventData = {
+export function outboundEvent(accountId: string, email: EmailForEvent, to: string[], event: OutboundEvent): NewEvent {
+  const data: EmailEventData & Record<string, unknown> = {
     email_id: email.id,
     ...(email.created_at !== undefined && { created_at: new Date(email.created_at).toISOString() }),
     from: email.from_address,
     to,
     subject: email.subject,
     message_id: email.message_id,
+    ...event.extra,
   };
   if (email.broadcast_id) data.broadcast_id = email.broadcast_id;
   if (email.template_id) data.template_id = email.template_id;
   if (email.tags?.length) data.tags = Object.fromEntries(email.tags.map((t) => [t.name, t.value]));
-  return data;
-}
-
-/** An outbound email event for `to`, its data the email's with what the event's type adds. */
-export function outboundEvent(accountId: string, email: EmailForEvent, to: string[], event: OutboundEvent): NewEvent {
-  const base = emailEventData(email, to);
-  // Key order as Resend's payloads: the email's fields, the type's object, then tags and sources.
-  const { tags, broadcast_id, template_id, ...head } = base;
-  const data = { ...head, ...event.extra, ...(broadcast_id && { broadcast_id }), ...(template_id && { template_id }), ...(tags && { tags }) };
   // The type and its extra were checked together (OutboundEvent); TypeScript cannot follow
   // that pairing through the spread.
   return { accountId, type: event.type, emailId: email.id, data } as NewEvent;
