@@ -34,7 +34,12 @@ interface Lookup {
   answers: packet.Answer[];
 }
 
-const TIMEOUT_MS = 2_000;
+/** TCP (a truncated answer asked again): one deadline. */
+const TCP_TIMEOUT_MS = 4_000;
+/** UDP: 8 steps of 500 ms (4 s), the query sent again after 1 s and 2.5 s. */
+const UDP_STEP_MS = 500;
+const UDP_RESEND_AT_STEPS = [2, 5];
+const UDP_GIVE_UP_AFTER_STEPS = 8;
 const NEGATIVE_TTL_S = 30;
 const MAX_TTL_S = 3_600;
 
@@ -132,21 +137,36 @@ export class DnsResolver {
   private udp(server: Server, name: string, type: RecordType): Promise<packet.DecodedPacket> {
     const { id, message } = this.encode(name, type);
     const socket = dgram.createSocket(net.isIPv6(server.host) ? 'udp6' : 'udp4');
+    const query = packet.encode(message);
+    const send = () => socket.send(query, server.port, server.host);
+    let timer: NodeJS.Timeout | undefined;
     return new Promise<packet.DecodedPacket>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new DnsTemporaryError(`${type} ${name}: timed out`)), TIMEOUT_MS);
+      // The wait is counted in steps, each timed from the one before, so a stalled event loop
+      // (a busy process) costs one step rather than the whole wait, and an answer that came in
+      // meanwhile is still read. A datagram may be lost: it is sent again, as a stub resolver does.
+      let steps = 0;
+      const step = () => {
+        steps++;
+        if (steps >= UDP_GIVE_UP_AFTER_STEPS) return reject(new DnsTemporaryError(`${type} ${name}: timed out`));
+        if (UDP_RESEND_AT_STEPS.includes(steps)) send();
+        timer = setTimeout(step, UDP_STEP_MS);
+      };
+      timer = setTimeout(step, UDP_STEP_MS);
       socket.on('error', reject);
       socket.on('message', (buf) => {
         try {
           const response = packet.decode(buf);
-          if (response.id !== id) return; // not ours: keep waiting
-          clearTimeout(timer);
+          if (response.id !== id) return; // not ours, or an answer to another copy: keep waiting
           resolve(response);
         } catch {
           /* malformed datagram: keep waiting */
         }
       });
-      socket.send(packet.encode(message), server.port, server.host);
-    }).finally(() => socket.close());
+      send();
+    }).finally(() => {
+      clearTimeout(timer);
+      socket.close();
+    });
   }
 
   private tcp(server: Server, name: string, type: RecordType): Promise<packet.DecodedPacket> {
@@ -154,7 +174,7 @@ export class DnsResolver {
     return new Promise((resolve, reject) => {
       const socket = net.connect(server.port, server.host);
       let buf = Buffer.alloc(0);
-      socket.setTimeout(TIMEOUT_MS, () => socket.destroy(new DnsTemporaryError(`${type} ${name}: timed out`)));
+      socket.setTimeout(TCP_TIMEOUT_MS, () => socket.destroy(new DnsTemporaryError(`${type} ${name}: timed out`)));
       socket.on('error', reject);
       socket.on('connect', () => socket.write(packet.streamEncode(message)));
       socket.on('data', (chunk) => {

@@ -12,6 +12,8 @@ export class TestDnsServer {
   queries: { name: string; type: string }[] = [];
   ttl = 60;
   port = 0;
+  /** Queries to leave unanswered, as if their datagrams were lost. */
+  dropNext = 0;
 
   async start(): Promise<this> {
     this.socket.on('message', (msg, rinfo) => this.answer(msg, rinfo));
@@ -38,6 +40,10 @@ export class TestDnsServer {
     const question = query.questions?.[0];
     if (!question) return;
     this.queries.push({ name: question.name, type: question.type });
+    if (this.dropNext > 0) {
+      this.dropNext--;
+      return;
+    }
     const records = this.zone.get(question.name.toLowerCase());
     const answers: packet.Answer[] = [];
     const base = { name: question.name, ttl: this.ttl, class: 'IN' as const };
