@@ -11,6 +11,7 @@
 // The emails' columns the events need (from, subject, message_id, tags, created_at) come back
 // in the same statement, and the message bytes only on the first row of each email, so a
 // claim is one round trip however many recipients an email has.
+import { claimSizeSql, signedMessageSql } from '../email-row/stored-message.js';
 import type { Db } from '../db/database.js';
 
 export interface ClaimedEmail {
@@ -89,9 +90,8 @@ WITH transactional AS (
   -- The emails' sizes added up in first-row order; the window's peers (ORDER BY first_id) make
   -- every row of an email see the total up to and including that email. No self-join: the
   -- planner cannot size a CTE and would nest-loop it (500 × 500 rows, 30 ms a claim).
-  -- An email still to be composed counts as twice its html.
   SELECT g.id, g.id = g.first_id AS first,
-         sum(CASE WHEN g.id = g.first_id THEN COALESCE(octet_length(e.mime), octet_length(e.unsigned_mime), 2 * octet_length(e.html), 0) END)
+         sum(CASE WHEN g.id = g.first_id THEN ${claimSizeSql('e')} END)
            OVER (ORDER BY g.first_id) AS running,
          dense_rank() OVER (ORDER BY g.first_id) AS n
     FROM grouped g JOIN emails e ON e.id = g.email_id
@@ -105,7 +105,7 @@ UPDATE deliveries d
  WHERE d.id = c.id AND e.id = d.email_id
 RETURNING d.id, d.priority, d.recipient, d.domain, d.attempts, d.next_attempt_at AS lease_until,
           e.id AS email_id, e.account_id, e.from_address, e.subject, e.message_id, e.tags, e.broadcast_id, e.template_id,
-          e.created_at, e.envelope_from, c.first, CASE WHEN c.first THEN e.mime END AS mime`;
+          e.created_at, e.envelope_from, c.first, CASE WHEN c.first THEN ${signedMessageSql('e')} END AS mime`;
 
 export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedDelivery[]> {
   const rows = await db.query(CLAIM_SQL, [options.limit, options.leaseMs, options.maxBytes]);

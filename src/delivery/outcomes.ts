@@ -10,9 +10,9 @@
 // A row is written only while we still hold its lease (next_attempt_at = the lease we set,
 // claim.ts); events are built only for the rows that update touched.
 import type { Db, Queryable } from '../db/database.js';
-import type { EmailEventType } from '../events/catalogue.js';
 import type { OutboundEvent } from '../events/payloads.js';
-import { lastEventOf, outboundEvent, recordEvents, type NewEvent } from '../events/record-events.js';
+import { outboundEvent, recordEvents, type NewEvent } from '../events/record-events.js';
+import { composedMessages } from '../email-row/stored-message.js';
 import type { Logger } from '../logger.js';
 import { suppressAfterOutcomes } from '../suppressions/suppress-on-outcome.js';
 import type { Bounce } from './bounce-codes.js';
@@ -117,7 +117,7 @@ function eventsOf(rows: Row[]): NewEvent[] {
 
 async function write(q: Queryable, rows: Row[]): Promise<void> {
   // Lock the emails first, in id order: two nodes writing outcomes of the same emails then
-  // queue up instead of deadlocking on the last_event update.
+  // queue up instead of deadlocking on the last_event update (recordEvents).
   const emailIds = [...new Set(rows.map((r) => r.outcome.delivery.email.id))].sort();
   await q.query(`SELECT id FROM emails WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE`, [emailIds]);
 
@@ -143,57 +143,24 @@ async function write(q: Queryable, rows: Row[]): Promise<void> {
   );
   const held = new Set(updated.map((r) => r.id));
   const written = rows.filter((r) => held.has(r.outcome.delivery.id));
-  const events = eventsOf(written);
-  await recordEvents(q, events);
+  // Messages composed for this attempt (compose at delivery, worker.ts) are stored with the
+  // events, so a retry sends the same bytes.
+  await recordEvents(q, eventsOf(written), composedMessages(composedEmails(written)));
   // Hard bounces and complaints put the address on the account's suppression list, with the outcome.
   await suppressAfterOutcomes(
     q,
     written.map((r) => r.outcome),
   );
-
-  const lastEvent = new Map<string, string>();
-  for (const e of events) {
-    const last = lastEventOf(e.type as EmailEventType);
-    if (last) lastEvent.set(e.emailId!, last);
-  }
-  const composed = composedEmails(written);
-  const others = [...lastEvent].filter(([id]) => !composed.has(id));
-  if (others.length > 0) {
-    await q.query(
-      `UPDATE emails e SET last_event = v.last_event
-         FROM unnest($1::uuid[], $2::text[]) AS v(id, last_event) WHERE e.id = v.id`,
-      [others.map(([id]) => id), others.map(([, last]) => last)],
-    );
-  }
-  if (composed.size === 0) return;
-  // Messages composed for this attempt (compose at delivery, worker.ts) are kept with the
-  // email's last event, so a retry sends the same bytes. One row of parameters per email: a
-  // Buffer parameter travels as binary, where a bytea[] array would be hex text to parse.
-  const params: unknown[] = [];
-  const values = [...composed.values()].map((email) => {
-    const at = params.push(email.id, lastEvent.get(email.id) ?? null, email.mime, email.composed!.text);
-    return `($${at - 3}::uuid, $${at - 2}::text, $${at - 1}::bytea, $${at}::text)`;
-  });
-  await q.query(
-    `UPDATE emails e
-        SET last_event = COALESCE(v.last_event, e.last_event),
-            mime = COALESCE(e.mime, v.mime),
-            unsigned_mime = NULL,
-            text = CASE WHEN e.mime IS NULL THEN v.text ELSE e.text END
-       FROM (VALUES ${values.join(', ')}) AS v(id, last_event, mime, text)
-      WHERE e.id = v.id`,
-    params,
-  );
 }
 
-/** The emails among `written` whose message this attempt composed. */
-function composedEmails(written: Row[]): Map<string, ClaimedEmail> {
-  const composed = new Map<string, ClaimedEmail>();
+/** The messages among `written` that this attempt composed. */
+function composedEmails(written: Row[]): { id: string; mime: Buffer; text: string | null }[] {
+  const composed = new Map<string, { id: string; mime: Buffer; text: string | null }>();
   for (const r of written) {
     const email = r.outcome.delivery.email;
-    if (email.composed && email.mime) composed.set(email.id, email);
+    if (email.composed && email.mime) composed.set(email.id, { id: email.id, mime: email.mime, text: email.composed.text });
   }
-  return composed;
+  return [...composed.values()];
 }
 
 const MAX_BATCH = 2000;

@@ -21,6 +21,7 @@
 import crypto from 'node:crypto';
 import { ApiError } from '../api/errors.js';
 import type { Queryable } from '../db/database.js';
+import { TO_COMPOSE } from '../email-row/stored-message.js';
 import type { SendingDomain } from '../domains/sending-domain.js';
 import type { TrackingSigners } from '../tracking/tracking-links.js';
 import { applySuppressions, lookUpSuppressions } from './apply-suppressions.js';
@@ -184,7 +185,7 @@ async function composeAndSign(deps: AcceptDeps, submission: Submission, accepted
         messageId,
         envelopeFrom: `bounces+${id}@${domain!.returnPathHost}`,
         recipients: uniqueRecipients(request!),
-        mime: null,
+        message: TO_COMPOSE,
       };
       if (deferred(candidate)) {
         email.text = deferredText(request!);
@@ -192,8 +193,9 @@ async function composeAndSign(deps: AcceptDeps, submission: Submission, accepted
       }
       email.text = textPart(request!, texts);
       if (request!.submitted) return prepareSubmitted(email, request!.submitted, domain!, date, submission.composeAt === 'delivery');
-      email.mime = await buildSignedMessage({ id, request: request!, domain: domain!, text: email.text, messageId, date, attachments, signers });
-      email.attachments = attachments && locateAttachments(email.mime, attachments, !!request!.html);
+      const mime = await buildSignedMessage({ id, request: request!, domain: domain!, text: email.text, messageId, date, attachments, signers });
+      email.message = { state: 'signed', message: mime };
+      email.attachments = attachments && locateAttachments(mime, attachments, !!request!.html);
       return email;
     }),
   );
@@ -208,11 +210,12 @@ async function prepareSubmitted(email: OutgoingEmail, raw: Buffer, domain: Sendi
   const prepared = prepareSubmittedMessage(raw, { messageId: email.messageId, date });
   const attachments = locateSubmittedAttachments(prepared);
   if (signLater && attachments.length === 0) {
-    email.unsignedMime = prepared;
+    email.message = { state: 'unsigned', message: prepared };
     return email;
   }
-  email.mime = await signMessage(prepared, domain);
-  const shift = email.mime.length - prepared.length; // the signature is prepended
+  const signed = await signMessage(prepared, domain);
+  email.message = { state: 'signed', message: signed };
+  const shift = signed.length - prepared.length; // the signature is prepended
   email.attachments = attachments.map((a) => ({ ...a, offset: a.offset + shift }));
   return email;
 }

@@ -51,7 +51,7 @@ const responseOf = (origin: ExclusionOrigin) =>
     ? 'suppressed: the recipient is not subscribed to the topic'
     : `suppressed: the address is on the account suppression list (${origin})`;
 
-/** Writes the suppressed recipients of `emails` (queue rows, events, last_event). In the accepting transaction. */
+/** Writes the suppressed recipients of `emails` (queue rows, then events). In the accepting transaction. */
 export async function recordSuppressed(q: Queryable, emails: OutgoingEmail[], createdAt: Map<string, Date>): Promise<void> {
   const affected = emails.filter((e) => e.suppressed?.length);
   if (affected.length === 0) return;
@@ -97,11 +97,6 @@ export async function recordSuppressed(q: Queryable, emails: OutgoingEmail[], cr
       );
     }
   }
+  // After the queue rows: a scheduled email keeps `scheduled` while someone is left to send it to (recordEvents).
   await recordEvents(q, events);
-  // A scheduled email keeps `scheduled` while someone is left to send it to.
-  const nobodyLeft = affected.filter((e) => e.suppressed!.length === e.recipients.length).map((e) => e.id);
-  await q.query(`UPDATE emails SET last_event = 'suppressed' WHERE id = ANY($1::uuid[]) AND (last_event = 'sent' OR id = ANY($2::uuid[]))`, [
-    affected.map((e) => e.id),
-    nobodyLeft,
-  ]);
 }

@@ -28,7 +28,6 @@ export function cancelEmail(db: Db): Route {
         if (email.last_event === 'canceled') return;
         if (email.last_event !== 'scheduled') throw validation('Only scheduled emails can be canceled.', 403);
         await q.query(`UPDATE deliveries SET status = 'canceled', updated_at = now() WHERE email_id = $1 AND status = 'scheduled'`, [email.id]);
-        await q.query(`UPDATE emails SET last_event = 'canceled' WHERE id = $1`, [email.id]);
         await recordEvents(q, [outboundEvent(email.account_id, email as EmailForEvent, email.to_addresses, { type: 'email.canceled', extra: {} })]);
       });
       return { body: { object: 'email', id } };

@@ -2,12 +2,13 @@
 // and SMTP submissions', see accept.ts) are written without their signed message. The delivery
 // worker hands the ones it claims here just before their first attempt; each is composed,
 // tracked and signed exactly as at accept (build-message.ts) from its stored fields, dated when
-// it was accepted, or, for an SMTP submission, its prepared message (unsigned_mime) is signed.
+// it was accepted, or, for an SMTP submission, its prepared message is signed (email-row/stored-message.ts).
 // The delivery outcome's transaction then stores the message (src/delivery/outcomes.ts), so a
 // retry sends the same bytes and the email's record shows what went out.
 //
 // Two queries per claim (the emails, their domains' keys), whatever the number of emails.
-import type { Queryable } from '../db/database.js';
+import type { Queryable, Row } from '../db/database.js';
+import { storedMessageColumns, storedMessageOf, type StoredMessageRow } from '../email-row/stored-message.js';
 import { findSendingDomainsById } from '../domains/sending-domain.js';
 import type { TrackingSigners } from '../tracking/tracking-links.js';
 import { buildSignedMessage, tracksAny } from './build-message.js';
@@ -38,10 +39,10 @@ export function textToBeSent(html: string | null, stored: string | null): string
 
 /** Composes and signs the emails `ids`; an email that cannot be composed maps to its Error. */
 export async function composeDeferred(q: Queryable, tracking: () => Promise<TrackingSigners>, ids: string[]): Promise<Map<string, ComposedMessage | Error>> {
-  const rows = await q.query(
-    `SELECT id, domain_id, from_address, to_addresses, cc, bcc, reply_to, subject, html, text, headers, message_id, created_at,
-            unsigned_mime
-       FROM emails WHERE id = ANY($1::uuid[])`,
+  const rows = await q.query<Row & StoredMessageRow>(
+    `SELECT e.id, e.domain_id, e.from_address, e.to_addresses, e.cc, e.bcc, e.reply_to, e.subject, e.html, e.text, e.headers, e.message_id,
+            e.created_at, ${storedMessageColumns('e', true)}
+       FROM emails e WHERE e.id = ANY($1::uuid[])`,
     [ids],
   );
   const domains = await findSendingDomainsById(
@@ -57,8 +58,14 @@ export async function composeDeferred(q: Queryable, tracking: () => Promise<Trac
       try {
         const domain = domains.get(row.domain_id);
         if (!domain) throw new Error('the sending domain no longer exists');
-        if (row.unsigned_mime) {
-          composed.set(row.id, { mime: await signMessage(row.unsigned_mime, domain), text: row.text });
+        const stored = storedMessageOf(row);
+        if (stored.state === 'signed') {
+          // Another node's attempt stored it meanwhile: send the same bytes.
+          composed.set(row.id, { mime: stored.message, text: row.text });
+          return;
+        }
+        if (stored.state === 'unsigned') {
+          composed.set(row.id, { mime: await signMessage(stored.message, domain), text: row.text });
           return;
         }
         const request = parseEmailRequest({

@@ -7,6 +7,7 @@ import { notFound, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
+import { signedMessageSql } from '../email-row/stored-message.js';
 import type { UrlSigner } from '../signing/url-signing.js';
 import { decodeTransfer } from '../message/mime-decoding.js';
 
@@ -29,7 +30,7 @@ export function downloadAttachment(db: Db, signer: () => Promise<UrlSigner>): Ro
       if (Number(expires) * 1000 < Date.now()) throw validation('This download URL has expired; get a new one from the API.', 403);
       const row = await db.one(
         `SELECT a.filename, a.content_type, a.transfer_encoding,
-                substring(e.mime FROM a.mime_offset::int + 1 FOR a.mime_length::int) AS body
+                substring(${signedMessageSql('e')} FROM a.mime_offset::int + 1 FOR a.mime_length::int) AS body
            FROM email_attachments a JOIN emails e ON e.id = a.email_id
           WHERE a.id = $1`,
         [params.id],

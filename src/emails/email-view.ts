@@ -2,18 +2,13 @@
 // summary, GET /emails/:id adds object, html, text and tags.
 import { restTimestamp } from '../api/format.js';
 import type { Row } from '../db/database.js';
+import { VIEW_MESSAGE_COLUMNS } from '../email-row/stored-message.js';
 import { textToBeSent } from './compose-deferred.js';
 
 /** Never select `mime` for a view (it is the whole message), except as DETAIL_COLUMNS does. */
 export const SUMMARY_COLUMNS = 'id, from_address, to_addresses, cc, bcc, reply_to, subject, created_at, scheduled_at, last_event, message_id, topic_id';
-/**
- * `composing`: the message is composed at delivery and has not been yet (compose-deferred.ts);
- * an SMTP submission waiting to be signed (unsigned_mime) has its text part already.
- * `bodies_message`: a small SMTP submission's message (at most 64 KB and its signature), whose
- * html and text are read from it (get-email.ts, submitted-message.ts bodiesOfSubmitted).
- */
-export const DETAIL_COLUMNS = `${SUMMARY_COLUMNS}, html, text, tags, mime IS NULL AND unsigned_mime IS NULL AS composing,
-  CASE WHEN bodies_in_message THEN COALESCE(unsigned_mime, mime) END AS bodies_message`;
+/** With the message's state and, for a small SMTP submission, the message its html and text are read from (get-email.ts). */
+export const DETAIL_COLUMNS = `${SUMMARY_COLUMNS}, html, text, tags, ${VIEW_MESSAGE_COLUMNS}`;
 
 export function emailSummary(row: Row) {
   return {
@@ -37,8 +32,8 @@ export function emailDetail(row: Row) {
     object: 'email' as const,
     ...emailSummary(row),
     html: (row.html as string | null) ?? null,
-    // Before its message is composed, the text part it will be sent with.
-    text: row.composing ? textToBeSent(row.html, row.text) : ((row.text as string | null) ?? null),
+    // Before its message is composed, the text part it will be sent with (an SMTP submission has its own).
+    text: row.message_state === 'to_compose' ? textToBeSent(row.html, row.text) : ((row.text as string | null) ?? null),
     tags: (row.tags as { name: string; value: string }[] | null) ?? [],
   };
 }

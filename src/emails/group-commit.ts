@@ -14,6 +14,7 @@
 // trip instead of four (BEGIN, the statement, COMMIT). On a busy node each round trip waits
 // its turn on the event loop, and those waits were most of an SMTP session's time per message.
 import type { Db, Queryable } from '../db/database.js';
+import { storedBytes } from '../email-row/stored-message.js';
 import { oneStatement, persistAndEnqueue, type OutgoingEmail } from './persist-and-enqueue.js';
 
 interface Part {
@@ -35,7 +36,7 @@ interface GroupCommitOptions {
  * as one bytea parameter, which PostgreSQL caps at 1 GB (a few dozen 40 MB emails).
  */
 const MAX_GROUP_BYTES = 256 * 1024 * 1024;
-const bytesOf = (part: Part) => part.emails.reduce((n, e) => n + (e.mime?.length ?? 0) + (e.unsignedMime?.length ?? 0), 0);
+const bytesOf = (part: Part) => part.emails.reduce((n, e) => n + storedBytes(e.message), 0);
 
 export class GroupCommitter {
   private queue: Part[] = [];

@@ -5,11 +5,12 @@
 // one statement, as its own (group-commit.ts), which is what makes an accepted email durable
 // before anyone is told it was accepted.
 //
-// Coupled with src/delivery/ (which reads emails.mime, emails.envelope_from and the
+// Coupled with src/delivery/ (which reads the message through email-row/, emails.envelope_from and the
 // deliveries rows written here) and with 0001_core.sql / 0002_emails.sql; the 'scheduled'
 // rows of scheduled emails with release-scheduled.ts and 0007_scheduling.sql; a broadcast's
 // emails (broadcast_id, contact_id, bulk priority) with src/broadcasts/ and 0014_broadcasts.sql.
 import type { Queryable } from '../db/database.js';
+import { messageColumns, type StoredMessage } from '../email-row/stored-message.js';
 import { outboundEvent, recordEventsCte } from '../events/record-events.js';
 import type { EmailRequest } from './email-request.js';
 import type { ExclusionOrigin } from './apply-suppressions.js';
@@ -32,11 +33,9 @@ export interface OutgoingEmail {
   envelopeFrom: string;
   /** Unique bare recipients across to, cc and bcc. */
   recipients: { address: string; domain: string }[];
-  /** null: composed or signed at delivery (accept.ts `composeAt`, compose-deferred.ts). */
-  mime: Buffer | null;
-  /** An SMTP submission signed at delivery: the prepared message, to be DKIM-signed (0019). */
-  unsignedMime?: Buffer;
-  /** Where each attachment sits in `mime` (attachment-parts.ts). */
+  /** Signed now, signed at delivery (an SMTP submission), or composed at delivery (accept.ts `composeAt`). */
+  message: StoredMessage;
+  /** Where each attachment sits in the signed message (attachment-parts.ts). */
   attachments?: StoredAttachment[];
   /** Recipients on the account's suppression list (apply-suppressions.ts): never attempted. */
   suppressed?: { address: string; origin: ExclusionOrigin }[];
@@ -113,9 +112,9 @@ export function oneStatement(emails: OutgoingEmail[]): boolean {
 export async function persistAndEnqueue(q: Queryable, emails: OutgoingEmail[]): Promise<void> {
   if (emails.length === 0) return;
   const params: unknown[] = EMAIL_COLUMNS.map(([, , value]) => emails.map(value));
-  // Emails composed at delivery (accept.ts composeAt) have no message yet: null.
-  const [mimes, mimeStarts, mimeLengths] = packed(emails.map((e) => e.mime));
-  const [unsignedMimes, unsignedStarts, unsignedLengths] = packed(emails.map((e) => e.unsignedMime));
+  const messages = emails.map((e) => messageColumns(e.message));
+  const [mimes, mimeStarts, mimeLengths] = packed(messages.map((m) => m.mime));
+  const [unsignedMimes, unsignedStarts, unsignedLengths] = packed(messages.map((m) => m.unsignedMime));
   const bytesAt = params.push(mimes, unsignedMimes, mimeStarts, mimeLengths, unsignedStarts, unsignedLengths) - 5;
   // A scheduled email's deliveries wait as 'scheduled' until their time (schedule.ts).
   const deliveries = emails.flatMap((e) => {

@@ -1,6 +1,6 @@
 // The releaser (runs with the `worker` role): scheduled emails whose time has come enter the
 // delivery queue. In one transaction per batch it turns their deliveries from 'scheduled'
-// into 'queued' rows due now, sets last_event to 'sent' and records `email.sent`, so the
+// into 'queued' rows due now and records `email.sent` (which makes last_event 'sent'), so the
 // event is written exactly when the email really goes to the queue: a canceled email never
 // gets one, a released one always does, and the delivery worker (which claims only 'queued'
 // rows) needs no knowledge of scheduling.
@@ -46,9 +46,6 @@ async function release(q: Queryable, emails: Row[]): Promise<void> {
       WHERE email_id = ANY($1::uuid[]) AND status = 'scheduled'`,
     [ids],
   );
-  // An email that other work has already moved on (e.g. a suppression recorded at accept)
-  // keeps its last_event; it still leaves the 'scheduled' state it can be canceled in.
-  await q.query(`UPDATE emails SET last_event = 'sent' WHERE id = ANY($1::uuid[]) AND last_event = 'scheduled'`, [ids]);
   await recordEvents(
     q,
     emails.map((e) => outboundEvent(e.account_id, e as EmailForEvent, e.to_addresses, { type: 'email.sent', extra: {} })),

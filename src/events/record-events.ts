@@ -7,14 +7,71 @@ import type { EmailEventData, NewEvent, OutboundEvent } from './payloads.js';
 
 export type { NewEvent } from './payloads.js';
 
-/** Inserts events in one statement. Call inside the state change's transaction. */
-export async function recordEvents(q: Queryable, events: NewEvent[]): Promise<void> {
-  if (events.length === 0) return;
+/**
+ * Other columns of the emails to set in the writer's statement, so that an email changed by an
+ * event and by its caller (delivery storing a composed message) gets one new row version.
+ */
+export interface AlsoSetOnEmails {
+  /** `column = expression` over `e` (the row) and `v` (the values); each value is null for an email that only takes an event. */
+  set: string[];
+  /** The values' names and SQL types, in order. */
+  columns: [name: string, type: string][];
+  /** Per email id, its values in `columns` order. */
+  rows: Map<string, unknown[]>;
+}
+
+/**
+ * Inserts events in one statement, and in the same statement moves each email they are about
+ * to its last event's `last_event` (the catalogue's). Call inside the state change's
+ * transaction, after the change itself: an email keeps `scheduled` while a delivery of it
+ * still waits for its time (a suppressed recipient of a scheduled email does not change what
+ * the email is, unless nobody is left), which the writer reads from the deliveries as they
+ * stand in that transaction.
+ */
+export async function recordEvents(q: Queryable, events: NewEvent[], also?: AlsoSetOnEmails): Promise<void> {
+  const moved = lastEvents(events);
+  const ids = [...new Set([...moved.keys(), ...(also?.rows.keys() ?? [])])];
+  if (events.length === 0 && ids.length === 0) return;
+  const params: unknown[] = [
+    events.map((e) => e.accountId),
+    events.map((e) => e.type),
+    events.map((e) => e.emailId ?? null),
+    events.map((e) => JSON.stringify(e.data)),
+  ];
+  const insert = `INSERT INTO events (account_id, type, email_id, data) SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::jsonb[])`;
+  if (ids.length === 0) {
+    await q.query(insert, params);
+    return;
+  }
+  const columns = also?.columns ?? [];
+  // One row of parameters per email (a Buffer travels as binary, where a bytea[] array would be hex text to parse).
+  const values = ids.map((id) => {
+    const row = [id, moved.get(id) ?? null, ...(also?.rows.get(id) ?? columns.map(() => null))];
+    const at = params.push(...row) - row.length;
+    const types = ['uuid', 'text', ...columns.map(([, type]) => type)];
+    return `(${types.map((type, i) => `$${at + i + 1}::${type}`).join(', ')})`;
+  });
   await q.query(
-    `INSERT INTO events (account_id, type, email_id, data)
-     SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::jsonb[])`,
-    [events.map((e) => e.accountId), events.map((e) => e.type), events.map((e) => e.emailId ?? null), events.map((e) => JSON.stringify(e.data))],
+    `WITH recorded AS (${insert})
+     UPDATE emails e
+        SET last_event = CASE WHEN v.last_event IS NOT NULL
+                               AND (e.last_event <> 'scheduled'
+                                    OR NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.email_id = e.id AND d.status = 'scheduled'))
+                              THEN v.last_event ELSE e.last_event END${also?.set.map((assignment) => `,\n            ${assignment}`).join('') ?? ''}
+       FROM (VALUES ${values.join(', ')}) AS v(id, last_event${columns.map(([name]) => `, ${name}`).join('')})
+      WHERE e.id = v.id`,
+    params,
   );
+}
+
+/** Each email's `last_event` after `events`, in their order (the last one that sets it wins). */
+function lastEvents(events: NewEvent[]): Map<string, string> {
+  const last = new Map<string, string>();
+  for (const e of events) {
+    const value = e.emailId && e.type in EMAIL_EVENTS ? lastEventOf(e.type as EmailEventType) : null;
+    if (value) last.set(e.emailId!, value);
+  }
+  return last;
 }
 
 /**

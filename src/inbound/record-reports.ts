@@ -12,7 +12,7 @@
 // Locks: the email row, then its deliveries, the order delivery outcomes take them in.
 import type { Queryable, Row } from '../db/database.js';
 import { bounceOf, parseReply } from '../delivery/bounce-codes.js';
-import { lastEventOf, outboundEvent, recordEvents } from '../events/record-events.js';
+import { outboundEvent, recordEvents } from '../events/record-events.js';
 import type { OutboundEvent } from '../events/payloads.js';
 import { suppressAfterOutcomes, type OutcomeForSuppression } from '../suppressions/suppress-on-outcome.js';
 import type { Report } from './reports.js';
@@ -110,7 +110,5 @@ export async function recordReports(q: Queryable, emailId: string, reports: Repo
     changes.map((c) => outboundEvent(target.accountId, sent, [c.recipient], c.event)),
   );
   await suppressAfterOutcomes(q, suppress);
-  const last = lastEventOf(changes[changes.length - 1]!.event.type);
-  if (last) await q.query(`UPDATE emails SET last_event = $2 WHERE id = $1`, [target.id, last]);
   return changes.length;
 }

@@ -4,7 +4,7 @@
 // that want unique counts dedupe on the email id.
 import type { Db } from '../db/database.js';
 import type { OutboundEvent } from '../events/payloads.js';
-import { lastEventOf, outboundEvent, recordEvents, type EmailForEvent } from '../events/record-events.js';
+import { outboundEvent, recordEvents, type EmailForEvent } from '../events/record-events.js';
 
 type Engagement = Extract<OutboundEvent, { type: 'email.opened' | 'email.clicked' }>;
 
@@ -12,9 +12,9 @@ type Engagement = Extract<OutboundEvent, { type: 'email.opened' | 'email.clicked
 export function recordEngagement(db: Db, emailId: string, engagement: Engagement): Promise<boolean> {
   return db.tx(async (q) => {
     const email = await q.one(
-      `UPDATE emails SET last_event = $2 WHERE id = $1
-       RETURNING id, account_id, from_address, to_addresses, subject, message_id, tags, created_at, broadcast_id, template_id`,
-      [emailId, lastEventOf(engagement.type)],
+      `SELECT id, account_id, from_address, to_addresses, subject, message_id, tags, created_at, broadcast_id, template_id
+         FROM emails WHERE id = $1 FOR NO KEY UPDATE`,
+      [emailId],
     );
     if (!email) return false;
     await recordEvents(q, [outboundEvent(email.account_id, email as EmailForEvent, email.to_addresses, engagement)]);

@@ -1,0 +1,84 @@
+// What an email's row holds of its message, and the one place that reads or writes it. The
+// columns (`mime`, `unsigned_mime`, `bodies_in_message`, 0002/0019/0020) make three states:
+//   to_compose  neither message: composed, tracked and signed at delivery from the row's
+//               fields (the API's and broadcasts' emails, compose-deferred.ts);
+//   unsigned    an SMTP submission prepared at accept, DKIM-signed at delivery;
+//   signed      the bytes as they go on the wire (signed at accept, or stored by the first
+//               attempt's outcome so a retry sends the same bytes).
+// Independently, a small SMTP submission keeps its html and text only inside its message
+// (`bodies_in_message`), and GET /emails/:id reads them from there (emails/submitted-message.ts).
+// Readers ask for a state or a size here rather than testing the nullable columns.
+import type { AlsoSetOnEmails } from '../events/record-events.js';
+
+export type StoredMessage = { state: 'to_compose' } | { state: 'unsigned'; message: Buffer } | { state: 'signed'; message: Buffer };
+
+export const TO_COMPOSE: StoredMessage = { state: 'to_compose' };
+
+/** The row's columns for a message being accepted. */
+export function messageColumns(message: StoredMessage): { mime: Buffer | null; unsignedMime: Buffer | null } {
+  return {
+    mime: message.state === 'signed' ? message.message : null,
+    unsignedMime: message.state === 'unsigned' ? message.message : null,
+  };
+}
+
+/** The bytes an accepted message adds to the database (group-commit.ts bounds a commit by them). */
+export const storedBytes = (message: StoredMessage) => (message.state === 'to_compose' ? 0 : message.message.length);
+
+/**
+ * Columns to select (from `emails` as `alias`) for storedMessageOf(): the state, and the bytes
+ * only when `withBytes` (the whole message: never for a list or a view).
+ */
+export function storedMessageColumns(alias: string, withBytes: boolean): string {
+  const state = `CASE WHEN ${alias}.mime IS NOT NULL THEN 'signed' WHEN ${alias}.unsigned_mime IS NOT NULL THEN 'unsigned' ELSE 'to_compose' END AS message_state`;
+  return withBytes ? `${state}, COALESCE(${alias}.mime, ${alias}.unsigned_mime) AS message` : state;
+}
+
+/** The columns storedMessageColumns(…, true) selects. */
+export interface StoredMessageRow {
+  message_state: StoredMessage['state'];
+  message: Buffer | null;
+}
+
+/** The state of a row selected with storedMessageColumns(…, true). */
+export function storedMessageOf(row: StoredMessageRow): StoredMessage {
+  return row.message_state === 'to_compose' ? TO_COMPOSE : { state: row.message_state, message: row.message! };
+}
+
+/**
+ * For a view: `message_state`, and `bodies_message`, the message a small SMTP submission's
+ * html and text are read from (at most 64 KB and its signature), null for every other email.
+ */
+export const VIEW_MESSAGE_COLUMNS = `${storedMessageColumns('emails', false)},
+  CASE WHEN bodies_in_message THEN COALESCE(unsigned_mime, mime) END AS bodies_message`;
+
+/**
+ * What an email counts for in the delivery claim's byte budget (claim.ts), as SQL over `alias`:
+ * its message, or twice its html while it is still to be composed.
+ */
+export const claimSizeSql = (alias: string) =>
+  `COALESCE(octet_length(${alias}.mime), octet_length(${alias}.unsigned_mime), 2 * octet_length(${alias}.html), 0)`;
+
+/** The signed message of an email on the wire, selected by the claim (null until signed). */
+export const signedMessageSql = (alias: string) => `${alias}.mime`;
+
+/**
+ * Messages that delivery composed or signed, with the text part sent, to be stored by the
+ * first attempt's outcome in the event writer's statement (one row version per email): the
+ * email becomes `signed`. A message already stored is kept (another node's attempt at the same
+ * email lost the race), and its text with it.
+ */
+export function composedMessages(composed: { id: string; mime: Buffer; text: string | null }[]): AlsoSetOnEmails {
+  return {
+    set: [
+      'mime = COALESCE(e.mime, v.mime)',
+      'unsigned_mime = CASE WHEN v.mime IS NULL THEN e.unsigned_mime END',
+      'text = CASE WHEN e.mime IS NULL AND v.mime IS NOT NULL THEN v.text ELSE e.text END',
+    ],
+    columns: [
+      ['mime', 'bytea'],
+      ['text', 'text'],
+    ],
+    rows: new Map(composed.map((c) => [c.id, [c.mime, c.text]])),
+  };
+}
