@@ -10,15 +10,19 @@
 // Readers ask for a state or a size here rather than testing the nullable columns.
 import type { AlsoSetOnEmails } from '../events/record-events.js';
 
-export type StoredMessage = { state: 'to_compose' } | { state: 'unsigned'; message: Buffer } | { state: 'signed'; message: Buffer };
+export type StoredMessage =
+  | { state: 'to_compose' }
+  | { state: 'unsigned'; message: Buffer; bodiesInMessage: boolean }
+  | { state: 'signed'; message: Buffer; bodiesInMessage: boolean };
 
 export const TO_COMPOSE: StoredMessage = { state: 'to_compose' };
 
 /** The row's columns for a message being accepted. */
-export function messageColumns(message: StoredMessage): { mime: Buffer | null; unsignedMime: Buffer | null } {
+export function messageColumns(message: StoredMessage): { mime: Buffer | null; unsignedMime: Buffer | null; bodiesInMessage: boolean } {
   return {
     mime: message.state === 'signed' ? message.message : null,
     unsignedMime: message.state === 'unsigned' ? message.message : null,
+    bodiesInMessage: message.state !== 'to_compose' && message.bodiesInMessage,
   };
 }
 
@@ -31,18 +35,19 @@ export const storedBytes = (message: StoredMessage) => (message.state === 'to_co
  */
 export function storedMessageColumns(alias: string, withBytes: boolean): string {
   const state = `CASE WHEN ${alias}.mime IS NOT NULL THEN 'signed' WHEN ${alias}.unsigned_mime IS NOT NULL THEN 'unsigned' ELSE 'to_compose' END AS message_state`;
-  return withBytes ? `${state}, COALESCE(${alias}.mime, ${alias}.unsigned_mime) AS message` : state;
+  return withBytes ? `${state}, COALESCE(${alias}.mime, ${alias}.unsigned_mime) AS message, ${alias}.bodies_in_message` : state;
 }
 
 /** The columns storedMessageColumns(…, true) selects. */
 export interface StoredMessageRow {
   message_state: StoredMessage['state'];
   message: Buffer | null;
+  bodies_in_message: boolean;
 }
 
 /** The state of a row selected with storedMessageColumns(…, true). */
 export function storedMessageOf(row: StoredMessageRow): StoredMessage {
-  return row.message_state === 'to_compose' ? TO_COMPOSE : { state: row.message_state, message: row.message! };
+  return row.message_state === 'to_compose' ? TO_COMPOSE : { state: row.message_state, message: row.message!, bodiesInMessage: row.bodies_in_message };
 }
 
 /**

@@ -194,7 +194,7 @@ async function composeAndSign(deps: AcceptDeps, submission: Submission, accepted
       email.text = textPart(request!, texts);
       if (request!.submitted) return prepareSubmitted(email, request!.submitted, domain!, date, submission.composeAt === 'delivery');
       const mime = await buildSignedMessage({ id, request: request!, domain: domain!, text: email.text, messageId, date, attachments, signers });
-      email.message = { state: 'signed', message: mime };
+      email.message = { state: 'signed', message: mime, bodiesInMessage: false };
       email.attachments = attachments && locateAttachments(mime, attachments, !!request!.html);
       return email;
     }),
@@ -210,11 +210,11 @@ async function prepareSubmitted(email: OutgoingEmail, raw: Buffer, domain: Sendi
   const prepared = prepareSubmittedMessage(raw, { messageId: email.messageId, date });
   const attachments = locateSubmittedAttachments(prepared);
   if (signLater && attachments.length === 0) {
-    email.message = { state: 'unsigned', message: prepared };
+    email.message = { state: 'unsigned', message: prepared, bodiesInMessage: email.request.bodiesInMessage ?? false };
     return email;
   }
   const signed = await signMessage(prepared, domain);
-  email.message = { state: 'signed', message: signed };
+  email.message = { state: 'signed', message: signed, bodiesInMessage: email.request.bodiesInMessage ?? false };
   const shift = signed.length - prepared.length; // the signature is prepended
   email.attachments = attachments.map((a) => ({ ...a, offset: a.offset + shift }));
   return email;

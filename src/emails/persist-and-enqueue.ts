@@ -72,7 +72,7 @@ const EMAIL_COLUMNS: [column: string, type: string, value: (e: OutgoingEmail) =>
   ['contact_id', 'uuid', (e) => e.request.broadcast?.contactId ?? null],
   ['template_id', 'uuid', (e) => e.request.templateId ?? null],
   ['topic_id', 'uuid', (e) => e.request.topicId ?? null],
-  ['bodies_in_message', 'boolean', (e) => e.request.bodiesInMessage ?? false],
+  ['bodies_in_message', 'boolean', (e) => messageColumns(e.message).bodiesInMessage],
 ];
 
 // The parts of the statement's text that EMAIL_COLUMNS fixes: the same for every call.
