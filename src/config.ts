@@ -1,5 +1,6 @@
-// Environment → one typed, validated config object. Every variable of the operator
-// contract (README, docs/ARCHITECTURE.md) is read here and nowhere else.
+// Environment → one typed, validated config object. Every variable of the operator contract
+// is declared once here (SETTINGS: name, default, parser, help), read here and nowhere else,
+// and the README's table is generated from the declarations.
 import os from 'node:os';
 import path from 'node:path';
 import { asRange, isAddressRange } from './egress/address-ranges.js';
@@ -35,6 +36,8 @@ export interface Config {
   rateLimitPerSecond: number;
   redisUrl: string | undefined;
   logLevel: string;
+  /** pretty: one coloured line per entry (pino-pretty), for a terminal; json: one JSON object per line. */
+  logFormat: 'pretty' | 'json';
   /** How long a message may keep being retried before it fails (ms). */
   maxQueueAgeMs: number;
   /** Request logs older than this are deleted (days). */
@@ -84,47 +87,63 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be an integer ≥ ${min}, got "${raw}"`);
-  return n;
+/** Reads one variable's raw value (undefined when unset) into its typed value; throws ConfigError naming it. */
+type Read<T> = (raw: string | undefined, name: string, env: NodeJS.ProcessEnv) => T;
+
+const unset = (raw: string | undefined) => raw === undefined || raw.trim() === '';
+
+function integer(fallback: number, min = 0): Read<number> {
+  return (raw, name) => {
+    if (unset(raw)) return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be an integer ≥ ${min}, got "${raw}"`);
+    return n;
+  };
 }
 
-function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
-  const raw = (env[name] ?? '').trim().toLowerCase();
-  if (raw === '') return fallback;
-  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+function bool(fallback: () => boolean): Read<boolean> {
+  return (raw, name) => {
+    const value = (raw ?? '').trim().toLowerCase();
+    if (value === '') return fallback();
+    if (['1', 'true', 'yes', 'on'].includes(value)) return true;
+    if (['0', 'false', 'no', 'off'].includes(value)) return false;
+    throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+  };
 }
+
+function text(fallback: () => string): Read<string> {
+  return (raw) => (unset(raw) ? fallback() : raw!.trim());
+}
+
+const optionalText: Read<string | undefined> = (raw) => (unset(raw) ? undefined : raw!.trim());
 
 /** Comma-separated ports; unset: the fallback; empty: none; 0: a random free port (tests). */
-function portList(env: NodeJS.ProcessEnv, name: string, fallback: number[]): number[] {
-  const raw = env[name];
-  if (raw === undefined) return fallback;
-  if (raw.trim() === '') return [];
-  return raw.split(',').map((part) => {
-    const n = Number(part.trim());
-    if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`${name}: "${part}" is not a port`);
-    return n;
-  });
+function portList(fallback: number[]): Read<number[]> {
+  return (raw, name) => {
+    if (raw === undefined) return fallback;
+    if (raw.trim() === '') return [];
+    return raw.split(',').map((part) => {
+      const n = Number(part.trim());
+      if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`${name}: "${part}" is not a port`);
+      return n;
+    });
+  };
 }
 
-function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string | undefined {
-  const raw = env[name];
-  if (!raw) return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(`${name} is not a URL`);
-  }
-  if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
-  }
-  return raw;
+function url(protocols: string[]): Read<string | undefined> {
+  return (raw, name) => {
+    if (unset(raw)) return undefined;
+    let parsed: URL;
+    try {
+      parsed = new URL(raw!);
+    } catch {
+      throw new ConfigError(`${name} is not a URL`);
+    }
+    if (!protocols.includes(parsed.protocol)) {
+      throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+    }
+    return raw!;
+  };
 }
 
 /** Durations such as "3d", "12h", "30m", "45s" or a number of seconds. */
@@ -139,16 +158,33 @@ function parseDuration(raw: string, name: string): number {
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** A duration that becomes a timer: more than 0 and at most MAX_TIMER_MS. */
-function timeout(env: NodeJS.ProcessEnv, name: string, fallback: string): number {
-  const ms = parseDuration(env[name] || fallback, name);
-  if (ms <= 0 || ms > MAX_TIMER_MS) throw new ConfigError(`${name} must be longer than 0 and at most 24 days, got "${env[name]}"`);
-  return ms;
+function timeout(fallback: string): Read<number> {
+  return (raw, name) => {
+    const ms = parseDuration(unset(raw) ? fallback : raw!, name);
+    if (ms <= 0 || ms > MAX_TIMER_MS) throw new ConfigError(`${name} must be longer than 0 and at most 24 days, got "${raw}"`);
+    return ms;
+  };
 }
 
-function positiveDuration(raw: string, name: string): number {
-  const ms = parseDuration(raw, name);
+function duration(fallback: string): Read<number> {
+  return (raw, name) => parseDuration(unset(raw) ? fallback : raw!, name);
+}
+
+/** An optional duration > 0; unset: undefined. */
+const optionalPositiveDuration: Read<number | undefined> = (raw, name) => {
+  if (unset(raw)) return undefined;
+  const ms = parseDuration(raw!, name);
   if (ms <= 0) throw new ConfigError(`${name} must be longer than 0`);
   return ms;
+};
+
+/** A comma-separated list of durations, at least one, each > 0. */
+function durationList(fallback: string): Read<number[]> {
+  return (raw, name) => {
+    const list = (unset(raw) ? fallback : raw!).split(',').map((part) => parseDuration(part, name));
+    if (list.some((ms) => ms <= 0)) throw new ConfigError(`${name}: every delay must be > 0`);
+    return list;
+  };
 }
 
 /**
@@ -156,7 +192,7 @@ function positiveDuration(raw: string, name: string): number {
  * trusted; a number: that many hops; otherwise addresses and CIDR ranges (comma-separated,
  * or proxy-addr's names loopback, linklocal, uniquelocal).
  */
-function trustProxy(raw: string | undefined): boolean | number | string {
+const trustProxy: Read<boolean | number | string> = (raw, name) => {
   const value = (raw ?? '').trim();
   if (value === '' || /^(false|no|off|0)$/i.test(value)) return false;
   if (/^(true|yes|on)$/i.test(value)) return true;
@@ -164,81 +200,261 @@ function trustProxy(raw: string | undefined): boolean | number | string {
   const entries = value.split(',').map((e) => e.trim());
   const address = /^(loopback|linklocal|uniquelocal|[0-9a-f.:]+(\/\d{1,3})?)$/i;
   const bad = entries.find((e) => !address.test(e));
-  if (bad !== undefined) throw new ConfigError(`POSTLINE_TRUST_PROXY: "${bad}" is not an address, a CIDR range, loopback, linklocal or uniquelocal`);
+  if (bad !== undefined) throw new ConfigError(`${name}: "${bad}" is not an address, a CIDR range, loopback, linklocal or uniquelocal`);
   return entries.join(',');
-}
+};
 
 /**
  * Which non-public addresses a tenant's URLs may reach: unset or false: none; true: every
  * one (closed networks, tests); otherwise addresses and CIDR ranges, comma-separated.
  */
-function privateAccess(env: NodeJS.ProcessEnv, name: string): PrivateAccess {
-  const value = (env[name] ?? '').trim();
+const privateAccess: Read<PrivateAccess> = (raw, name) => {
+  const value = (raw ?? '').trim();
   if (value === '' || /^(false|no|off|0)$/i.test(value)) return false;
   if (/^(true|yes|on|1)$/i.test(value)) return true;
   const entries = value.split(',').map((e) => e.trim());
   const bad = entries.find((e) => !isAddressRange(e));
   if (bad !== undefined) throw new ConfigError(`${name}: "${bad}" is neither true, false, an address nor a CIDR range`);
   return entries.map(asRange);
-}
+};
 
-/** A comma-separated list of durations, at least one, each > 0. */
-function durationList(env: NodeJS.ProcessEnv, name: string, fallback: string): number[] {
-  const raw = env[name] || fallback;
-  const list = raw.split(',').map((part) => parseDuration(part, name));
-  if (list.some((ms) => ms <= 0)) throw new ConfigError(`${name}: every delay must be > 0`);
-  return list;
-}
-
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const port = int(env, 'PORT', 3000);
-  const dnsServers = (env.POSTLINE_DNS_SERVERS ?? '')
+const list: Read<string[]> = (raw) =>
+  (raw ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  return {
-    port,
-    host: env.HOST || '0.0.0.0',
-    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
-    dataDir: path.resolve(env.POSTLINE_DATA_DIR || './data'),
-    publicUrl: (env.POSTLINE_PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
-    smtpPorts: portList(env, 'POSTLINE_SMTP_PORTS', [2587]),
-    smtpsPorts: portList(env, 'POSTLINE_SMTPS_PORTS', [2465]),
-    smtpHostname: env.POSTLINE_SMTP_HOSTNAME || os.hostname(),
-    smtpTimeoutMs: timeout(env, 'POSTLINE_SMTP_TIMEOUT', '60s'),
-    smtpDataTimeoutMs: timeout(env, 'POSTLINE_SMTP_DATA_TIMEOUT', '10m'),
-    smtpMaxConnections: int(env, 'POSTLINE_SMTP_MAX_CONNECTIONS', 1000, 1),
-    smtpMaxConnectionsPerIp: int(env, 'POSTLINE_SMTP_MAX_CONNECTIONS_PER_IP', 50, 1),
-    smtpMessageMemoryBytes: int(env, 'POSTLINE_SMTP_MEMORY_MB', 512, 1) * 1024 * 1024,
-    tlsCertFile: env.POSTLINE_TLS_CERT || undefined,
-    tlsKeyFile: env.POSTLINE_TLS_KEY || undefined,
-    dnsServers,
-    outboundPort: int(env, 'POSTLINE_OUTBOUND_PORT', 25, 1),
-    relayUrl: url(env, 'POSTLINE_RELAY_URL', ['smtp:', 'smtps:']),
-    bootstrapApiKey: env.POSTLINE_BOOTSTRAP_API_KEY || undefined,
-    rateLimitPerSecond: int(env, 'POSTLINE_RATE_LIMIT', 10, 1),
-    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
-    logLevel: env.LOG_LEVEL || 'info',
-    maxQueueAgeMs: parseDuration(env.POSTLINE_MAX_QUEUE_AGE || '3d', 'POSTLINE_MAX_QUEUE_AGE'),
-    logRetentionDays: int(env, 'POSTLINE_LOG_RETENTION_DAYS', 30, 1),
-    bodyLimitBytes: int(env, 'POSTLINE_BODY_LIMIT', 60 * 1024 * 1024, 1024),
-    deliveryConcurrency: int(env, 'POSTLINE_DELIVERY_CONCURRENCY', 100, 1),
-    deliveryConcurrencyPerHost: int(env, 'POSTLINE_DELIVERY_CONCURRENCY_PER_HOST', 20, 1),
-    retryDelaysMs: durationList(env, 'POSTLINE_RETRY_DELAYS', '1m,5m,15m,30m,1h,2h,4h'),
-    // Resend's schedule: immediately, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h.
-    webhookRetryDelaysMs: durationList(env, 'POSTLINE_WEBHOOK_RETRY_DELAYS', '5s,5m,30m,2h,5h,10h,10h'),
-    webhookTimeoutMs: timeout(env, 'POSTLINE_WEBHOOK_TIMEOUT', '15s'),
-    webhookDisableAfterMs: parseDuration(env.POSTLINE_WEBHOOK_DISABLE_AFTER || '5d', 'POSTLINE_WEBHOOK_DISABLE_AFTER'),
-    webhookConcurrency: int(env, 'POSTLINE_WEBHOOK_CONCURRENCY', 200, 1),
-    webhookConcurrencyPerEndpoint: int(env, 'POSTLINE_WEBHOOK_CONCURRENCY_PER_ENDPOINT', 50, 1),
-    webhookLogRetentionDays: int(env, 'POSTLINE_WEBHOOK_LOG_RETENTION_DAYS', 30, 1),
-    webhookAllowPrivate: privateAccess(env, 'POSTLINE_WEBHOOK_ALLOW_PRIVATE'),
-    receivedRetentionMs: env.POSTLINE_RECEIVED_RETENTION ? positiveDuration(env.POSTLINE_RECEIVED_RETENTION, 'POSTLINE_RECEIVED_RETENTION') : undefined,
-    trustProxy: trustProxy(env.POSTLINE_TRUST_PROXY),
-    publicRateLimitPerSecond: int(env, 'POSTLINE_PUBLIC_RATE_LIMIT', 100, 1),
-    attachmentFetchAllowPrivate: privateAccess(env, 'POSTLINE_ATTACHMENT_FETCH_ALLOW_PRIVATE'),
-    attachmentFetchTimeoutMs: timeout(env, 'POSTLINE_ATTACHMENT_FETCH_TIMEOUT', '10s'),
-    broadcastChunkSize: int(env, 'POSTLINE_BROADCAST_CHUNK_SIZE', 2000, 1),
-    workerThread: bool(env, 'POSTLINE_WORKER_THREAD', os.availableParallelism() > 1),
-  };
+
+interface Setting<T> {
+  variable: string;
+  /** The default as the README shows it. */
+  shown: string;
+  help: string;
+  read: Read<T>;
+}
+
+const DEFAULT_PORT = 3000;
+
+/**
+ * The operator contract: every variable Postline reads, in the README's order. The README's
+ * table is generated from it (`npm run docs`), and test/config.unit.test.ts fails when they differ.
+ */
+export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
+  port: { variable: 'PORT', shown: '`3000`', help: 'HTTP API port', read: integer(DEFAULT_PORT) },
+  host: { variable: 'HOST', shown: '`0.0.0.0`', help: 'address the HTTP API listens on', read: text(() => '0.0.0.0') },
+  databaseUrl: {
+    variable: 'DATABASE_URL',
+    shown: 'unset',
+    help: '`postgres://…`: use that server instead of the embedded one',
+    read: url(['postgres:', 'postgresql:']),
+  },
+  dataDir: {
+    variable: 'POSTLINE_DATA_DIR',
+    shown: '`./data`',
+    help: "embedded PostgreSQL's data and its password file",
+    read: (raw) => path.resolve(unset(raw) ? './data' : raw!),
+  },
+  publicUrl: {
+    variable: 'POSTLINE_PUBLIC_URL',
+    shown: '`http://localhost:$PORT`',
+    help: 'base of links in mail (open pixel, click redirects, unsubscribe pages) and of attachment download URLs',
+    read: (raw, _name, env) => (unset(raw) ? `http://localhost:${integer(DEFAULT_PORT)(env.PORT, 'PORT', env)}` : raw!).replace(/\/+$/, ''),
+  },
+  smtpPorts: {
+    variable: 'POSTLINE_SMTP_PORTS',
+    shown: '`2587`',
+    help: 'SMTP ports with STARTTLS offered, comma-separated; production: `25,587,2587`; empty: none; `0`: a random free port',
+    read: portList([2587]),
+  },
+  smtpsPorts: {
+    variable: 'POSTLINE_SMTPS_PORTS',
+    shown: '`2465`',
+    help: 'SMTP ports with implicit TLS, comma-separated; production: `465,2465`; empty: none; `0`: a random free port',
+    read: portList([2465]),
+  },
+  smtpHostname: {
+    variable: 'POSTLINE_SMTP_HOSTNAME',
+    shown: 'the host name',
+    help: 'EHLO name; DNS records of domains point at it',
+    read: text(() => os.hostname()),
+  },
+  tlsCertFile: {
+    variable: 'POSTLINE_TLS_CERT',
+    shown: 'self-signed for `POSTLINE_SMTP_HOSTNAME`, made once in `$POSTLINE_DATA_DIR/tls/`',
+    help: "PEM file of the SMTP ports' certificate",
+    read: optionalText,
+  },
+  tlsKeyFile: { variable: 'POSTLINE_TLS_KEY', shown: 'with `POSTLINE_TLS_CERT`', help: "PEM file of the SMTP ports' private key", read: optionalText },
+  smtpTimeoutMs: { variable: 'POSTLINE_SMTP_TIMEOUT', shown: '`60s`', help: 'an idle SMTP session is closed after this long', read: timeout('60s') },
+  smtpDataTimeoutMs: { variable: 'POSTLINE_SMTP_DATA_TIMEOUT', shown: '`10m`', help: "a message's DATA must arrive within this long", read: timeout('10m') },
+  smtpMaxConnections: { variable: 'POSTLINE_SMTP_MAX_CONNECTIONS', shown: '`1000`', help: 'open SMTP connections per port', read: integer(1000, 1) },
+  smtpMaxConnectionsPerIp: {
+    variable: 'POSTLINE_SMTP_MAX_CONNECTIONS_PER_IP',
+    shown: '`50`',
+    help: 'open SMTP connections per client address, over all ports',
+    read: integer(50, 1),
+  },
+  smtpMessageMemoryBytes: {
+    variable: 'POSTLINE_SMTP_MEMORY_MB',
+    shown: '`512`',
+    help: 'memory all SMTP sessions together may use for messages being received and accepted; beyond it a message gets `452 4.3.1` (retry later)',
+    read: (raw, name, env) => integer(512, 1)(raw, name, env) * 1024 * 1024,
+  },
+  dnsServers: {
+    variable: 'POSTLINE_DNS_SERVERS',
+    shown: "the system's",
+    help: 'resolvers for MX lookups, domain verification, inbound SPF/DKIM/DMARC and webhook hosts, `ip[:port],…`',
+    read: list,
+  },
+  outboundPort: { variable: 'POSTLINE_OUTBOUND_PORT', shown: '`25`', help: 'port used when connecting to MX hosts', read: integer(25, 1) },
+  relayUrl: {
+    variable: 'POSTLINE_RELAY_URL',
+    shown: 'unset (direct MX)',
+    help: '`smtp(s)://user:pass@host:port`: send everything through this smarthost',
+    read: url(['smtp:', 'smtps:']),
+  },
+  bootstrapApiKey: {
+    variable: 'POSTLINE_BOOTSTRAP_API_KEY',
+    shown: 'unset',
+    help: 'make sure a full-access key with this token exists',
+    read: optionalText,
+  },
+  rateLimitPerSecond: {
+    variable: 'POSTLINE_RATE_LIMIT',
+    shown: '`10`',
+    help: 'API requests (and SMTP messages) per second per account',
+    read: integer(10, 1),
+  },
+  publicRateLimitPerSecond: {
+    variable: 'POSTLINE_PUBLIC_RATE_LIMIT',
+    shown: '`100`',
+    help: 'requests per second per client address to the links in mail (open pixel, click redirects, download and unsubscribe links), per node; beyond it `429`',
+    read: integer(100, 1),
+  },
+  trustProxy: {
+    variable: 'POSTLINE_TRUST_PROXY',
+    shown: '`false`',
+    help: "whose `X-Forwarded-For` gives the client address (clicks' `ipAddress`, per-address limits): `true` (every proxy), a number of hops, or addresses and CIDR ranges (`127.0.0.1,10.0.0.0/8`, `loopback`)",
+    read: trustProxy,
+  },
+  redisUrl: { variable: 'REDIS_URL', shown: 'unset (in-process)', help: 'share rate-limit counters between nodes', read: url(['redis:', 'rediss:']) },
+  maxQueueAgeMs: {
+    variable: 'POSTLINE_MAX_QUEUE_AGE',
+    shown: '`3d`',
+    help: 'how long delivery is retried before an email fails (`3d`, `12h`, …)',
+    read: duration('3d'),
+  },
+  retryDelaysMs: {
+    variable: 'POSTLINE_RETRY_DELAYS',
+    shown: '`1m,5m,15m,30m,1h,2h,4h`',
+    help: 'delays between delivery attempts after a temporary failure; the last repeats',
+    read: durationList('1m,5m,15m,30m,1h,2h,4h'),
+  },
+  logRetentionDays: { variable: 'POSTLINE_LOG_RETENTION_DAYS', shown: '`30`', help: 'how long API request logs are kept', read: integer(30, 1) },
+  bodyLimitBytes: {
+    variable: 'POSTLINE_BODY_LIMIT',
+    shown: '`62914560` (60 MiB)',
+    help: "largest request body the API reads, in bytes: Resend's 40 MB of email after base64 and JSON",
+    read: integer(60 * 1024 * 1024, 1024),
+  },
+  deliveryConcurrency: { variable: 'POSTLINE_DELIVERY_CONCURRENCY', shown: '`100`', help: 'parallel SMTP sessions of a node in total', read: integer(100, 1) },
+  deliveryConcurrencyPerHost: {
+    variable: 'POSTLINE_DELIVERY_CONCURRENCY_PER_HOST',
+    shown: '`20`',
+    help: 'parallel SMTP sessions of a node per MX host',
+    read: integer(20, 1),
+  },
+  // Resend's schedule: immediately, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h.
+  webhookRetryDelaysMs: {
+    variable: 'POSTLINE_WEBHOOK_RETRY_DELAYS',
+    shown: '`5s,5m,30m,2h,5h,10h,10h`',
+    help: 'waits before each retry of a failed webhook (the first attempt is immediate)',
+    read: durationList('5s,5m,30m,2h,5h,10h,10h'),
+  },
+  webhookTimeoutMs: { variable: 'POSTLINE_WEBHOOK_TIMEOUT', shown: '`15s`', help: 'how long one webhook attempt may take', read: timeout('15s') },
+  webhookDisableAfterMs: {
+    variable: 'POSTLINE_WEBHOOK_DISABLE_AFTER',
+    shown: '`5d`',
+    help: 'an endpoint that has only failed for this long is disabled',
+    read: duration('5d'),
+  },
+  webhookConcurrency: { variable: 'POSTLINE_WEBHOOK_CONCURRENCY', shown: '`200`', help: 'webhook requests in flight in total', read: integer(200, 1) },
+  webhookConcurrencyPerEndpoint: {
+    variable: 'POSTLINE_WEBHOOK_CONCURRENCY_PER_ENDPOINT',
+    shown: '`50`',
+    help: 'webhook requests in flight per endpoint',
+    read: integer(50, 1),
+  },
+  webhookLogRetentionDays: {
+    variable: 'POSTLINE_WEBHOOK_LOG_RETENTION_DAYS',
+    shown: '`30`',
+    help: 'how long webhook messages and attempts are kept',
+    read: integer(30, 1),
+  },
+  receivedRetentionMs: {
+    variable: 'POSTLINE_RECEIVED_RETENTION',
+    shown: 'unset (kept)',
+    help: "how long received mail (raw message, parsed email, attachments) is kept (`30d`, `12h`, …); older mail is deleted by the worker's housekeeping, at start and every 10 minutes",
+    read: optionalPositiveDuration,
+  },
+  webhookAllowPrivate: {
+    variable: 'POSTLINE_WEBHOOK_ALLOW_PRIVATE',
+    shown: '`false`',
+    help: "which non-public addresses webhook endpoints may reach: `false` (none), `true` (all: closed networks, tests), or addresses and CIDR ranges (`10.0.0.0/8,fd00::/8`). Closed by default because an endpoint is a tenant's choice: open, it would let any account make the server POST into its own network (the cloud metadata service, admin ports on loopback) and read the answer in the delivery log. Refused addresses: loopback, private, link-local, carrier-grade NAT, multicast, reserved, IPv6 unique- and link-local, IPv4 inside IPv6. An endpoint naming such an address is refused with `422`; a host name is resolved (through `POSTLINE_DNS_SERVERS`) and checked at every attempt, the connection pinned to the addresses checked",
+    read: privateAccess,
+  },
+  attachmentFetchAllowPrivate: {
+    variable: 'POSTLINE_ATTACHMENT_FETCH_ALLOW_PRIVATE',
+    shown: '`false`',
+    help: 'the same rule, with the same values, for attachment `path` URLs (each redirect checked too)',
+    read: privateAccess,
+  },
+  attachmentFetchTimeoutMs: {
+    variable: 'POSTLINE_ATTACHMENT_FETCH_TIMEOUT',
+    shown: '`10s`',
+    help: 'deadline of fetching one attachment `path`, redirects and body included',
+    read: timeout('10s'),
+  },
+  workerThread: {
+    variable: 'POSTLINE_WORKER_THREAD',
+    shown: '`true` with more than one core',
+    help: 'run the `worker` role in its own thread when the process also serves `api` or `smtp`',
+    read: bool(() => os.availableParallelism() > 1),
+  },
+  broadcastChunkSize: {
+    variable: 'POSTLINE_BROADCAST_CHUNK_SIZE',
+    shown: '`2000`',
+    help: 'contacts per broadcast fan-out chunk: emails accepted and committed together, the unit a restart resumes after',
+    read: integer(2000, 1),
+  },
+  logLevel: { variable: 'LOG_LEVEL', shown: '`info`', help: 'pino level', read: text(() => 'info') },
+  logFormat: {
+    variable: 'POSTLINE_LOG_FORMAT',
+    shown: '`pretty` on a terminal, else `json`',
+    help: '`pretty`: a readable line per entry; `json`: one JSON object per line, for log collectors',
+    read: (raw, name) => {
+      const value = (raw ?? '').trim().toLowerCase();
+      if (value === '') return process.stdout.isTTY ? 'pretty' : 'json';
+      if (value === 'pretty' || value === 'json') return value;
+      throw new ConfigError(`${name} must be pretty or json, got "${raw}"`);
+    },
+  },
+};
+
+/** Reads every setting; an invalid value throws a ConfigError that names its variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const config: Record<string, unknown> = {};
+  for (const [key, setting] of Object.entries(SETTINGS)) config[key] = setting.read(env[setting.variable], setting.variable, env);
+  return config as unknown as Config;
+}
+
+/** `POSTLINE_*` variables that no setting reads: most likely typos, worth a warning at start. */
+export function unknownVariables(env: NodeJS.ProcessEnv = process.env): string[] {
+  const known = new Set(Object.values(SETTINGS).map((s) => s.variable));
+  return Object.keys(env).filter((name) => name.startsWith('POSTLINE_') && !known.has(name));
+}
+
+/** The README's configuration table (between its `config-table` markers), from SETTINGS. */
+export function configurationTable(): string {
+  const rows = Object.values(SETTINGS).map((s) => `| \`${s.variable}\` | ${s.help} | ${s.shown} |`);
+  return ['| variable | meaning | default |', '|---|---|---|', ...rows].join('\n');
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `postline` command: start [--roles api,smtp,worker] | migrate | accounts create NAME.
 import { createAccount } from './accounts/accounts.js';
-import { ALL_ROLES, ConfigError, loadConfig, type Role } from './config.js';
+import { ALL_ROLES, ConfigError, loadConfig, unknownVariables, type Role } from './config.js';
 import { connectDatabase } from './db/connect.js';
 import { createLogger } from './logger.js';
 import { startPostline, type Postline } from './server.js';
@@ -28,7 +28,8 @@ function parseRoles(args: string[]): Role[] {
 async function main(argv: string[]): Promise<void> {
   const [command = 'start', ...args] = argv;
   const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, config.logFormat);
+  for (const variable of unknownVariables()) logger.warn({ variable }, `${variable} is not a Postline setting (a typo?): ignored`);
   switch (command) {
     case 'start': {
       // Signals are handled from the first moment: one that arrives while the roles are still

@@ -49,7 +49,7 @@ export interface Postline {
 
 export async function startPostline(config: Config, options: { roles?: Role[]; logger?: Logger } = {}): Promise<Postline> {
   const roles = new Set(options.roles ?? ALL_ROLES);
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logger = options.logger ?? createLogger(config.logLevel, config.logFormat);
   const database = await connectDatabase(config, (msg) => logger.info({ role: 'db' }, msg));
   const { db } = database;
   const stops: (() => Promise<void>)[] = [];

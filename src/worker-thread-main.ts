@@ -9,7 +9,7 @@ import { startStandaloneWorkerRole, type WorkerShare } from './worker-role.js';
 
 const port = parentPort!;
 const { config, share } = workerData as { config: Config; share: WorkerShare };
-const logger = createLogger(config.logLevel).child({ role: 'worker' });
+const logger = createLogger(config.logLevel, config.logFormat).child({ role: 'worker' });
 
 try {
   const database = await connectDatabase(config, (msg) => logger.info(msg), { migrate: false });

@@ -1,10 +1,12 @@
-// The operator's durations, read from a given environment and never the process's (config.ts's
-// parseDuration, through loadConfig, which is all it exports): the units, a bare number as
+// The operator contract: the README's table generated from the settings, unknown variables
+// warned about, and the durations read from a given environment (never the process's): the units, a bare number as
 // seconds, the defaults, comma-separated retry schedules, and every malformed or zero value
 // stopping start-up with a ConfigError that names the variable.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, configurationTable, loadConfig, SETTINGS, unknownVariables } from '../src/config.js';
+import { generatedPart } from '../scripts/generated-docs.js';
 
 const S = 1_000;
 const M = 60 * S;
@@ -94,5 +96,37 @@ describe('unit: config retry schedules', () => {
     refuses({ POSTLINE_RETRY_DELAYS: '1m,0s' }, 'POSTLINE_RETRY_DELAYS: every delay must be > 0');
     refuses({ POSTLINE_RETRY_DELAYS: '1m,,5m' }, 'POSTLINE_RETRY_DELAYS: "" is not a duration like 3d, 12h, 30m or 45s');
     refuses({ POSTLINE_WEBHOOK_RETRY_DELAYS: '5s,' }, 'POSTLINE_WEBHOOK_RETRY_DELAYS: "" is not a duration like 3d, 12h, 30m or 45s');
+  });
+});
+
+describe('unit: the configuration table', () => {
+  it("is the README's, generated from the settings the code reads (npm run docs)", () => {
+    const readme = fs.readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    assert.equal(generatedPart(readme, 'config-table'), configurationTable(), 'README.md is out of date: run `npm run docs`');
+  });
+
+  it('names every variable once, POSTLINE_BODY_LIMIT among them', () => {
+    const variables = Object.values(SETTINGS).map((s) => s.variable);
+    assert.equal(new Set(variables).size, variables.length);
+    assert.ok(variables.includes('POSTLINE_BODY_LIMIT'));
+  });
+
+  it('is the only reader of variables in src/ (a child process may inherit the environment)', () => {
+    const readers = fs
+      .readdirSync(new URL('../src/', import.meta.url), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts') && file !== 'config.ts')
+      .filter((file) => /process\.env(\.|\[)/.test(fs.readFileSync(new URL(`../src/${file}`, import.meta.url), 'utf8')));
+    assert.deepEqual(readers, []);
+  });
+
+  it('warns about POSTLINE_ variables that no setting reads (typos)', () => {
+    assert.deepEqual(unknownVariables({ POSTLINE_RATE_LIMIT: '5', POSTLINE_RATE_LIMT: '5', PATH: '/bin' }), ['POSTLINE_RATE_LIMT']);
+  });
+
+  it('stops start-up on an invalid value with a message naming the variable', () => {
+    refuses({ POSTLINE_RATE_LIMIT: 'ten' }, 'POSTLINE_RATE_LIMIT must be an integer ≥ 1, got "ten"');
+    refuses({ POSTLINE_SMTP_PORTS: '25,x' }, 'POSTLINE_SMTP_PORTS: "x" is not a port');
+    refuses({ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must start with postgres:// or postgresql://');
+    refuses({ POSTLINE_WORKER_THREAD: 'maybe' }, 'POSTLINE_WORKER_THREAD must be true or false, got "maybe"');
   });
 });

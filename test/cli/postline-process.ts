@@ -20,7 +20,7 @@ export function baseEnv(extra: Record<string, string> = {}): Record<string, stri
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
     // The test's own database settings must not leak into the child unless asked for.
-    if (v !== undefined && !['DATABASE_URL', 'REDIS_URL', 'NODE_TEST_CONTEXT', 'NODE_OPTIONS'].includes(k)) env[k] = v;
+    if (v !== undefined && !['DATABASE_URL', 'REDIS_URL', 'NODE_TEST_CONTEXT', 'NODE_OPTIONS', 'POSTLINE_TEST_DB'].includes(k)) env[k] = v;
   }
   return {
     ...env,
