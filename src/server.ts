@@ -32,6 +32,7 @@ import { suppressionRoutes } from './suppressions/routes.js';
 import { templateRoutes } from './templates/routes.js';
 import { trackingRoutes } from './tracking/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
+import { healthRoutes, type NodeState, type Phase } from './health/routes.js';
 import { webhookDestinations } from './webhooks/webhook-fields.js';
 import { startWorkerRole } from './worker-role.js';
 import { startWorkerThread } from './worker-thread.js';
@@ -53,6 +54,13 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
   const database = await connectDatabase(config, (msg) => logger.info({ role: 'db' }, msg));
   const { db } = database;
   const stops: (() => Promise<void>)[] = [];
+  // What /readyz reports: the node's phase, and whether each of its roles runs.
+  let phase: Phase = 'starting';
+  const running = new Map<Role, () => boolean>();
+  const node: NodeState = {
+    phase: () => phase,
+    roles: () => Object.fromEntries([...roles].map((role) => [role, running.get(role)?.() ? 'running' : 'stopped'])),
+  };
 
   try {
     if (config.bootstrapApiKey) await ensureBootstrapKey(db, config.bootstrapApiKey);
@@ -89,6 +97,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
         ...broadcastRoutes(db),
         ...unsubscribeRoutes(db),
         ...requestLogs.routes(),
+        ...healthRoutes(db, node),
       ];
       const app = await buildApp({
         db,
@@ -107,6 +116,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
       const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
       logger.info({ role: 'api' }, `HTTP API listening on ${url}`);
+      running.set('api', () => app.server.listening);
       stops.push(async () => {
         await app.close();
         await requestLogs.flush();
@@ -128,6 +138,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
       stops.push(() => smtp.stop()); // before start: a listen failure must close the ports already open
       await smtp.start();
       smtpPorts = smtp.ports;
+      running.set('smtp', () => phase === 'ready');
     }
     stops.push(async () => {
       await rateLimiter.close();
@@ -140,9 +151,12 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
       stops.push(startWorkerRole({ db, config, dns, accept, requestLogs, logger }, 'queueing'));
       const thread = await startWorkerThread({ ...config, databaseUrl: database.url }, logger.child({ role: 'worker' }), 'delivering');
       stops.push(() => thread.stop());
+      running.set('worker', () => thread.running());
     } else if (roles.has('worker')) {
       stops.push(startWorkerRole({ db, config, dns, accept, requestLogs, logger }));
+      running.set('worker', () => phase === 'ready');
     }
+    phase = 'ready';
 
     let stopped = false;
     return {
@@ -154,6 +168,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
       async stop() {
         if (stopped) return;
         stopped = true;
+        phase = 'stopping';
         for (const stop of stops) await stop().catch((err) => logger.error({ err }, 'stop failed'));
         await database.close();
       },

@@ -14,6 +14,8 @@ import type { Logger } from './logger.js';
 import type { WorkerShare } from './worker-role.js';
 
 interface WorkerThread {
+  /** Whether the thread is up (false between a crash and its restart). */
+  running(): boolean;
   /** Asks the thread to stop as a worker node stops (finishing in-flight attempts) and waits. */
   stop(): Promise<void>;
 }
@@ -67,6 +69,7 @@ export async function startWorkerThread(config: Config, logger: Logger, share: W
   await launch();
   logger.info('worker role running in its own thread');
   return {
+    running: () => alive && !stopping,
     async stop() {
       stopping = true;
       clearTimeout(restartTimer);

@@ -15,8 +15,19 @@ function migrationsDir(): string {
   return compiled ? path.resolve(here, '..', '..', '..', 'src', 'db', 'migrations') : path.join(here, 'migrations');
 }
 
+const migrationFiles = async () => (await fs.readdir(migrationsDir())).filter((f) => f.endsWith('.sql')).sort();
+
+/** Migrations this code has that the database has not applied (another node's newer code may have applied more). */
+export async function pendingMigrations(db: Db): Promise<string[]> {
+  const files = await migrationFiles();
+  const table = await db.one(`SELECT to_regclass('schema_migrations') AS name`);
+  if (!table?.name) return files;
+  const done = new Set((await db.query('SELECT name FROM schema_migrations')).map((r) => r.name));
+  return files.filter((file) => !done.has(file));
+}
+
 export async function migrate(db: Db): Promise<string[]> {
-  const files = (await fs.readdir(migrationsDir())).filter((f) => f.endsWith('.sql')).sort();
+  const files = await migrationFiles();
   const client = await db.pool.connect();
   const applied: string[] = [];
   try {
