@@ -38,6 +38,8 @@ export interface Config {
   logLevel: string;
   /** pretty: one coloured line per entry (pino-pretty), for a terminal; json: one JSON object per line. */
   logFormat: 'pretty' | 'json';
+  /** SIGTERM/SIGINT: the process exits within this (ms); SMTP sessions get a third of it to finish. */
+  shutdownTimeoutMs: number;
   /** How long a message may keep being retried before it fails (ms). */
   maxQueueAgeMs: number;
   /** Request logs older than this are deleted (days). */
@@ -337,6 +339,12 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
     read: trustProxy,
   },
   redisUrl: { variable: 'REDIS_URL', shown: 'unset (in-process)', help: 'share rate-limit counters between nodes', read: url(['redis:', 'rediss:']) },
+  shutdownTimeoutMs: {
+    variable: 'POSTLINE_SHUTDOWN_TIMEOUT',
+    shown: '`30s`',
+    help: 'on SIGTERM or Ctrl-C the process exits within this: `/readyz` turns 503, new SMTP sessions get `421`, open ones have a third of it to finish, HTTP requests and delivery attempts in flight finish, claimed mail is released for other nodes; what is still running then is abandoned (its leases expire)',
+    read: timeout('30s'),
+  },
   maxQueueAgeMs: {
     variable: 'POSTLINE_MAX_QUEUE_AGE',
     shown: '`3d`',

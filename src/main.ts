@@ -52,7 +52,11 @@ async function main(argv: string[]): Promise<void> {
           process.exit(130);
         }
         stopping = true;
-        logger.info(`${signal}: shutting down`);
+        logger.info(`${signal}: shutting down (at most ${config.shutdownTimeoutMs / 1000} s)`);
+        setTimeout(() => {
+          logger.error(`shutdown did not finish within POSTLINE_SHUTDOWN_TIMEOUT; exiting with work still running (its leases expire)`);
+          process.exit(1);
+        }, config.shutdownTimeoutMs).unref();
         if (postline) void stop(postline);
       };
       process.on('SIGINT', () => shutdown('SIGINT'));

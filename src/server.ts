@@ -124,8 +124,9 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
     }
 
     let smtpPorts: SmtpPorts = { starttls: [], implicit: [] };
+    let smtp: SmtpServer | undefined;
     if (roles.has('smtp')) {
-      const smtp = new SmtpServer({
+      smtp = new SmtpServer({
         config,
         logger: logger.child({ role: 'smtp' }),
         apiKeys,
@@ -135,7 +136,9 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
         inbound,
         claimIdempotencyKey: (accountId, endpoint, key, body) => claimIdempotencyKey(db, accountId, endpoint, key, body),
       });
-      stops.push(() => smtp.stop()); // before start: a listen failure must close the ports already open
+      // Pushed before start: a listen failure must close the ports already open.
+      const started = smtp;
+      stops.push(() => started.stop(phase === 'stopping' ? Math.round(config.shutdownTimeoutMs / 3) : 0));
       await smtp.start();
       smtpPorts = smtp.ports;
       running.set('smtp', () => phase === 'ready');
@@ -169,6 +172,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
         if (stopped) return;
         stopped = true;
         phase = 'stopping';
+        smtp?.drain(); // at once: the HTTP API closes first
         for (const stop of stops) await stop().catch((err) => logger.error({ err }, 'stop failed'));
         await database.close();
       },

@@ -1,17 +1,21 @@
 // Connection policy: at most smtpMaxConnectionsPerIp open connections per client address
 // (over all ports), so one client cannot hold every slot with idle or trickling sessions;
 // and AUTH is neither offered nor accepted before TLS (RFC 4954 §4: credentials never cross
-// the network in clear), on the STARTTLS ports until the client has upgraded.
+// the network in clear), on the STARTTLS ports until the client has upgraded. While the
+// server stops, new sessions get 421 (try again later) and open ones may finish.
 import type { SMTPServerSession } from 'smtp-server';
 import { REPLIES } from './replies.js';
 import { stateOf } from './session.js';
 
 export class ConnectionPolicy {
   private open = new Map<string, number>();
+  /** Set when the server stops: new sessions are told to come back later (421). */
+  draining = false;
 
   constructor(private maxPerAddress: number) {}
 
   onConnect = (session: SMTPServerSession, callback: (err?: Error | null) => void): void => {
+    if (this.draining) return callback(REPLIES.shuttingDown());
     const count = this.open.get(session.remoteAddress) ?? 0;
     if (count >= this.maxPerAddress) return callback(REPLIES.tooManyConnectionsFromAddress());
     this.open.set(session.remoteAddress, count + 1);

@@ -54,8 +54,10 @@ export interface SmtpPorts {
   implicit: number[];
 }
 
-/** How long shutdown lets open sessions finish before they get a 421. */
-const CLOSE_TIMEOUT_MS = 5_000;
+/** After the sessions' time to finish, how long smtp-server waits before it sends the rest 421 and closes them. */
+const CLOSE_TIMEOUT_MS = 1_000;
+/** How often stop() looks whether every session has ended. */
+const DRAIN_POLL_MS = 50;
 
 export class SmtpServer {
   readonly ports: SmtpPorts = { starttls: [], implicit: [] };
@@ -89,8 +91,20 @@ export class SmtpServer {
     }
   }
 
-  /** Stops listening, lets sessions finish for a few seconds, and waits for messages being accepted. */
-  async stop(): Promise<void> {
+  /** From now on new sessions get 421 (the node is stopping); open ones go on. */
+  drain(): void {
+    this.connections.draining = true;
+  }
+
+  /**
+   * Drains: new sessions get 421 at once, open ones may go on for up to `graceMs` (a message
+   * being sent is finished and answered); then the listeners close, the sessions still open
+   * get 421, and stop() waits for the messages being accepted.
+   */
+  async stop(graceMs: number): Promise<void> {
+    this.drain();
+    const deadline = Date.now() + graceMs;
+    while (this.connections.connections > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
     await Promise.all(this.listeners.map((l) => new Promise<void>((resolve) => l.close(() => resolve()))));
     await Promise.allSettled([...this.inFlight]);
   }
