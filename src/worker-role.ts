@@ -8,6 +8,7 @@ import { AutomationWorker } from './automations/worker.js';
 import { BroadcastFanOut, LEASE_MS as BROADCAST_LEASE_MS } from './broadcasts/fan-out.js';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
+import { releaseDeliveriesOfNodes } from './delivery/claim.js';
 import { DeliveryWorker } from './delivery/worker.js';
 import { DnsResolver } from './dns/resolver.js';
 import type { AcceptDeps } from './emails/accept.js';
@@ -18,7 +19,9 @@ import { purgeExpiredIdempotencyKeys } from './idempotency/idempotency-keys.js';
 import { purgeReceivedMail } from './inbound/retention.js';
 import type { Logger } from './logger.js';
 import { RequestLogs } from './logs/request-logs.js';
+import { NodePresence } from './nodes/node-presence.js';
 import { signers } from './signing/url-signing.js';
+import { releaseWebhookMessagesOfNodes } from './webhooks/claim.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { webhookDestinations } from './webhooks/webhook-fields.js';
 
@@ -74,6 +77,9 @@ export function startWorkerRole({ db, config, dns, accept, requestLogs, logger }
       logger: logger.child({ role: 'broadcasts' }),
     }),
   ];
+  // Started before the parts that claim with its id, stopped after them (they give their claims back first).
+  const presence =
+    share === 'queueing' ? undefined : new NodePresence(db, logger.child({ role: 'worker' }), [releaseDeliveriesOfNodes, releaseWebhookMessagesOfNodes]);
   const delivering: Part[] = [
     new DeliveryWorker({
       db,
@@ -81,16 +87,24 @@ export function startWorkerRole({ db, config, dns, accept, requestLogs, logger }
       resolver: dns,
       logger: logger.child({ role: 'worker' }),
       composeDeferred: (ids) => composeDeferred(db, accept.tracking, ids),
+      nodeId: presence?.id,
     }),
-    new WebhookDispatcher({ db, config, destinations: webhookDestinations(config, dns), logger: logger.child({ role: 'webhooks' }) }),
+    new WebhookDispatcher({
+      db,
+      config,
+      destinations: webhookDestinations(config, dns),
+      logger: logger.child({ role: 'webhooks' }),
+      nodeId: presence?.id,
+    }),
     // Queued CSV imports of contacts, one at a time, batch by batch.
     new ContactImportWorker(db, logger.child({ role: 'contact-imports' })),
     // Sent events start automation runs; runs' steps (delays, waits, emails) are carried out.
     new AutomationWorker({ db, accept, logger: logger.child({ role: 'automations' }) }),
   ];
   const parts = [...(share === 'delivering' ? [] : queueing), ...(share === 'queueing' ? [] : delivering)];
+  presence?.start();
   for (const part of parts) part.start();
-  if (share === 'queueing') return stopAll(parts, logger);
+  if (!presence) return stopAll(parts, logger);
 
   const keepHouse = () => {
     void requestLogs.purgeOlderThan(config.logRetentionDays).catch((err) => logger.warn({ err }, 'log purge failed'));
@@ -104,7 +118,7 @@ export function startWorkerRole({ db, config, dns, accept, requestLogs, logger }
   const housekeeping = setInterval(keepHouse, HOUSEKEEPING_MS);
   housekeeping.unref();
 
-  const stopParts = stopAll(parts, logger);
+  const stopParts = stopAll([...parts, presence], logger);
   return async () => {
     clearInterval(housekeeping);
     await stopParts();

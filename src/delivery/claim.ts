@@ -12,7 +12,7 @@
 // in the same statement, and the message bytes only on the first row of each email, so a
 // claim is one round trip however many recipients an email has.
 import { claimSizeSql, signedMessageSql } from '../email-row/stored-message.js';
-import type { Db } from '../db/database.js';
+import type { Db, Queryable } from '../db/database.js';
 
 export interface ClaimedEmail {
   id: string;
@@ -59,6 +59,8 @@ interface ClaimOptions {
   leaseMs: number;
   /** Stop adding emails once their messages add up to this many bytes (at least one email). */
   maxBytes: number;
+  /** The claiming node (nodes/node-presence.ts): if it stops beating, its rows are given back at once. */
+  nodeId?: string | null;
 }
 
 // Transactional rows (priority 0) are taken first; bulk rows (priority 1: broadcasts) fill
@@ -100,6 +102,7 @@ WITH transactional AS (
 )
 UPDATE deliveries d
    SET next_attempt_at = date_trunc('milliseconds', now() + $2 * interval '1 millisecond'),
+       claimed_by = $4,
        updated_at = now()
   FROM chosen c, emails e
  WHERE d.id = c.id AND e.id = d.email_id
@@ -108,7 +111,7 @@ RETURNING d.id, d.priority, d.recipient, d.domain, d.attempts, d.next_attempt_at
           e.created_at, e.envelope_from, c.first, CASE WHEN c.first THEN ${signedMessageSql('e')} END AS mime`;
 
 export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedDelivery[]> {
-  const rows = await db.query(CLAIM_SQL, [options.limit, options.leaseMs, options.maxBytes]);
+  const rows = await db.query(CLAIM_SQL, [options.limit, options.leaseMs, options.maxBytes, options.nodeId ?? null]);
   // Transactional rows first, each email's recipients in the order they were accepted.
   rows.sort((a, b) => a.priority - b.priority || Number(a.id) - Number(b.id));
   const emails = new Map<string, ClaimedEmail>();
@@ -164,9 +167,24 @@ export function groupIntoJobs(rows: ClaimedDelivery[]): DeliveryJob[] {
 export async function releaseClaims(db: Db, rows: ClaimedDelivery[]): Promise<void> {
   if (rows.length === 0) return;
   await db.query(
-    `UPDATE deliveries d SET next_attempt_at = now(), updated_at = now()
+    `UPDATE deliveries d SET next_attempt_at = now(), claimed_by = NULL, updated_at = now()
        FROM unnest($1::bigint[], $2::timestamptz[]) AS v(id, lease)
       WHERE d.id = v.id AND d.status = 'queued' AND d.next_attempt_at = v.lease`,
     [rows.map((r) => r.id), rows.map((r) => r.leaseUntil)],
   );
+}
+
+/**
+ * Gives the rows claimed by nodes presumed dead (nodes/node-presence.ts) back to the queue, due
+ * now. Changing next_attempt_at also fences the old lease: should such a node only have been
+ * stalled, its outcomes for these rows are not written.
+ */
+export async function releaseDeliveriesOfNodes(q: Queryable, nodeIds: string[]): Promise<number> {
+  const released = await q.query(
+    `UPDATE deliveries SET next_attempt_at = now(), claimed_by = NULL, updated_at = now()
+      WHERE status = 'queued' AND next_attempt_at > now() AND claimed_by = ANY($1::uuid[])
+  RETURNING id`,
+    [nodeIds],
+  );
+  return released.length;
 }

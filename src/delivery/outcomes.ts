@@ -128,6 +128,7 @@ async function write(q: Queryable, rows: Row[]): Promise<void> {
             next_attempt_at = CASE WHEN v.delay_ms IS NULL THEN d.next_attempt_at
                                    ELSE now() + v.delay_ms * interval '1 millisecond' END,
             last_response = v.response,
+            claimed_by = NULL,
             updated_at = now()
        FROM unnest($1::bigint[], $2::text[], $3::float8[], $4::text[], $5::timestamptz[])
             AS v(id, status, delay_ms, response, lease)

@@ -4,7 +4,8 @@
 // attempt (attempt.ts) under the concurrency limits (limits.ts) over pooled connections
 // (smtp-pool.ts), and hands the verdicts to the outcome writer (outcomes.ts), which records
 // state and events together. Any number of workers on any number of nodes share one queue:
-// claims never overlap, and a worker that dies leaves its rows to come due when its lease ends.
+// claims never overlap; a worker that dies leaves its rows to other nodes as soon as its node
+// stops beating (nodes/node-presence.ts), or, failing that, when their lease ends.
 //
 // It polls: right away again while claims come back full, every IDLE_POLL_MS otherwise, so
 // newly accepted mail is picked up within a fraction of a second without LISTEN/NOTIFY.
@@ -30,7 +31,7 @@ import { OutcomeWriter, type Verdict } from './outcomes.js';
 import { Router } from './route.js';
 import { SmtpPool } from './smtp-pool.js';
 
-/** How far a claim pushes next_attempt_at: the time a crashed worker's rows stay hidden. */
+/** How far a claim pushes next_attempt_at: how long a crashed worker's rows stay hidden if its node's death goes unnoticed. */
 const LEASE_MS = 5 * 60_000;
 /** An attempt starts only with this much lease left, which covers its longest run (smtp-pool.ts timeouts). */
 const MIN_LEASE_LEFT_MS = 3 * 60_000;
@@ -53,6 +54,8 @@ interface WorkerOptions {
   resolver: DnsResolver;
   logger: Logger;
   composeDeferred?: ComposeDeferred;
+  /** This node's id (nodes/node-presence.ts), written on its claims; null: claims are recovered by their lease only. */
+  nodeId?: string;
 }
 
 /** What a message still to be composed counts for in the in-flight bytes bound. */
@@ -121,7 +124,7 @@ export class DeliveryWorker {
       }
       const limit = Math.min(CLAIM_BATCH, this.maxInFlightRows - this.inFlightRows);
       try {
-        const rows = await claimDue(this.options.db, { limit, leaseMs: LEASE_MS, maxBytes: CLAIM_MAX_BYTES });
+        const rows = await claimDue(this.options.db, { limit, leaseMs: LEASE_MS, maxBytes: CLAIM_MAX_BYTES, nodeId: this.options.nodeId ?? null });
         const composing = this.compose(rows);
         for (const job of groupIntoJobs(rows)) this.dispatch(job, composing);
         if (rows.length < limit) await this.sleep(IDLE_POLL_MS);

@@ -8,7 +8,7 @@
 // a second of work, judged by the endpoint's latency). So a slow or dead endpoint's backlog
 // stays in the database instead of filling the dispatcher's memory, and the other
 // endpoints' messages are claimed past it.
-import type { Db } from '../db/database.js';
+import type { Db, Queryable } from '../db/database.js';
 import { webhookPayload } from './payload.js';
 
 export interface ClaimedMessage {
@@ -34,6 +34,8 @@ interface ClaimOptions {
   rooms: { endpoints: string[]; rooms: number[] };
   /** ...and for every other endpoint. */
   firstRoom: number;
+  /** The claiming node (nodes/node-presence.ts): if it stops beating, its messages are given back at once. */
+  nodeId?: string | null;
 }
 
 // The lease is truncated to milliseconds so the Date we keep equals the stored value.
@@ -54,7 +56,8 @@ WITH due AS (
    LIMIT $1
 )
 UPDATE webhook_messages m
-   SET next_attempt_at = date_trunc('milliseconds', now() + $3 * interval '1 millisecond')
+   SET next_attempt_at = date_trunc('milliseconds', now() + $3 * interval '1 millisecond'),
+       claimed_by = $6
   FROM due, events e, webhooks w
  WHERE m.id = due.id AND e.id = m.event_id AND w.id = m.webhook_id
 RETURNING m.id, m.webhook_id, m.attempts, m.retry, m.next_attempt_at AS lease_until,
@@ -63,7 +66,7 @@ RETURNING m.id, m.webhook_id, m.attempts, m.retry, m.next_attempt_at AS lease_un
 
 export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedMessage[]> {
   const { limit, firstRoom, leaseMs, rooms } = options;
-  const rows = await db.query(CLAIM_SQL, [limit, firstRoom, leaseMs, rooms.endpoints, rooms.rooms]);
+  const rows = await db.query(CLAIM_SQL, [limit, firstRoom, leaseMs, rooms.endpoints, rooms.rooms, options.nodeId ?? null]);
   return rows.map((r) => ({
     id: r.id,
     webhookId: r.webhook_id,
@@ -80,9 +83,20 @@ export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedMe
 export async function releaseClaims(db: Db, messages: ClaimedMessage[]): Promise<void> {
   if (messages.length === 0) return;
   await db.query(
-    `UPDATE webhook_messages m SET next_attempt_at = now()
+    `UPDATE webhook_messages m SET next_attempt_at = now(), claimed_by = NULL
        FROM unnest($1::text[], $2::timestamptz[]) AS v(id, lease)
       WHERE m.id = v.id AND m.next_attempt_at = v.lease`,
     [messages.map((m) => m.id), messages.map((m) => m.leaseUntil)],
   );
+}
+
+/** Gives the messages claimed by nodes presumed dead (nodes/node-presence.ts) back, due now; fences their leases. */
+export async function releaseWebhookMessagesOfNodes(q: Queryable, nodeIds: string[]): Promise<number> {
+  const released = await q.query(
+    `UPDATE webhook_messages SET next_attempt_at = now(), claimed_by = NULL
+      WHERE status IN ('pending', 'attempting') AND next_attempt_at > now() AND claimed_by = ANY($1::uuid[])
+  RETURNING id`,
+    [nodeIds],
+  );
+  return released.length;
 }

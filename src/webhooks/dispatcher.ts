@@ -46,6 +46,8 @@ interface DispatcherOptions {
   /** Where endpoints may connect to (POSTLINE_WEBHOOK_ALLOW_PRIVATE). */
   destinations: DestinationPolicy;
   logger: Logger;
+  /** This node's id (nodes/node-presence.ts), written on its claims. */
+  nodeId?: string;
 }
 
 export class WebhookDispatcher {
@@ -124,6 +126,7 @@ export class WebhookDispatcher {
           leaseMs: this.leaseMs,
           rooms: this.limits.rooms(),
           firstRoom: this.limits.firstRoom,
+          nodeId: this.options.nodeId,
         });
         for (const message of messages) this.dispatch(message);
         if (messages.length < room) await this.claimWaker.sleep(CLAIM_POLL_MS);

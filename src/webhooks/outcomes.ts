@@ -71,7 +71,7 @@ async function write(q: Queryable, rows: Planned[], policy: RetryPolicy): Promis
   );
   await q.query(
     `UPDATE webhook_messages m
-        SET status = v.status, attempts = m.attempts + 1,
+        SET status = v.status, attempts = m.attempts + 1, claimed_by = NULL,
             next_attempt_at = CASE WHEN v.delay_ms IS NULL THEN NULL ELSE now() + v.delay_ms * interval '1 millisecond' END
        FROM unnest($1::text[], $2::text[], $3::float8[], $4::timestamptz[]) AS v(id, status, delay_ms, lease)
       WHERE m.id = v.id AND m.next_attempt_at = v.lease`,
