@@ -1,8 +1,8 @@
 // Probes for orchestrators and load balancers, without an API key: /healthz says the process
 // answers (its event loop turns); /readyz says this node can do its work now: the database
 // answers, its schema has every migration this code needs, and each role it was started with
-// runs. /readyz answers 503 while the node is starting or stopping, so a load balancer stops
-// sending it requests before its listeners close.
+// runs. /readyz answers 503 while the node is starting (the API listens before the other
+// roles are up) and from the moment it begins to stop.
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
 import { pendingMigrations } from '../db/migrate.js';
