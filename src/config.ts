@@ -89,18 +89,24 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
-/** Reads one variable's raw value (undefined when unset) into its typed value; throws ConfigError naming it. */
-type Read<T> = (raw: string | undefined, name: string, env: NodeJS.ProcessEnv) => T;
+/**
+ * Reads one variable's raw value (undefined when unset) into its typed value; throws ConfigError
+ * naming it. A reader with a fixed default carries it as `shown`, for the README's table.
+ */
+type Read<T> = ((raw: string | undefined, name: string, env: NodeJS.ProcessEnv) => T) & { shown?: string };
+
+/** `read`, showing `fallback` as its default. */
+const defaulting = <T>(read: Read<T>, fallback: unknown): Read<T> => Object.assign(read, { shown: `\`${fallback}\`` });
 
 const unset = (raw: string | undefined) => raw === undefined || raw.trim() === '';
 
 function integer(fallback: number, min = 0): Read<number> {
-  return (raw, name) => {
+  return defaulting((raw, name) => {
     if (unset(raw)) return fallback;
     const n = Number(raw);
     if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be an integer ≥ ${min}, got "${raw}"`);
     return n;
-  };
+  }, fallback);
 }
 
 function bool(fallback: () => boolean): Read<boolean> {
@@ -113,7 +119,9 @@ function bool(fallback: () => boolean): Read<boolean> {
   };
 }
 
-function text(fallback: () => string): Read<string> {
+/** A string; unset: `fallback` (a function when the default is the machine's, e.g. its host name). */
+function text(fallback: string | (() => string)): Read<string> {
+  if (typeof fallback === 'string') return defaulting((raw) => (unset(raw) ? fallback : raw!.trim()), fallback);
   return (raw) => (unset(raw) ? fallback() : raw!.trim());
 }
 
@@ -121,7 +129,7 @@ const optionalText: Read<string | undefined> = (raw) => (unset(raw) ? undefined 
 
 /** Comma-separated ports; unset: the fallback; empty: none; 0: a random free port (tests). */
 function portList(fallback: number[]): Read<number[]> {
-  return (raw, name) => {
+  return defaulting((raw, name) => {
     if (raw === undefined) return fallback;
     if (raw.trim() === '') return [];
     return raw.split(',').map((part) => {
@@ -129,7 +137,7 @@ function portList(fallback: number[]): Read<number[]> {
       if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`${name}: "${part}" is not a port`);
       return n;
     });
-  };
+  }, fallback.join(','));
 }
 
 function url(protocols: string[]): Read<string | undefined> {
@@ -161,15 +169,15 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** A duration that becomes a timer: more than 0 and at most MAX_TIMER_MS. */
 function timeout(fallback: string): Read<number> {
-  return (raw, name) => {
+  return defaulting((raw, name) => {
     const ms = parseDuration(unset(raw) ? fallback : raw!, name);
     if (ms <= 0 || ms > MAX_TIMER_MS) throw new ConfigError(`${name} must be longer than 0 and at most 24 days, got "${raw}"`);
     return ms;
-  };
+  }, fallback);
 }
 
 function duration(fallback: string): Read<number> {
-  return (raw, name) => parseDuration(unset(raw) ? fallback : raw!, name);
+  return defaulting((raw, name) => parseDuration(unset(raw) ? fallback : raw!, name), fallback);
 }
 
 /** An optional duration > 0; unset: undefined. */
@@ -182,11 +190,11 @@ const optionalPositiveDuration: Read<number | undefined> = (raw, name) => {
 
 /** A comma-separated list of durations, at least one, each > 0. */
 function durationList(fallback: string): Read<number[]> {
-  return (raw, name) => {
+  return defaulting((raw, name) => {
     const list = (unset(raw) ? fallback : raw!).split(',').map((part) => parseDuration(part, name));
     if (list.some((ms) => ms <= 0)) throw new ConfigError(`${name}: every delay must be > 0`);
     return list;
-  };
+  }, fallback);
 }
 
 /**
@@ -228,8 +236,8 @@ const list: Read<string[]> = (raw) =>
 
 interface Setting<T> {
   variable: string;
-  /** The default as the README shows it. */
-  shown: string;
+  /** The default as the README shows it, where the reader does not carry it (a computed or absent default). */
+  shown?: string;
   help: string;
   read: Read<T>;
 }
@@ -241,8 +249,8 @@ const DEFAULT_PORT = 3000;
  * table is generated from it (`npm run docs`), and test/config.unit.test.ts fails when they differ.
  */
 export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
-  port: { variable: 'PORT', shown: '`3000`', help: 'HTTP API port', read: integer(DEFAULT_PORT) },
-  host: { variable: 'HOST', shown: '`0.0.0.0`', help: 'address the HTTP API listens on', read: text(() => '0.0.0.0') },
+  port: { variable: 'PORT', help: 'HTTP API port', read: integer(DEFAULT_PORT) },
+  host: { variable: 'HOST', help: 'address the HTTP API listens on', read: text('0.0.0.0') },
   databaseUrl: {
     variable: 'DATABASE_URL',
     shown: 'unset',
@@ -259,17 +267,15 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
     variable: 'POSTLINE_PUBLIC_URL',
     shown: '`http://localhost:$PORT`',
     help: 'base of links in mail (open pixel, click redirects, unsubscribe pages) and of attachment download URLs',
-    read: (raw, _name, env) => (unset(raw) ? `http://localhost:${integer(DEFAULT_PORT)(env.PORT, 'PORT', env)}` : raw!).replace(/\/+$/, ''),
+    read: (raw, _name, env) => (unset(raw) ? `http://localhost:${SETTINGS.port.read(env.PORT, 'PORT', env)}` : raw!).replace(/\/+$/, ''),
   },
   smtpPorts: {
     variable: 'POSTLINE_SMTP_PORTS',
-    shown: '`2587`',
     help: 'SMTP ports with STARTTLS offered, comma-separated; production: `25,587,2587`; empty: none; `0`: a random free port',
     read: portList([2587]),
   },
   smtpsPorts: {
     variable: 'POSTLINE_SMTPS_PORTS',
-    shown: '`2465`',
     help: 'SMTP ports with implicit TLS, comma-separated; production: `465,2465`; empty: none; `0`: a random free port',
     read: portList([2465]),
   },
@@ -286,12 +292,11 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
     read: optionalText,
   },
   tlsKeyFile: { variable: 'POSTLINE_TLS_KEY', shown: 'with `POSTLINE_TLS_CERT`', help: "PEM file of the SMTP ports' private key", read: optionalText },
-  smtpTimeoutMs: { variable: 'POSTLINE_SMTP_TIMEOUT', shown: '`60s`', help: 'an idle SMTP session is closed after this long', read: timeout('60s') },
-  smtpDataTimeoutMs: { variable: 'POSTLINE_SMTP_DATA_TIMEOUT', shown: '`10m`', help: "a message's DATA must arrive within this long", read: timeout('10m') },
-  smtpMaxConnections: { variable: 'POSTLINE_SMTP_MAX_CONNECTIONS', shown: '`1000`', help: 'open SMTP connections per port', read: integer(1000, 1) },
+  smtpTimeoutMs: { variable: 'POSTLINE_SMTP_TIMEOUT', help: 'an idle SMTP session is closed after this long', read: timeout('60s') },
+  smtpDataTimeoutMs: { variable: 'POSTLINE_SMTP_DATA_TIMEOUT', help: "a message's DATA must arrive within this long", read: timeout('10m') },
+  smtpMaxConnections: { variable: 'POSTLINE_SMTP_MAX_CONNECTIONS', help: 'open SMTP connections per port', read: integer(1000, 1) },
   smtpMaxConnectionsPerIp: {
     variable: 'POSTLINE_SMTP_MAX_CONNECTIONS_PER_IP',
-    shown: '`50`',
     help: 'open SMTP connections per client address, over all ports',
     read: integer(50, 1),
   },
@@ -307,7 +312,7 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
     help: 'resolvers for MX lookups, domain verification, inbound SPF/DKIM/DMARC and webhook hosts, `ip[:port],…`',
     read: list,
   },
-  outboundPort: { variable: 'POSTLINE_OUTBOUND_PORT', shown: '`25`', help: 'port used when connecting to MX hosts', read: integer(25, 1) },
+  outboundPort: { variable: 'POSTLINE_OUTBOUND_PORT', help: 'port used when connecting to MX hosts', read: integer(25, 1) },
   relayUrl: {
     variable: 'POSTLINE_RELAY_URL',
     shown: 'unset (direct MX)',
@@ -322,13 +327,11 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
   },
   rateLimitPerSecond: {
     variable: 'POSTLINE_RATE_LIMIT',
-    shown: '`10`',
     help: 'API requests (and SMTP messages) per second per account',
     read: integer(10, 1),
   },
   publicRateLimitPerSecond: {
     variable: 'POSTLINE_PUBLIC_RATE_LIMIT',
-    shown: '`100`',
     help: 'requests per second per client address to the links in mail (open pixel, click redirects, download and unsubscribe links), per node; beyond it `429`',
     read: integer(100, 1),
   },
@@ -341,60 +344,52 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
   redisUrl: { variable: 'REDIS_URL', shown: 'unset (in-process)', help: 'share rate-limit counters between nodes', read: url(['redis:', 'rediss:']) },
   shutdownTimeoutMs: {
     variable: 'POSTLINE_SHUTDOWN_TIMEOUT',
-    shown: '`30s`',
     help: 'on SIGTERM or Ctrl-C the process exits within this: `/readyz` turns 503, new SMTP sessions get `421`, open ones have a third of it to finish, HTTP requests and delivery attempts in flight finish, claimed mail is released for other nodes; what is still running then is abandoned (its leases expire)',
     read: timeout('30s'),
   },
   maxQueueAgeMs: {
     variable: 'POSTLINE_MAX_QUEUE_AGE',
-    shown: '`3d`',
     help: 'how long delivery is retried before an email fails (`3d`, `12h`, …)',
     read: duration('3d'),
   },
   retryDelaysMs: {
     variable: 'POSTLINE_RETRY_DELAYS',
-    shown: '`1m,5m,15m,30m,1h,2h,4h`',
     help: 'delays between delivery attempts after a temporary failure; the last repeats',
     read: durationList('1m,5m,15m,30m,1h,2h,4h'),
   },
-  logRetentionDays: { variable: 'POSTLINE_LOG_RETENTION_DAYS', shown: '`30`', help: 'how long API request logs are kept', read: integer(30, 1) },
+  logRetentionDays: { variable: 'POSTLINE_LOG_RETENTION_DAYS', help: 'how long API request logs are kept', read: integer(30, 1) },
   bodyLimitBytes: {
     variable: 'POSTLINE_BODY_LIMIT',
     shown: '`62914560` (60 MiB)',
     help: "largest request body the API reads, in bytes: Resend's 40 MB of email after base64 and JSON",
     read: integer(60 * 1024 * 1024, 1024),
   },
-  deliveryConcurrency: { variable: 'POSTLINE_DELIVERY_CONCURRENCY', shown: '`100`', help: 'parallel SMTP sessions of a node in total', read: integer(100, 1) },
+  deliveryConcurrency: { variable: 'POSTLINE_DELIVERY_CONCURRENCY', help: 'parallel SMTP sessions of a node in total', read: integer(100, 1) },
   deliveryConcurrencyPerHost: {
     variable: 'POSTLINE_DELIVERY_CONCURRENCY_PER_HOST',
-    shown: '`20`',
     help: 'parallel SMTP sessions of a node per MX host',
     read: integer(20, 1),
   },
   // Resend's schedule: immediately, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h.
   webhookRetryDelaysMs: {
     variable: 'POSTLINE_WEBHOOK_RETRY_DELAYS',
-    shown: '`5s,5m,30m,2h,5h,10h,10h`',
     help: 'waits before each retry of a failed webhook (the first attempt is immediate)',
     read: durationList('5s,5m,30m,2h,5h,10h,10h'),
   },
-  webhookTimeoutMs: { variable: 'POSTLINE_WEBHOOK_TIMEOUT', shown: '`15s`', help: 'how long one webhook attempt may take', read: timeout('15s') },
+  webhookTimeoutMs: { variable: 'POSTLINE_WEBHOOK_TIMEOUT', help: 'how long one webhook attempt may take', read: timeout('15s') },
   webhookDisableAfterMs: {
     variable: 'POSTLINE_WEBHOOK_DISABLE_AFTER',
-    shown: '`5d`',
     help: 'an endpoint that has only failed for this long is disabled',
     read: duration('5d'),
   },
-  webhookConcurrency: { variable: 'POSTLINE_WEBHOOK_CONCURRENCY', shown: '`200`', help: 'webhook requests in flight in total', read: integer(200, 1) },
+  webhookConcurrency: { variable: 'POSTLINE_WEBHOOK_CONCURRENCY', help: 'webhook requests in flight in total', read: integer(200, 1) },
   webhookConcurrencyPerEndpoint: {
     variable: 'POSTLINE_WEBHOOK_CONCURRENCY_PER_ENDPOINT',
-    shown: '`50`',
     help: 'webhook requests in flight per endpoint',
     read: integer(50, 1),
   },
   webhookLogRetentionDays: {
     variable: 'POSTLINE_WEBHOOK_LOG_RETENTION_DAYS',
-    shown: '`30`',
     help: 'how long webhook messages and attempts are kept',
     read: integer(30, 1),
   },
@@ -418,7 +413,6 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
   },
   attachmentFetchTimeoutMs: {
     variable: 'POSTLINE_ATTACHMENT_FETCH_TIMEOUT',
-    shown: '`10s`',
     help: 'deadline of fetching one attachment `path`, redirects and body included',
     read: timeout('10s'),
   },
@@ -430,11 +424,10 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
   },
   broadcastChunkSize: {
     variable: 'POSTLINE_BROADCAST_CHUNK_SIZE',
-    shown: '`2000`',
     help: 'contacts per broadcast fan-out chunk: emails accepted and committed together, the unit a restart resumes after',
     read: integer(2000, 1),
   },
-  logLevel: { variable: 'LOG_LEVEL', shown: '`info`', help: 'pino level', read: text(() => 'info') },
+  logLevel: { variable: 'LOG_LEVEL', help: 'pino level', read: text('info') },
   logFormat: {
     variable: 'POSTLINE_LOG_FORMAT',
     shown: '`pretty` on a terminal, else `json`',
@@ -463,6 +456,10 @@ export function unknownVariables(env: NodeJS.ProcessEnv = process.env): string[]
 
 /** The README's configuration table (between its `config-table` markers), from SETTINGS. */
 export function configurationTable(): string {
-  const rows = Object.values(SETTINGS).map((s) => `| \`${s.variable}\` | ${s.help} | ${s.shown} |`);
+  const rows = Object.values(SETTINGS).map((s: Setting<unknown>) => {
+    const shown = s.shown ?? s.read.shown;
+    if (shown === undefined) throw new Error(`${s.variable}: no default to show`);
+    return `| \`${s.variable}\` | ${s.help} | ${shown} |`;
+  });
   return ['| variable | meaning | default |', '|---|---|---|', ...rows].join('\n');
 }
