@@ -124,7 +124,7 @@ export class DeliveryWorker {
       }
       const limit = Math.min(CLAIM_BATCH, this.maxInFlightRows - this.inFlightRows);
       try {
-        const rows = await claimDue(this.options.db, { limit, leaseMs: LEASE_MS, maxBytes: CLAIM_MAX_BYTES, nodeId: this.options.nodeId ?? null });
+        const rows = await claimDue(this.options.db, { limit, leaseMs: LEASE_MS, maxBytes: CLAIM_MAX_BYTES, nodeId: this.options.nodeId });
         const composing = this.compose(rows);
         for (const job of groupIntoJobs(rows)) this.dispatch(job, composing);
         if (rows.length < limit) await this.sleep(IDLE_POLL_MS);

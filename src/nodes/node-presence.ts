@@ -2,10 +2,10 @@
 // thread beside api/smtp) has an id, keeps a row in `nodes` and beats every HEARTBEAT_MS. Every
 // such node also looks, at each beat, for nodes silent for DEAD_AFTER_MS: in one transaction
 // it deletes them and hands what they had claimed back to the queue through the owners'
-// release functions (delivery's claim.ts), so a crashed node's mail is tried again within
-// seconds rather than when its leases run out (they remain the fallback). A node presumed dead
+// release functions (delivery's and webhooks' claim.ts), so a crashed node's work is taken up
+// within seconds rather than when its leases run out (they remain the fallback). A node presumed dead
 // that was only stalled finds its claims gone: its outcome writes are fenced off by the lease
-// (claim.ts), and at worst an attempt that was in flight is made twice.
+// (the owners' claim.ts), and at worst an attempt that was in flight is made twice.
 import crypto from 'node:crypto';
 import os from 'node:os';
 import { PollingLoop } from '../concurrency/polling-loop.js';
