@@ -1,9 +1,10 @@
 // Resend's list envelope and cursor pagination: `limit` 1..100, `after`/`before` exclusive
 // id cursors, newest first. One keyset query serves every list (created_at, id).
 import type { Queryable, Row } from '../db/database.js';
-import type { Route } from './route.js';
+import type { Route, RouteDoc } from './route.js';
 import { ApiError, validation } from './errors.js';
 import { isUuid } from './format.js';
+import { array, boolean, constant, integer, type JsonSchema, object, uuid } from './schema.js';
 
 export interface Page {
   limit: number;
@@ -33,6 +34,23 @@ export function parsePage(query: Record<string, string | undefined>, options: { 
     }
   }
   return { limit, after, before };
+}
+
+/** The query parameters parsePage reads, for a route's doc (change the two together). */
+export function pageQuery(defaultLimit = 20): Record<string, JsonSchema> {
+  return {
+    limit: integer({ minimum: 1, maximum: 100, default: defaultLimit, description: 'Items per page.' }),
+    after: uuid('The id after which the page starts (not with `before`).'),
+    before: uuid('The id before which the page ends (not with `after`).'),
+  };
+}
+
+/** Resend's list envelope of `item`s. */
+export const listOf = (item: JsonSchema): JsonSchema => object({ object: constant('list'), has_more: boolean(), data: array(item) });
+
+/** The doc of a paginated list of `item`s: pagination parameters (and any `query` of its own) in, the envelope out. */
+export function listDoc(summary: string, item: JsonSchema, options: { defaultLimit?: number; query?: Record<string, JsonSchema> } = {}): RouteDoc {
+  return { summary, query: { ...options.query, ...pageQuery(options.defaultLimit) }, response: { status: 200, schema: listOf(item) } };
 }
 
 export interface ListEnvelope<T> {
@@ -112,11 +130,20 @@ export async function listByPosition(
  */
 export function accountList(
   db: Queryable,
-  options: { url: string; table: string; columns: string; defaultLimit?: number; view: (rows: Row[]) => unknown[] | Promise<unknown[]> },
+  options: {
+    url: string;
+    table: string;
+    columns: string;
+    defaultLimit?: number;
+    view: (rows: Row[]) => unknown[] | Promise<unknown[]>;
+    /** The route's summary and the schema of one item `view` returns. */
+    doc?: { summary: string; item: JsonSchema };
+  },
 ): Route {
   return {
     method: 'GET',
     url: options.url,
+    ...(options.doc ? { doc: listDoc(options.doc.summary, options.doc.item, { defaultLimit: options.defaultLimit }) } : {}),
     async handler({ principal, query }) {
       const { rows, hasMore } = await listPage(db, {
         table: options.table,

@@ -1,6 +1,7 @@
 // A route as a concept declares it: framework-free, so concepts never import Fastify.
 // http/app.ts mounts every concept's routes from one visible list.
 import type { Queryable } from '../db/database.js';
+import type { JsonSchema } from './schema.js';
 
 export interface Principal {
   accountId: string;
@@ -67,5 +68,41 @@ export interface Route {
   bodyShape?: 'object' | 'array' | 'json' | 'multipart' | 'form';
   /** 'multipart' routes: the largest file part accepted, bytes (default: the JSON body limit). */
   maxFileBytes?: number;
+  /** What GET /openapi.json says of this route (src/openapi/); test/http/openapi.test.ts fails for a route without one. */
+  doc?: RouteDoc;
   handler(ctx: RouteContext): Promise<RouteResult>;
+}
+
+/**
+ * A route's description, written beside its handler and kept to what the handler checks:
+ * the fields it reads, which are required, their types, values and limits. Path parameters
+ * come from the url (`:id`); the access, Idempotency-Key and body's media type from the route.
+ */
+export interface RouteDoc {
+  summary: string;
+  description?: string;
+  /** Default: the url's first segment. */
+  tags?: string[];
+  /** Path parameters' schemas by name; a parameter not given is a string. */
+  params?: Record<string, JsonSchema>;
+  /** Query parameters by name, each optional unless named in `requiredQuery`. */
+  query?: Record<string, JsonSchema>;
+  requiredQuery?: string[];
+  /** Request headers the handler reads (Idempotency-Key is added for `idempotent` routes). */
+  headers?: Record<string, JsonSchema>;
+  /** The body: JSON, or for 'multipart' and 'form' routes the form's fields. */
+  body?: JsonSchema;
+  response: ResponseDoc;
+  /** Postline's own, not a route of Resend's API (OpenAPI `x-postline-addition`). */
+  addition?: true;
+}
+
+export interface ResponseDoc {
+  status: number;
+  description?: string;
+  /** Default: application/json. */
+  contentType?: string;
+  /** None for a body-less answer (a redirect). */
+  schema?: JsonSchema;
+  headers?: Record<string, JsonSchema>;
 }
