@@ -2,6 +2,7 @@
 // `RetrievedAttachment`): its metadata and a signed download URL on POSTLINE_PUBLIC_URL that
 // works without an API key until it expires (download-attachment.ts checks it).
 import { isoTimestamp } from '../api/format.js';
+import { constant, integer, isoTime, nullable, object, oneOfValues, string, uuid } from '../api/schema.js';
 import type { Row } from '../db/database.js';
 import type { UrlSigner } from '../signing/url-signing.js';
 
@@ -20,6 +21,19 @@ function downloadUrl(links: DownloadLinks, id: string, expiresAt: Date): string 
   const signature = links.signer.sign(id, expires);
   return `${links.publicUrl}/downloads/attachments/${id}?expires=${expires}&signature=${signature}`;
 }
+
+/** attachmentSummary's shape, for the routes' docs. */
+export const ATTACHMENT_SUMMARY_SCHEMA = object({
+  id: uuid(),
+  filename: nullable(string()),
+  content_type: string(),
+  content_id: nullable(string()),
+  content_disposition: oneOfValues(['inline', 'attachment']),
+  size: integer({ description: 'Bytes.' }),
+  download_url: string({ format: 'uri', description: 'Works without an API key until `expires_at`.' }),
+  expires_at: isoTime(),
+});
+export const ATTACHMENT_SCHEMA = object({ object: constant('attachment'), ...ATTACHMENT_SUMMARY_SCHEMA.properties });
 
 /** A list item; GET of one attachment adds `object`. */
 export function attachmentSummary(row: Row, links: DownloadLinks, now = Date.now()) {

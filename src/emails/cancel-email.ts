@@ -7,6 +7,7 @@
 import { notFound, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
+import { objectId } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { outboundEvent, recordEvents, type EmailForEvent } from '../events/record-events.js';
 
@@ -14,6 +15,7 @@ export function cancelEmail(db: Db): Route {
   return {
     method: 'POST',
     url: '/emails/:id/cancel',
+    doc: { summary: 'Cancel a scheduled email', response: { status: 200, schema: objectId('email') } },
     async handler({ principal, params }) {
       const id = params.id!;
       await db.tx(async (q) => {

@@ -6,6 +6,7 @@
 import { notFound, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
+import { SIGNED_URL_QUERY } from '../signing/url-signing.js';
 import type { Db } from '../db/database.js';
 import { signedMessageSql } from '../email-row/stored-message.js';
 import type { UrlSigner } from '../signing/url-signing.js';
@@ -23,6 +24,13 @@ export function downloadAttachment(db: Db, signer: () => Promise<UrlSigner>): Ro
     method: 'GET',
     url: '/downloads/attachments/:id',
     access: 'public',
+    doc: {
+      summary: "An attachment's bytes, through the signed URL the API gives",
+      addition: true,
+      query: SIGNED_URL_QUERY,
+      requiredQuery: ['expires', 'signature'],
+      response: { status: 200, contentType: 'application/octet-stream', description: 'The file, with its own content type, as a download.' },
+    },
     async handler({ params, query }) {
       const { expires, signature } = query;
       const valid = isUuid(params.id) && /^\d{1,12}$/.test(expires ?? '') && typeof signature === 'string';

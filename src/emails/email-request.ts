@@ -4,6 +4,7 @@
 import { missingField, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import { MAX_EMAIL_BYTES, MAX_EMAIL_SIZE, MAX_RECIPIENTS } from '../api/limits.js';
+import { array, input, integer, type JsonSchema, number, SINGLE_LINE_TEXT, string, uuid } from '../api/schema.js';
 import { assertSingleLine, rejectUnknown, type Body } from '../api/validate.js';
 import { parseMailbox, type Mailbox } from '../mailbox/mailbox.js';
 import { parseAttachments, type AttachmentRequest } from './attachments.js';
@@ -81,6 +82,81 @@ const OWNED_HEADERS = new Set([
 /** RFC 5322 §3.6.8 field-name: printable ASCII except ':'. */
 const FIELD_NAME = /^[!-9;-~]{1,100}$/;
 const TAG = /^[A-Za-z0-9_-]{1,256}$/;
+
+const mailbox = (description: string) => string({ minLength: 1, description: `${description}: \`addr\` or \`Name <addr>\`.` });
+const addresses = (description: string, minItems = 0): JsonSchema => ({
+  description,
+  oneOf: [mailbox('An address'), array(mailbox('An address'), { minItems, maxItems: MAX_RECIPIENTS })],
+});
+const tagPart = string({ pattern: TAG.source });
+const ATTACHMENT_SCHEMA: JsonSchema = input(
+  {
+    content: {
+      description: 'The file, base64-encoded, or a Node Buffer as JSON.',
+      oneOf: [
+        string({ contentEncoding: 'base64', minLength: 1 }),
+        input({ type: { const: 'Buffer' }, data: array(integer({ minimum: 0, maximum: 255 })) }, ['type', 'data']),
+      ],
+    },
+    path: string({ format: 'uri', description: 'An http(s) URL the file is fetched from (instead of `content`).' }),
+    filename: string({ maxLength: 255, pattern: '^[^\\r\\n\\u0000]*$' }),
+    content_type: string({ description: 'A media type such as `application/pdf`; default: from the file name.' }),
+    content_id: string({ pattern: '^[!-;=?-~]{1,127}$', description: 'Makes it an inline part, referenced from the html as `cid:<content_id>`.' }),
+  },
+  [],
+  { oneOf: [{ required: ['content'] }, { required: ['path'] }] },
+);
+
+/**
+ * The JSON Schema of what parseEmailRequest accepts (POST /emails, each email of a batch):
+ * change the two together. `from` and `subject` may also come from a template; the schema
+ * asks for them, as Resend's does.
+ */
+export function emailRequestSchema(options: { batch?: boolean } = {}): JsonSchema {
+  const fields: Record<string, JsonSchema> = {
+    from: mailbox('The sender'),
+    to: addresses(`The recipients, at most ${MAX_RECIPIENTS}.`, 1),
+    subject: string({ pattern: SINGLE_LINE_TEXT }),
+    cc: addresses(`At most ${MAX_RECIPIENTS}.`),
+    bcc: addresses(`At most ${MAX_RECIPIENTS}.`),
+    reply_to: addresses(`At most ${MAX_RECIPIENTS}.`),
+    html: string(),
+    text: string({ description: 'The plain text part; default: made from the html; "" for none.' }),
+    headers: {
+      type: 'object',
+      description: 'Extra header fields; not those the fields above set (From, To, Subject, Message-ID, …).',
+      propertyNames: { pattern: FIELD_NAME.source },
+      additionalProperties: string({ pattern: '^[^\\r\\n\\u0000]*$' }),
+    },
+    tags: array(input({ name: tagPart, value: tagPart }, ['name', 'value'])),
+    ...(options.batch
+      ? {}
+      : {
+          scheduled_at: string({ description: 'When to send: ISO 8601, or natural language ("in 1 min", "tomorrow at 9am"); at most 30 days ahead.' }),
+          attachments: array(ATTACHMENT_SCHEMA, { description: `All of the email at most ${MAX_EMAIL_SIZE} once base64-encoded.` }),
+        }),
+    topic_id: uuid('Send only to recipients subscribed to this topic.'),
+    template: input(
+      {
+        id: string({ minLength: 1, description: 'A published template: its id or alias.' }),
+        variables: { type: 'object', additionalProperties: { oneOf: [string(), number()] } },
+      },
+      ['id'],
+    ),
+  };
+  return input(fields, ['from', 'to', 'subject'], {
+    // html or text, or a template instead of both.
+    oneOf: [
+      {
+        anyOf: [
+          { required: ['html'], properties: { html: string({ minLength: 1 }) } },
+          { required: ['text'], properties: { text: string({ minLength: 1 }) } },
+        ],
+      },
+      { required: ['template'] },
+    ],
+  });
+}
 
 const present = (body: Body, field: string) => body[field] !== undefined && body[field] !== null;
 

@@ -3,12 +3,13 @@ import { notFound } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { ATTACHMENT_COLUMNS, attachmentDetail, type DownloadLinks } from './attachment-view.js';
+import { ATTACHMENT_COLUMNS, ATTACHMENT_SCHEMA, attachmentDetail, type DownloadLinks } from './attachment-view.js';
 
 export function getAttachment(db: Db, links: () => Promise<DownloadLinks>): Route {
   return {
     method: 'GET',
     url: '/emails/:id/attachments/:attachment_id',
+    doc: { summary: "Retrieve an email's attachment", response: { status: 200, schema: ATTACHMENT_SCHEMA } },
     async handler({ principal, params }) {
       if (!isUuid(params.id)) throw notFound('Email');
       const row = isUuid(params.attachment_id)

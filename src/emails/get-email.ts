@@ -3,13 +3,14 @@ import { notFound } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { DETAIL_COLUMNS, emailDetail } from './email-view.js';
+import { DETAIL_COLUMNS, EMAIL_SCHEMA, emailDetail } from './email-view.js';
 import { bodiesOfSubmitted } from './submitted-message.js';
 
 export function getEmail(db: Db): Route {
   return {
     method: 'GET',
     url: '/emails/:id',
+    doc: { summary: 'Retrieve an email', response: { status: 200, schema: EMAIL_SCHEMA } },
     async handler({ principal, params }) {
       const row = isUuid(params.id)
         ? await db.one(`SELECT ${DETAIL_COLUMNS} FROM emails WHERE id = $1 AND account_id = $2`, [params.id, principal.accountId])

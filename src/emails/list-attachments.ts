@@ -3,15 +3,16 @@
 // `limit` an email's attachments come in one page (up to 100).
 import { notFound } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
-import { envelope, listByPosition, parsePage } from '../api/pagination.js';
+import { envelope, listByPosition, listDoc, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { ATTACHMENT_COLUMNS, attachmentSummary, type DownloadLinks } from './attachment-view.js';
+import { ATTACHMENT_COLUMNS, ATTACHMENT_SUMMARY_SCHEMA, attachmentSummary, type DownloadLinks } from './attachment-view.js';
 
 export function listAttachments(db: Db, links: () => Promise<DownloadLinks>): Route {
   return {
     method: 'GET',
     url: '/emails/:id/attachments',
+    doc: listDoc("List an email's attachments", ATTACHMENT_SUMMARY_SCHEMA, { defaultLimit: 100 }),
     async handler({ principal, params, query }) {
       const page = parsePage(query, { defaultLimit: 100 });
       const email = isUuid(params.id) ? await db.one(`SELECT id FROM emails WHERE id = $1 AND account_id = $2`, [params.id, principal.accountId]) : undefined;

@@ -5,8 +5,9 @@
 import { validation } from '../api/errors.js';
 import { MAX_BATCH_EMAILS } from '../api/limits.js';
 import type { Route } from '../api/route.js';
+import { array, integer, object, oneOfValues, string, uuid } from '../api/schema.js';
 import { acceptEmails, type AcceptDeps, type AcceptResult } from './accept.js';
-import { parseEmailRequest } from './email-request.js';
+import { emailRequestSchema, parseEmailRequest } from './email-request.js';
 
 function batchMode(header: string | string[] | undefined): 'strict' | 'permissive' {
   if (header === undefined) return 'strict';
@@ -28,6 +29,22 @@ export function sendBatchEmails(deps: AcceptDeps): Route {
     access: 'sending',
     idempotent: true,
     bodyShape: 'array',
+    doc: {
+      summary: 'Send up to 100 emails at once',
+      headers: {
+        'x-batch-validation': oneOfValues(['strict', 'permissive'], {
+          default: 'strict',
+          description: 'strict: one invalid email refuses the batch; permissive: the valid ones are sent and the others listed in `errors`.',
+        }),
+      },
+      body: array(emailRequestSchema({ batch: true }), { minItems: 1, maxItems: MAX_BATCH_EMAILS }),
+      response: {
+        status: 200,
+        schema: object({ data: array(object({ id: uuid() })), errors: array(object({ index: integer(), message: string() })) }, ['data'], {
+          description: '`errors` only in permissive mode.',
+        }),
+      },
+    },
     async handler(ctx) {
       const mode = batchMode(ctx.headers['x-batch-validation']);
       const payloads = ctx.body as unknown[];

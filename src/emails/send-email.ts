@@ -1,7 +1,8 @@
 // POST /emails: one email through the accept pipeline; 200 {id} once it is committed.
 import type { Route } from '../api/route.js';
+import { object, uuid } from '../api/schema.js';
 import { acceptEmails, type AcceptDeps } from './accept.js';
-import { parseEmailRequest } from './email-request.js';
+import { emailRequestSchema, parseEmailRequest } from './email-request.js';
 
 export function sendEmail(deps: AcceptDeps): Route {
   return {
@@ -9,6 +10,7 @@ export function sendEmail(deps: AcceptDeps): Route {
     url: '/emails',
     access: 'sending',
     idempotent: true,
+    doc: { summary: 'Send an email', body: emailRequestSchema(), response: { status: 200, schema: object({ id: uuid() }) } },
     async handler(ctx) {
       const { ids } = await acceptEmails(deps, {
         principal: ctx.principal,

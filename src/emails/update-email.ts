@@ -6,6 +6,7 @@
 import { missingField, notFound, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
+import { input, objectId, string } from '../api/schema.js';
 import { objectBody, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import { parseScheduledAt } from './schedule.js';
@@ -14,6 +15,11 @@ export function updateEmail(db: Db): Route {
   return {
     method: 'PATCH',
     url: '/emails/:id',
+    doc: {
+      summary: 'Reschedule a scheduled email',
+      body: input({ scheduled_at: string({ description: 'ISO 8601, or natural language ("in 1 min"); at most 30 days ahead.' }) }, ['scheduled_at']),
+      response: { status: 200, schema: objectId('email') },
+    },
     async handler({ principal, params, body }) {
       const id = params.id!;
       const fields = objectBody(body);

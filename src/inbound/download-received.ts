@@ -10,6 +10,7 @@
 import { ApiError, notFound, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
+import { SIGNED_URL_QUERY } from '../signing/url-signing.js';
 import type { Db } from '../db/database.js';
 import type { UrlSigner } from '../signing/url-signing.js';
 import { attachmentBytes, parseMime } from './received-message.js';
@@ -40,6 +41,13 @@ export function downloadReceivedEmail(db: Db, signer: () => Promise<UrlSigner>):
     method: 'GET',
     url: '/downloads/received-emails/:id',
     access: 'public',
+    doc: {
+      summary: 'A received message as it arrived, through the signed URL the API gives',
+      addition: true,
+      query: SIGNED_URL_QUERY,
+      requiredQuery: ['expires', 'signature'],
+      response: { status: 200, contentType: 'message/rfc822', description: 'The raw message, as a download.' },
+    },
     async handler({ params, query }) {
       await checkSignature(signer, 'raw', params.id, query);
       const row = await db.one<{ raw: Buffer }>(`SELECT m.raw FROM received_emails r JOIN inbound_messages m ON m.id = r.inbound_message_id WHERE r.id = $1`, [
@@ -60,6 +68,13 @@ export function downloadReceivedAttachment(db: Db, signer: () => Promise<UrlSign
     method: 'GET',
     url: '/downloads/received-attachments/:id',
     access: 'public',
+    doc: {
+      summary: "A received attachment's bytes, through the signed URL the API gives",
+      addition: true,
+      query: SIGNED_URL_QUERY,
+      requiredQuery: ['expires', 'signature'],
+      response: { status: 200, contentType: 'application/octet-stream', description: 'The file, with its own content type, as a download.' },
+    },
     async handler({ params, query }) {
       await checkSignature(signer, 'attachment', params.id, query);
       const row = await db.one(

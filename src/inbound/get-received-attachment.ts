@@ -3,13 +3,18 @@
 import { notFound } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
+import { constant, object } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import { attachmentWithUrl, RECEIVED_ATTACHMENT_COLUMNS, type ReceivedLinks } from './received-view.js';
+import { attachmentWithUrl, RECEIVED_ATTACHMENT_COLUMNS, RECEIVED_ATTACHMENT_SCHEMA, type ReceivedLinks } from './received-view.js';
 
 export function getReceivedAttachment(db: Db, links: () => Promise<ReceivedLinks>): Route {
   return {
     method: 'GET',
     url: '/emails/receiving/:id/attachments/:attachment_id',
+    doc: {
+      summary: "Retrieve a received email's attachment",
+      response: { status: 200, schema: object({ object: constant('attachment'), ...RECEIVED_ATTACHMENT_SCHEMA.properties }) },
+    },
     async handler({ principal, params }) {
       if (!isUuid(params.id)) throw notFound('Email');
       const row = isUuid(params.attachment_id)

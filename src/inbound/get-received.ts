@@ -5,10 +5,11 @@
 import { ApiError, notFound } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
+import { oneOfValues } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { inlineImages, referencesCid } from './inline-images.js';
 import { parseMime } from './received-message.js';
-import { attachmentsOf, headerObject, RECEIVED_COLUMNS, receivedSummary, signedDownload, type ReceivedLinks } from './received-view.js';
+import { attachmentsOf, headerObject, RECEIVED_COLUMNS, RECEIVED_SCHEMA, receivedSummary, signedDownload, type ReceivedLinks } from './received-view.js';
 
 const HTML_FORMATS = ['data_uri', 'cid'] as const;
 
@@ -16,6 +17,13 @@ export function getReceived(db: Db, links: () => Promise<ReceivedLinks>): Route 
   return {
     method: 'GET',
     url: '/emails/receiving/:id',
+    doc: {
+      summary: 'Retrieve a received email',
+      query: {
+        html_format: oneOfValues(HTML_FORMATS, { default: 'data_uri', description: 'How inline images appear in the html: data: URIs, or cid: references.' }),
+      },
+      response: { status: 200, schema: RECEIVED_SCHEMA },
+    },
     async handler({ principal, params, query }) {
       const format = query.html_format ?? 'data_uri';
       if (!(HTML_FORMATS as readonly string[]).includes(format)) {

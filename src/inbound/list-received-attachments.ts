@@ -3,15 +3,16 @@
 // (limit, after, before); without `limit` an email's attachments come in one page (up to 100).
 import { notFound } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
-import { envelope, listByPosition, parsePage } from '../api/pagination.js';
+import { envelope, listByPosition, listDoc, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { attachmentWithUrl, RECEIVED_ATTACHMENT_COLUMNS, type ReceivedLinks } from './received-view.js';
+import { attachmentWithUrl, RECEIVED_ATTACHMENT_COLUMNS, RECEIVED_ATTACHMENT_SCHEMA, type ReceivedLinks } from './received-view.js';
 
 export function listReceivedAttachments(db: Db, links: () => Promise<ReceivedLinks>): Route {
   return {
     method: 'GET',
     url: '/emails/receiving/:id/attachments',
+    doc: listDoc("List a received email's attachments", RECEIVED_ATTACHMENT_SCHEMA, { defaultLimit: 100 }),
     async handler({ principal, params, query }) {
       const page = parsePage(query, { defaultLimit: 100 });
       const email = isUuid(params.id)

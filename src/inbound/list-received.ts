@@ -4,7 +4,7 @@
 import { accountList } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { attachmentsOf, RECEIVED_COLUMNS, receivedSummary } from './received-view.js';
+import { attachmentsOf, RECEIVED_COLUMNS, RECEIVED_SUMMARY_SCHEMA, receivedSummary } from './received-view.js';
 
 export function listReceived(db: Db): Route {
   return accountList(db, {
@@ -12,6 +12,7 @@ export function listReceived(db: Db): Route {
     table: 'received_emails',
     columns: RECEIVED_COLUMNS,
     defaultLimit: 100,
+    doc: { summary: 'List received emails', item: RECEIVED_SUMMARY_SCHEMA },
     async view(rows) {
       const attachments = await attachmentsOf(
         db,

@@ -3,6 +3,7 @@
 // signed download URLs (raw message, attachments) on POSTLINE_PUBLIC_URL that work without an
 // API key until they expire (download-received.ts checks them).
 import { isoTimestamp } from '../api/format.js';
+import { array, constant, integer, isoTime, nullable, object, string, uuid } from '../api/schema.js';
 import type { Queryable, Row } from '../db/database.js';
 import type { ReceivedEventData } from '../events/payloads.js';
 import type { UrlSigner } from '../signing/url-signing.js';
@@ -31,6 +32,48 @@ export function signedDownload(links: ReceivedLinks, kind: DownloadKind, id: str
     expires_at: isoTimestamp(expiresAt)!,
   };
 }
+
+const EMBEDDED_ATTACHMENT_SCHEMA = object({
+  id: uuid(),
+  filename: nullable(string()),
+  size: integer({ description: 'Bytes.' }),
+  content_type: string(),
+  content_id: nullable(string()),
+  content_disposition: nullable(string()),
+});
+const SIGNED_DOWNLOAD_SCHEMA = {
+  download_url: string({ format: 'uri', description: 'Works without an API key until `expires_at`.' }),
+  expires_at: isoTime(),
+};
+
+/** attachmentWithUrl's shape, for the routes' docs; GET of one adds `object`. */
+export const RECEIVED_ATTACHMENT_SCHEMA = object({ ...EMBEDDED_ATTACHMENT_SCHEMA.properties, ...SIGNED_DOWNLOAD_SCHEMA });
+
+const addresses = array(string());
+/** receivedSummary's shape. */
+export const RECEIVED_SUMMARY_SCHEMA = object({
+  id: uuid(),
+  to: addresses,
+  from: string(),
+  created_at: isoTime(),
+  subject: string(),
+  bcc: addresses,
+  cc: addresses,
+  reply_to: addresses,
+  received_for: addresses,
+  message_id: nullable(string()),
+  attachments: array(EMBEDDED_ATTACHMENT_SCHEMA),
+});
+/** GET /emails/receiving/:id's answer. */
+export const RECEIVED_SCHEMA = object({
+  object: constant('email'),
+  ...RECEIVED_SUMMARY_SCHEMA.properties,
+  html: nullable(string()),
+  text: nullable(string()),
+  headers: { type: 'object', additionalProperties: string() },
+  raw: object(SIGNED_DOWNLOAD_SCHEMA),
+  html_format: string(),
+});
 
 /** The attachment metadata embedded in a received email (no URL: those come from the attachment routes). */
 function embeddedAttachment(row: Row) {

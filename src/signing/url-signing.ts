@@ -4,6 +4,7 @@
 // its own key derived from the secret and the purpose, so a signature made for one use (a
 // tracking link) is worthless for another (an attachment download).
 import crypto from 'node:crypto';
+import { type JsonSchema, string } from '../api/schema.js';
 import type { Queryable } from '../db/database.js';
 
 type SigningPurpose = 'attachment-download' | 'received-download' | 'open-tracking' | 'click-tracking' | 'unsubscribe';
@@ -28,6 +29,12 @@ function serverSecret(db: Queryable): Promise<Buffer> {
   }
   return secret;
 }
+
+/** The query of an expiring download URL (the attachment and received-mail downloads), for their routes' docs. */
+export const SIGNED_URL_QUERY: Record<string, JsonSchema> = {
+  expires: string({ pattern: '^\\d{1,12}$', description: 'When the URL stops working, Unix seconds.' }),
+  signature: string({ pattern: `^[A-Za-z0-9_-]{${Math.ceil((SIGNATURE_BYTES * 4) / 3)}}$` }),
+};
 
 export class UrlSigner {
   constructor(private readonly key: Buffer) {}

@@ -8,6 +8,7 @@
 import { notFound } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
+import { string, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import type { UrlSigner } from '../signing/url-signing.js';
 import { emailExists, recordEngagement } from './record-engagement.js';
@@ -17,6 +18,14 @@ export function clickRedirect(db: Db, signer: () => Promise<UrlSigner>): Route {
     method: 'GET',
     url: '/t/c/:email_id/:signature',
     access: 'public',
+    doc: {
+      summary: 'A tracked link of an email (records email.clicked, then redirects)',
+      addition: true,
+      params: { email_id: uuid() },
+      query: { url: string({ description: 'The destination, as the signature covers it.' }) },
+      requiredQuery: ['url'],
+      response: { status: 302, description: 'To the destination.', headers: { location: string({ format: 'uri' }) } },
+    },
     async handler({ params, query, headers, ip, method }) {
       const emailId = params.email_id!;
       const url = query.url;

@@ -6,6 +6,7 @@
 import { notFound } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
+import { uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import type { UrlSigner } from '../signing/url-signing.js';
 import { emailExists, recordEngagement } from './record-engagement.js';
@@ -17,6 +18,12 @@ export function openPixel(db: Db, signer: () => Promise<UrlSigner>): Route {
     method: 'GET',
     url: '/t/o/:email_id/:signature',
     access: 'public',
+    doc: {
+      summary: 'The open-tracking pixel of an email (records email.opened)',
+      addition: true,
+      params: { email_id: uuid() },
+      response: { status: 200, contentType: 'image/gif', description: 'A 1×1 transparent GIF.' },
+    },
     async handler({ params, method }) {
       const emailId = params.email_id!;
       if (!isUuid(emailId) || !(await signer()).verify(params.signature!, emailId)) throw notFound('Email');
