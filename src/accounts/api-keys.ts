@@ -2,8 +2,9 @@
 import crypto from 'node:crypto';
 import { ApiError, notFound } from '../api/errors.js';
 import { restTimestamp, isUuid } from '../api/format.js';
-import { envelope, listPage, parsePage } from '../api/pagination.js';
+import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Principal, Route } from '../api/route.js';
+import { deletedObject, input, nullable, object, objectId, oneOfValues, restTime, string, uuid } from '../api/schema.js';
 import { objectBody, optionalEnum, optionalString, rejectUnknown, requiredString } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import { hashToken, newToken } from './tokens.js';
@@ -46,6 +47,18 @@ export class ApiKeys {
       {
         method: 'POST',
         url: '/api-keys',
+        doc: {
+          summary: 'Create an API key',
+          body: input(
+            {
+              name: string({ maxLength: 50 }),
+              permission: oneOfValues(['full_access', 'sending_access'], { default: 'full_access' }),
+              domain_id: uuid('sending_access only: the one domain the key may send from.'),
+            },
+            ['name'],
+          ),
+          response: { status: 201, schema: object({ id: uuid(), token: string({ description: 'The key itself, shown only now.' }) }) },
+        },
         async handler({ principal, body: raw }) {
           const body = objectBody(raw);
           rejectUnknown(body, ['name', 'permission', 'domain_id']);
@@ -82,6 +95,9 @@ export class ApiKeys {
       {
         method: 'GET',
         url: '/api-keys',
+        doc: listDoc('List API keys', object({ id: uuid(), name: string(), created_at: restTime(), last_used_at: nullable(restTime()) }), {
+          defaultLimit: 100,
+        }),
         async handler({ principal, query }) {
           const page = parsePage(query, { defaultLimit: 100 });
           const { rows, hasMore } = await listPage(db, {
@@ -102,6 +118,7 @@ export class ApiKeys {
       {
         method: 'PATCH',
         url: '/api-keys/:id',
+        doc: { summary: 'Rename an API key', body: input({ name: string({ maxLength: 50 }) }), response: { status: 200, schema: objectId('api_key') } },
         async handler({ principal, params, body: raw }) {
           const body = objectBody(raw);
           rejectUnknown(body, ['name']);
@@ -120,6 +137,7 @@ export class ApiKeys {
       {
         method: 'DELETE',
         url: '/api-keys/:id',
+        doc: { summary: 'Delete an API key', response: { status: 200, schema: deletedObject('api_key') } },
         handler: async ({ principal, params }) => {
           const row = isUuid(params.id)
             ? await db.one('DELETE FROM api_keys WHERE id = $1 AND account_id = $2 RETURNING id', [params.id, principal.accountId])

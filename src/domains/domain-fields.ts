@@ -1,5 +1,6 @@
 // Validation of the fields POST and PATCH /domains share.
 import { ApiError, validation } from '../api/errors.js';
+import { boolean, input, type JsonSchema, oneOfValues, string } from '../api/schema.js';
 import { optionalBoolean, optionalEnum, optionalString, rejectUnknown, type Body } from '../api/validate.js';
 
 export const REGIONS = ['us-east-1', 'eu-west-1', 'sa-east-1', 'ap-northeast-1'] as const;
@@ -51,5 +52,27 @@ export function parseSettings(body: Body): DomainSettings {
   }
   return settings;
 }
+
+/** LABEL, case-insensitive, as a JSON Schema pattern (without look-arounds). */
+const LABEL_SCHEMA = string({ maxLength: 63, pattern: '^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$' });
+const SETTINGS_SCHEMA: Record<string, JsonSchema> = {
+  open_tracking: boolean(),
+  click_tracking: boolean(),
+  tls: oneOfValues(['opportunistic', 'enforced'], { description: 'enforced: never deliver without TLS.' }),
+  capabilities: input({ sending: oneOfValues(['enabled', 'disabled']), receiving: oneOfValues(['enabled', 'disabled']) }),
+  tracking_subdomain: LABEL_SCHEMA,
+};
+
+/** The bodies of POST /domains and PATCH /domains/:id, as parseDomainName, parseLabel and parseSettings read them. */
+export const CREATE_DOMAIN_SCHEMA = input(
+  {
+    name: string({ format: 'hostname', maxLength: 253, description: 'A domain name of at least two labels.' }),
+    region: oneOfValues(REGIONS, { default: 'us-east-1' }),
+    custom_return_path: { ...LABEL_SCHEMA, default: 'send' },
+    ...SETTINGS_SCHEMA,
+  },
+  ['name'],
+);
+export const UPDATE_DOMAIN_SCHEMA = input(SETTINGS_SCHEMA);
 
 export const invalidRegion = () => new ApiError('invalid_region', `Region must be ${REGIONS.map((r) => `"${r}"`).join(' | ')}`);

@@ -1,6 +1,7 @@
 // How a domain row appears on the wire: REST (records labelled "Receiving") and webhook
 // payloads (ISO timestamps, "Receiving MX").
 import { isoTimestamp, restTimestamp } from '../api/format.js';
+import { array, boolean, constant, integer, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
 import type { Row } from '../db/database.js';
 import type { DomainEventData } from '../events/payloads.js';
 import { expectedRecords, type RecordStatus } from './dns-records.js';
@@ -33,6 +34,42 @@ const capabilities = (row: Row) => ({
   sending: row.sending_enabled ? 'enabled' : 'disabled',
   receiving: row.receiving_enabled ? 'enabled' : 'disabled',
 });
+
+const CAPABILITIES_SCHEMA = object({ sending: oneOfValues(['enabled', 'disabled']), receiving: oneOfValues(['enabled', 'disabled']) });
+
+/** domainSummary's shape, for the routes' docs. */
+export const DOMAIN_SUMMARY_SCHEMA = object({
+  id: uuid(),
+  name: string(),
+  status: string({ description: 'not_started until verified, then verified, pending, failed or temporary_failure.' }),
+  created_at: restTime(),
+  region: string(),
+  capabilities: CAPABILITIES_SCHEMA,
+});
+
+const RECORD_SCHEMA = object(
+  {
+    record: oneOfValues(['DKIM', 'SPF', 'DMARC', 'Receiving']),
+    name: string(),
+    type: oneOfValues(['TXT', 'MX']),
+    ttl: string(),
+    status: oneOfValues(['not_started', 'pending', 'verified', 'failed', 'temporary_failure']),
+    value: string(),
+    priority: integer(),
+  },
+  ['record', 'name', 'type', 'ttl', 'status', 'value'],
+);
+
+/** What POST /domains answers: domainDetail without `object`. */
+export const CREATED_DOMAIN_SCHEMA = object({
+  ...DOMAIN_SUMMARY_SCHEMA.properties,
+  open_tracking: boolean(),
+  click_tracking: boolean(),
+  tracking_subdomain: nullable(string()),
+  records: array(RECORD_SCHEMA),
+});
+/** domainDetail's shape. */
+export const DOMAIN_SCHEMA = object({ object: constant('domain'), ...CREATED_DOMAIN_SCHEMA.properties });
 
 export function domainSummary(row: Row) {
   return {

@@ -5,15 +5,25 @@ import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import { ApiError, notFound } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
-import { envelope, listPage, parsePage } from '../api/pagination.js';
+import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Principal, Route } from '../api/route.js';
+import { deletedObject, objectId } from '../api/schema.js';
 import { objectBody, optionalEnum, rejectUnknown, requiredString } from '../api/validate.js';
 import type { Db, Queryable, Row } from '../db/database.js';
 import type { DnsResolver } from '../dns/resolver.js';
 import { recordEvents } from '../events/record-events.js';
 import { expectedRecords, verifyRecords } from './dns-records.js';
-import { invalidRegion, parseDomainName, parseLabel, parseSettings, REGIONS, type DomainSettings } from './domain-fields.js';
-import { DOMAIN_COLUMNS, domainDetail, domainEventData, domainSummary } from './domain-view.js';
+import {
+  CREATE_DOMAIN_SCHEMA,
+  invalidRegion,
+  parseDomainName,
+  parseLabel,
+  parseSettings,
+  REGIONS,
+  UPDATE_DOMAIN_SCHEMA,
+  type DomainSettings,
+} from './domain-fields.js';
+import { CREATED_DOMAIN_SCHEMA, DOMAIN_COLUMNS, DOMAIN_SCHEMA, DOMAIN_SUMMARY_SCHEMA, domainDetail, domainEventData, domainSummary } from './domain-view.js';
 
 const generateKeyPair = promisify(crypto.generateKeyPair);
 const DKIM_SELECTOR = 'postline';
@@ -153,10 +163,20 @@ export class Domains {
   routes(): Route[] {
     const db = this.deps.db;
     return [
-      { method: 'POST', url: '/domains', handler: async (c) => ({ status: 201, body: await this.create(c.principal, c.body) }) },
+      {
+        method: 'POST',
+        url: '/domains',
+        doc: {
+          summary: 'Create a domain',
+          body: CREATE_DOMAIN_SCHEMA,
+          response: { status: 201, schema: CREATED_DOMAIN_SCHEMA },
+        },
+        handler: async (c) => ({ status: 201, body: await this.create(c.principal, c.body) }),
+      },
       {
         method: 'GET',
         url: '/domains',
+        doc: listDoc('List domains', DOMAIN_SUMMARY_SCHEMA, { defaultLimit: 100 }),
         handler: async ({ principal, query }) => {
           const { rows, hasMore } = await listPage(db, {
             table: 'domains',
@@ -171,11 +191,27 @@ export class Domains {
       {
         method: 'GET',
         url: '/domains/:id',
+        doc: { summary: 'Retrieve a domain', response: { status: 200, schema: DOMAIN_SCHEMA } },
         handler: async ({ principal, params }) => ({ body: domainDetail(await this.find(db, principal, params.id!), this.deps.mtaHost) }),
       },
-      { method: 'PATCH', url: '/domains/:id', handler: async (c) => ({ body: await this.update(c.principal, c.params.id!, c.body) }) },
-      { method: 'DELETE', url: '/domains/:id', handler: async (c) => ({ body: await this.remove(c.principal, c.params.id!) }) },
-      { method: 'POST', url: '/domains/:id/verify', handler: async (c) => ({ body: await this.verify(c.principal, c.params.id!) }) },
+      {
+        method: 'PATCH',
+        url: '/domains/:id',
+        doc: { summary: "Update a domain's settings", body: UPDATE_DOMAIN_SCHEMA, response: { status: 200, schema: objectId('domain') } },
+        handler: async (c) => ({ body: await this.update(c.principal, c.params.id!, c.body) }),
+      },
+      {
+        method: 'DELETE',
+        url: '/domains/:id',
+        doc: { summary: 'Delete a domain', response: { status: 200, schema: deletedObject('domain') } },
+        handler: async (c) => ({ body: await this.remove(c.principal, c.params.id!) }),
+      },
+      {
+        method: 'POST',
+        url: '/domains/:id/verify',
+        doc: { summary: "Check a domain's DNS records now", response: { status: 200, schema: objectId('domain') } },
+        handler: async (c) => ({ body: await this.verify(c.principal, c.params.id!) }),
+      },
     ];
   }
 }

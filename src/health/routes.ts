@@ -4,6 +4,7 @@
 // runs. /readyz answers 503 while the node is starting (the API listens before the other
 // roles are up) and from the moment it begins to stop.
 import type { Route } from '../api/route.js';
+import { constant, object, oneOfValues, string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { pendingMigrations } from '../db/migrate.js';
 
@@ -14,6 +15,8 @@ export interface NodeState {
   /** Each role this node was started with, and whether it runs now. */
   roles(): Record<string, 'running' | 'stopped'>;
 }
+
+const ROLES_SCHEMA = { type: 'object' as const, additionalProperties: oneOfValues(['running', 'stopped']) };
 
 /** A database that does not answer within this is as good as down for a probe. */
 const DATABASE_DEADLINE_MS = 2_000;
@@ -39,6 +42,7 @@ export function healthRoutes(db: Db, node: NodeState): Route[] {
       method: 'GET',
       url: '/healthz',
       access: 'public',
+      doc: { summary: 'Liveness: the process answers', addition: true, response: { status: 200, schema: object({ status: constant('ok') }) } },
       async handler() {
         return { body: { status: 'ok' } };
       },
@@ -47,6 +51,18 @@ export function healthRoutes(db: Db, node: NodeState): Route[] {
       method: 'GET',
       url: '/readyz',
       access: 'public',
+      doc: {
+        summary: 'Readiness: the database answers, migrations are current and every role of the node runs',
+        description: '503 with the reason (`statusCode`, `name: not_ready`, `message`, `status`, `checks`) while starting, stopping or failing.',
+        addition: true,
+        response: {
+          status: 200,
+          schema: object({
+            status: constant('ready'),
+            checks: object({ database: string(), migrations: string(), roles: ROLES_SCHEMA }),
+          }),
+        },
+      },
       async handler() {
         const roles = node.roles();
         const checks = { ...(await databaseCheck(db)), roles };

@@ -4,8 +4,9 @@
 import crypto from 'node:crypto';
 import { validation, notFound } from '../api/errors.js';
 import { isUuid, restTimestamp } from '../api/format.js';
-import { envelope, listPage, parsePage } from '../api/pagination.js';
+import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
+import { constant, integer, nullable, object, restTime, string, uuid } from '../api/schema.js';
 import type { Db, Queryable, Row } from '../db/database.js';
 
 export interface RequestLogEntry {
@@ -88,6 +89,16 @@ const COLUMNS = [
   ['created_at', 'timestamptz'],
 ] as const;
 
+/** The summary routes() shows of a log, for its docs. */
+const LOG_SUMMARY_SCHEMA = object({
+  id: uuid(),
+  created_at: restTime(),
+  endpoint: string(),
+  method: string(),
+  response_status: integer(),
+  user_agent: nullable(string()),
+});
+
 export class RequestLogs {
   private buffer: unknown[][] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -153,6 +164,7 @@ export class RequestLogs {
       {
         method: 'GET',
         url: '/logs',
+        doc: listDoc('List API request logs', LOG_SUMMARY_SCHEMA),
         handler: async ({ principal, query }) => {
           await this.flush();
           const { rows, hasMore } = await listPage(db, {
@@ -168,6 +180,11 @@ export class RequestLogs {
       {
         method: 'GET',
         url: '/logs/:id',
+        doc: {
+          summary: 'Retrieve an API request log, with its bodies',
+          params: { id: uuid() },
+          response: { status: 200, schema: object({ object: constant('log'), ...LOG_SUMMARY_SCHEMA.properties, request_body: {}, response_body: {} }) },
+        },
         handler: async ({ principal, params }) => {
           if (!isUuid(params.id)) throw validation('The `logId` must be a valid UUID.');
           await this.flush();

@@ -3,14 +3,27 @@
 // entry that was not on the list reads `deleted: false` with the id or address as given.
 import { validation } from '../api/errors.js';
 import type { Route } from '../api/route.js';
+import { array, boolean, constant, input, object, string, uuid } from '../api/schema.js';
 import { objectBody, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
-import { batchList, parseAddress, parseId } from './suppression-fields.js';
+import { ADDRESS_SCHEMA, batchList, batchSchema, parseAddress, parseId } from './suppression-fields.js';
 
 export function batchRemoveSuppressions(db: Db): Route {
   return {
     method: 'POST',
     url: '/suppressions/batch/remove',
+    doc: {
+      summary: 'Remove up to 100 suppressions at once, by address or by id',
+      body: input({ emails: batchSchema(ADDRESS_SCHEMA), ids: batchSchema(uuid()) }, [], { oneOf: [{ required: ['emails'] }, { required: ['ids'] }] }),
+      response: {
+        status: 200,
+        schema: object({
+          data: array(
+            object({ object: constant('suppression'), id: string({ description: 'The id, or as given when it was not listed.' }), deleted: boolean() }),
+          ),
+        }),
+      },
+    },
     async handler({ principal, body: raw }) {
       const body = objectBody(raw);
       rejectUnknown(body, ['emails', 'ids']);

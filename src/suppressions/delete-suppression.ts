@@ -2,13 +2,19 @@
 // so it can be sent to again. An entry that is not there is "Suppression not found".
 import { notFound } from '../api/errors.js';
 import type { Route } from '../api/route.js';
+import { deletedObject } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import { keyCondition } from './suppression-fields.js';
+import { KEY_SCHEMA, keyCondition } from './suppression-fields.js';
 
 export function deleteSuppression(db: Db): Route {
   return {
     method: 'DELETE',
     url: '/suppressions/:suppression',
+    doc: {
+      summary: 'Remove a suppression, by id or address',
+      params: { suppression: KEY_SCHEMA },
+      response: { status: 200, schema: deletedObject('suppression') },
+    },
     async handler({ principal, params }) {
       const key = keyCondition(params.suppression ?? '');
       const row = key

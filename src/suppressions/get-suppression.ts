@@ -2,13 +2,14 @@
 import { notFound } from '../api/errors.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { keyCondition } from './suppression-fields.js';
-import { SUPPRESSION_COLUMNS, suppressionDetail } from './suppression-view.js';
+import { KEY_SCHEMA, keyCondition } from './suppression-fields.js';
+import { SUPPRESSION_COLUMNS, SUPPRESSION_SCHEMA, suppressionDetail } from './suppression-view.js';
 
 export function getSuppression(db: Db): Route {
   return {
     method: 'GET',
     url: '/suppressions/:suppression',
+    doc: { summary: 'Retrieve a suppression, by id or address', params: { suppression: KEY_SCHEMA }, response: { status: 200, schema: SUPPRESSION_SCHEMA } },
     async handler({ principal, params }) {
       const key = keyCondition(params.suppression ?? '');
       const row = key

@@ -1,15 +1,17 @@
 // GET /suppressions[?origin=bounce|complaint|manual]: the caller's list, newest first, paginated.
 import { validation } from '../api/errors.js';
-import { envelope, listPage, parsePage } from '../api/pagination.js';
+import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
+import { oneOfValues } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { ORIGINS, type SuppressionOrigin } from './suppression-list.js';
-import { SUPPRESSION_COLUMNS, suppressionSummary } from './suppression-view.js';
+import { SUPPRESSION_COLUMNS, SUPPRESSION_SUMMARY_SCHEMA, suppressionSummary } from './suppression-view.js';
 
 export function listSuppressions(db: Db): Route {
   return {
     method: 'GET',
     url: '/suppressions',
+    doc: listDoc('List suppressions', SUPPRESSION_SUMMARY_SCHEMA, { query: { origin: oneOfValues(ORIGINS, { description: 'Only those of this origin.' }) } }),
     async handler({ principal, query }) {
       const page = parsePage(query);
       const origin = query.origin;

@@ -2,10 +2,18 @@
 // (no display name); it is stored and matched lower-cased.
 import { ApiError, missingField, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
+import { array, type JsonSchema, string } from '../api/schema.js';
 import type { Body } from '../api/validate.js';
 import { parseMailbox } from '../mailbox/mailbox.js';
 
 const MAX_BATCH = 100;
+
+/** What parseAddress takes, for the routes' docs. */
+export const ADDRESS_SCHEMA = string({ format: 'email', description: 'A bare address, without a display name.' });
+/** What batchList takes. */
+export const batchSchema = (item: JsonSchema) => array(item, { minItems: 1, maxItems: MAX_BATCH });
+/** The path's `:suppression`, as keyCondition reads it. */
+export const KEY_SCHEMA = string({ description: 'The suppression id, or the address.' });
 
 export function parseAddress(value: unknown, field: string): string {
   if (typeof value !== 'string') throw validation(`The \`${field}\` field must be a string.`);

@@ -1,9 +1,20 @@
 // How a suppression reads over the API (resend-compat-notes §2.13): list items without
 // `object`, a single one with it.
 import { restTimestamp } from '../api/format.js';
+import { constant, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
 import type { Row } from '../db/database.js';
 
 export const SUPPRESSION_COLUMNS = 'id, email, origin, source_id, created_at';
+
+/** suppressionSummary's shape, for the routes' docs; GET of one adds `object`. */
+export const SUPPRESSION_SUMMARY_SCHEMA = object({
+  id: uuid(),
+  email: string(),
+  origin: oneOfValues(['bounce', 'complaint', 'manual']),
+  source_id: nullable(uuid('The email whose bounce or complaint added it.')),
+  created_at: restTime(),
+});
+export const SUPPRESSION_SCHEMA = object({ object: constant('suppression'), ...SUPPRESSION_SUMMARY_SCHEMA.properties });
 
 export function suppressionSummary(row: Row) {
   return {

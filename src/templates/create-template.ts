@@ -2,15 +2,17 @@
 import crypto from 'node:crypto';
 import { restTimestamp } from '../api/format.js';
 import type { Route } from '../api/route.js';
+import { objectId } from '../api/schema.js';
 import { objectBody } from '../api/validate.js';
 import type { Db } from '../db/database.js';
-import { aliasTaken, isAliasClash, parseCreate } from './template-fields.js';
+import { aliasTaken, CREATE_TEMPLATE_SCHEMA, isAliasClash, parseCreate } from './template-fields.js';
 import { storedVariables } from './variables.js';
 
 export function createTemplate(db: Db): Route {
   return {
     method: 'POST',
     url: '/templates',
+    doc: { summary: 'Create a template (a draft)', body: CREATE_TEMPLATE_SCHEMA, response: { status: 201, schema: objectId('template') } },
     async handler({ principal, body }) {
       const fields = parseCreate(objectBody(body));
       const id = crypto.randomUUID();

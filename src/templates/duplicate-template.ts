@@ -3,6 +3,7 @@
 import crypto from 'node:crypto';
 import { restTimestamp } from '../api/format.js';
 import type { Route } from '../api/route.js';
+import { objectId, string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { findTemplate } from './find-template.js';
 import { storedVariables, type TemplateVariable } from './variables.js';
@@ -13,6 +14,11 @@ export function duplicateTemplate(db: Db): Route {
   return {
     method: 'POST',
     url: '/templates/:id/duplicate',
+    doc: {
+      summary: 'Duplicate a template as a new draft',
+      params: { id: string({ description: 'The template id, or its alias.' }) },
+      response: { status: 200, schema: objectId('template') },
+    },
     async handler({ principal, params }) {
       const source = await findTemplate(db, principal.accountId, params.id!);
       const id = crypto.randomUUID();

@@ -2,8 +2,14 @@
 import { accountList } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { SUMMARY_COLUMNS, templateSummary } from './template-view.js';
+import { SUMMARY_COLUMNS, TEMPLATE_SUMMARY_SCHEMA, templateSummary } from './template-view.js';
 
 export function listTemplates(db: Db): Route {
-  return accountList(db, { url: '/templates', table: 'templates', columns: SUMMARY_COLUMNS, view: (rows) => rows.map(templateSummary) });
+  return accountList(db, {
+    url: '/templates',
+    table: 'templates',
+    columns: SUMMARY_COLUMNS,
+    view: (rows) => rows.map(templateSummary),
+    doc: { summary: 'List templates', item: TEMPLATE_SUMMARY_SCHEMA },
+  });
 }

@@ -2,6 +2,7 @@
 // uses, frozen in `published` so later edits of the draft do not reach sent emails.
 // Publishing an unchanged draft again changes nothing.
 import type { Route } from '../api/route.js';
+import { objectId, string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { findTemplate } from './find-template.js';
 
@@ -9,6 +10,11 @@ export function publishTemplate(db: Db): Route {
   return {
     method: 'POST',
     url: '/templates/:id/publish',
+    doc: {
+      summary: 'Publish a template: its draft becomes what sending uses',
+      params: { id: string({ description: 'The template id, or its alias.' }) },
+      response: { status: 200, schema: objectId('template') },
+    },
     async handler({ principal, params }) {
       const id = await db.tx(async (q) => {
         const row = await findTemplate(q, principal.accountId, params.id!, { lock: true });

@@ -4,6 +4,7 @@
 // (a template may be written before its domain is verified).
 import { missingField, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
+import { array, input, type JsonSchema, nullable, number, oneOfValues, string } from '../api/schema.js';
 import { assertSingleLine, rejectUnknown, type Body } from '../api/validate.js';
 import { checkValue, KEY, MAX_KEY_LENGTH, MAX_VARIABLES, placeholderKeys, RESERVED_KEYS, type VariableType, type VariableValue } from './variables.js';
 
@@ -106,6 +107,33 @@ function variables(body: Body): VariableInput[] | undefined {
     return { key, type: v.type, fallback_value: fallback };
   });
 }
+
+const addressSchema = string({ maxLength: MAX_ADDRESS, pattern: '@', description: '`addr` or `Name <addr>`.' });
+const FIELD_SCHEMAS: Record<string, JsonSchema> = {
+  name: string({ maxLength: MAX_NAME, pattern: '\\S' }),
+  alias: nullable(string({ maxLength: MAX_ALIAS, pattern: ALIAS.source, description: 'Another name to address it by; not shaped like an id.' })),
+  from: nullable(addressSchema),
+  subject: nullable(string({ maxLength: 998, pattern: '^[^\\r\\n\\u0000]*$' })),
+  reply_to: nullable({ oneOf: [addressSchema, array(addressSchema, { maxItems: MAX_REPLY_TO })] }),
+  html: string({ pattern: '\\S', description: 'May hold `{{{KEY}}}` or `{{{KEY|fallback}}}` placeholders of its variables.' }),
+  text: nullable(string()),
+  variables: nullable(
+    array(
+      input(
+        {
+          key: string({ maxLength: MAX_KEY_LENGTH, pattern: KEY.source }),
+          type: oneOfValues(['string', 'number']),
+          fallback_value: nullable({ oneOf: [string(), number()] }),
+        },
+        ['key', 'type'],
+      ),
+      { maxItems: MAX_VARIABLES },
+    ),
+  ),
+};
+/** The bodies parseCreate and parseUpdate take, for the routes' docs. */
+export const CREATE_TEMPLATE_SCHEMA = input(FIELD_SCHEMAS, ['name', 'html']);
+export const UPDATE_TEMPLATE_SCHEMA = input(FIELD_SCHEMAS);
 
 /** POST /templates: name and html are required. */
 export function parseCreate(raw: Body): TemplateFields {

@@ -1,5 +1,6 @@
 // DELETE /webhooks/:id: the endpoint, its messages (cascade) and its delivery log.
 import type { Route } from '../api/route.js';
+import { deletedObject } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { findWebhook } from './find-webhook.js';
 
@@ -7,6 +8,7 @@ export function deleteWebhook(db: Db): Route {
   return {
     method: 'DELETE',
     url: '/webhooks/:id',
+    doc: { summary: 'Delete a webhook endpoint', response: { status: 200, schema: deletedObject('webhook') } },
     async handler({ principal, params }) {
       const id = await db.tx(async (q) => {
         const webhook = await findWebhook(q, principal.accountId, params.id, { lock: true });

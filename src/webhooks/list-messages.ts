@@ -4,11 +4,12 @@
 // event (one fan-out makes many messages at the same instant), on the
 // UNIQUE (webhook_id, event_id) index.
 import { ApiError, validation } from '../api/errors.js';
-import { envelope, parsePage, type Page } from '../api/pagination.js';
+import { envelope, listOf, pageQuery, parsePage, type Page } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
+import { string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { findWebhook, MESSAGE_ID } from './find-webhook.js';
-import { MESSAGE_COLUMNS, messageSummary } from './webhook-view.js';
+import { MESSAGE_COLUMNS, MESSAGE_SUMMARY_SCHEMA, messageSummary } from './webhook-view.js';
 
 /** parsePage's rules with message ids, not UUIDs, as cursors. */
 function parseMessagePage(query: Record<string, string | undefined>): Page {
@@ -27,6 +28,17 @@ export function listMessages(db: Db): Route {
   return {
     method: 'GET',
     url: '/webhooks/:id/events',
+    doc: {
+      summary: "List a webhook endpoint's messages, newest first",
+      description: "In the resend SDK (webhooks.events.list), not in Resend's published OpenAPI description.",
+      addition: true,
+      query: {
+        limit: pageQuery().limit!,
+        after: string({ pattern: MESSAGE_ID.source, description: 'The message id after which the page starts (not with `before`).' }),
+        before: string({ pattern: MESSAGE_ID.source, description: 'The message id before which the page ends (not with `after`).' }),
+      },
+      response: { status: 200, schema: listOf(MESSAGE_SUMMARY_SCHEMA) },
+    },
     async handler({ principal, params, query }) {
       const page = parseMessagePage(query);
       const webhook = await findWebhook(db, principal.accountId, params.id);

@@ -2,8 +2,14 @@
 import { accountList } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { WEBHOOK_COLUMNS, webhookSummary } from './webhook-view.js';
+import { WEBHOOK_COLUMNS, WEBHOOK_SUMMARY_SCHEMA, webhookSummary } from './webhook-view.js';
 
 export function listWebhooks(db: Db): Route {
-  return accountList(db, { url: '/webhooks', table: 'webhooks', columns: WEBHOOK_COLUMNS, view: (rows) => rows.map(webhookSummary) });
+  return accountList(db, {
+    url: '/webhooks',
+    table: 'webhooks',
+    columns: WEBHOOK_COLUMNS,
+    view: (rows) => rows.map(webhookSummary),
+    doc: { summary: 'List webhook endpoints', item: WEBHOOK_SUMMARY_SCHEMA },
+  });
 }

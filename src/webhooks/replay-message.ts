@@ -4,13 +4,21 @@
 // simply made due now. The dispatcher picks it up on its next poll.
 import { validation } from '../api/errors.js';
 import type { Route } from '../api/route.js';
+import { constant, object, string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import { findMessage, findWebhook } from './find-webhook.js';
+import { findMessage, findWebhook, MESSAGE_ID } from './find-webhook.js';
 
 export function replayMessage(db: Db): Route {
   return {
     method: 'POST',
     url: '/webhooks/:id/events/:message_id/replay',
+    doc: {
+      summary: 'Send a webhook message again (same svix-id)',
+      description: "In the resend SDK (webhooks.events.replay), not in Resend's published OpenAPI description.",
+      addition: true,
+      params: { message_id: string({ pattern: MESSAGE_ID.source }) },
+      response: { status: 200, schema: object({ object: constant('webhook_event'), id: string({ pattern: MESSAGE_ID.source }) }) },
+    },
     async handler({ principal, params }) {
       const webhook = await findWebhook(db, principal.accountId, params.id);
       if (webhook.status !== 'enabled') throw validation('This webhook is disabled. Enable it to replay its events.');

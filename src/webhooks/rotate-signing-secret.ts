@@ -2,6 +2,7 @@
 // secret at once; the previous one keeps signing beside it for a day, as Svix does, so
 // receivers can switch without rejecting webhooks in between.
 import type { Route } from '../api/route.js';
+import { constant, object, string, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { newSigningSecret } from './webhook-fields.js';
 import { findWebhook } from './find-webhook.js';
@@ -12,6 +13,12 @@ export function rotateSigningSecret(db: Db): Route {
   return {
     method: 'POST',
     url: '/webhooks/:id/signing-secret/rotate',
+    doc: {
+      summary: "Rotate a webhook endpoint's signing secret (the previous one signs beside it for a day)",
+      description: "In the resend SDK (webhooks.rotateSigningSecret), not in Resend's published OpenAPI description.",
+      addition: true,
+      response: { status: 200, schema: object({ object: constant('webhook'), id: uuid(), signing_secret: string() }) },
+    },
     async handler({ principal, params }) {
       const secret = newSigningSecret();
       const id = await db.tx(async (q) => {

@@ -2,16 +2,18 @@
 // fan-out of new events and attempts of messages already made; enabling again resumes those
 // messages where they were and forgets the endpoint's past failures (the disable clock).
 import type { Route } from '../api/route.js';
+import { objectId } from '../api/schema.js';
 import { objectBody, optionalEnum, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import type { DestinationPolicy } from '../egress/destination-policy.js';
-import { parseEndpoint, parseEvents, WEBHOOK_STATUSES } from './webhook-fields.js';
+import { parseEndpoint, parseEvents, UPDATE_WEBHOOK_SCHEMA, WEBHOOK_STATUSES } from './webhook-fields.js';
 import { findWebhook } from './find-webhook.js';
 
 export function updateWebhook(db: Db, destinations: DestinationPolicy): Route {
   return {
     method: 'PATCH',
     url: '/webhooks/:id',
+    doc: { summary: 'Update a webhook endpoint', body: UPDATE_WEBHOOK_SCHEMA, response: { status: 200, schema: objectId('webhook') } },
     async handler({ principal, params, body: raw }) {
       const body = objectBody(raw);
       rejectUnknown(body, ['endpoint', 'events', 'status']);

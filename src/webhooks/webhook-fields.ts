@@ -3,6 +3,7 @@
 // be delivered, so subscribing to one is refused rather than accepted and left silent.
 import crypto from 'node:crypto';
 import { missingField, validation } from '../api/errors.js';
+import { array, input, oneOfValues, string } from '../api/schema.js';
 import type { Body } from '../api/validate.js';
 import type { Config } from '../config.js';
 import type { DnsResolver } from '../dns/resolver.js';
@@ -60,6 +61,12 @@ export function parseEvents(body: Body, required: boolean): string[] | undefined
   }
   return [...new Set(value as string[])];
 }
+
+const ENDPOINT_SCHEMA = string({ format: 'uri', maxLength: MAX_ENDPOINT_LENGTH, description: 'An http(s) URL.' });
+const EVENTS_SCHEMA = array(oneOfValues(WEBHOOK_EVENT_TYPES), { minItems: 1 });
+/** The bodies of POST /webhooks and PATCH /webhooks/:id, as parseEndpoint and parseEvents read them. */
+export const CREATE_WEBHOOK_SCHEMA = input({ endpoint: ENDPOINT_SCHEMA, events: EVENTS_SCHEMA }, ['endpoint', 'events']);
+export const UPDATE_WEBHOOK_SCHEMA = input({ endpoint: ENDPOINT_SCHEMA, events: EVENTS_SCHEMA, status: oneOfValues(WEBHOOK_STATUSES) });
 
 /** `whsec_` + base64 of 24 random bytes, the Svix / Standard Webhooks secret format. */
 export function newSigningSecret(): string {

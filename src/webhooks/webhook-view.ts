@@ -2,12 +2,47 @@
 // shapes (resend-compat-notes §2.10); messages and attempts the SDK's `webhooks.events`
 // types (GetWebhookEventResponse, WebhookEventAttempt), with latency and counts added.
 import { restTimestamp } from '../api/format.js';
+import { array, constant, integer, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
 import type { Row } from '../db/database.js';
 import { webhookPayload } from './payload.js';
 
 export const WEBHOOK_COLUMNS = 'id, endpoint, events, status, signing_secret, created_at';
 export const MESSAGE_COLUMNS = 'id, event_type, status, attempts, next_attempt_at, created_at';
 export const ATTEMPT_COLUMNS = 'id, status_code, latency_ms, response, created_at';
+
+/** webhookSummary's shape, for the routes' docs. */
+export const WEBHOOK_SUMMARY_SCHEMA = object({
+  id: uuid(),
+  endpoint: string(),
+  created_at: restTime(),
+  status: oneOfValues(['enabled', 'disabled']),
+  events: array(string()),
+});
+export const WEBHOOK_SCHEMA = object({ object: constant('webhook'), ...WEBHOOK_SUMMARY_SCHEMA.properties, signing_secret: string() });
+
+/** messageSummary's shape. */
+export const MESSAGE_SUMMARY_SCHEMA = object({
+  id: string({ pattern: '^msg_' }),
+  type: string(),
+  created_at: restTime(),
+  status: oneOfValues(['pending', 'attempting', 'success', 'failed']),
+  attempts: integer(),
+  next_attempt_at: nullable(restTime()),
+});
+export const MESSAGE_SCHEMA = object({
+  object: constant('webhook_event'),
+  ...MESSAGE_SUMMARY_SCHEMA.properties,
+  payload: object({ type: string(), created_at: string(), data: { type: 'object' } }),
+});
+
+/** attemptView's shape. */
+export const ATTEMPT_SCHEMA = object({
+  id: uuid(),
+  http_status_code: integer({ description: '0 when no HTTP response came back.' }),
+  response: string(),
+  latency_ms: integer(),
+  sent_at: restTime(),
+});
 
 export function webhookSummary(row: Row) {
   return {
