@@ -2,6 +2,7 @@
 // (no display name), stored and matched lower-cased; it is found by its id or its address.
 import { validation } from '../api/errors.js';
 import { isUuid, isoTimestamp, restTimestamp } from '../api/format.js';
+import { boolean, constant, nullable, number, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
 import type { Body } from '../api/validate.js';
 import type { Row } from '../db/database.js';
 import type { ContactEventData } from '../events/payloads.js';
@@ -11,6 +12,31 @@ import type { Contact, PropertyValue } from './contact-store.js';
 export const CONTACT_COLUMNS = 'id, account_id, email, first_name, last_name, unsubscribed, properties, created_at, updated_at';
 /** Longest first_name / last_name kept. */
 const MAX_NAME = 256;
+
+/** What parseContactEmail, parseName and parsePropertiesShape take, for the routes' docs. */
+export const CONTACT_EMAIL_SCHEMA = string({ format: 'email', description: 'A bare address, without a display name.' });
+export const NAME_SCHEMA = nullable(string({ maxLength: MAX_NAME, pattern: '^[^\\r\\n\\u0000]*$' }));
+export const PROPERTIES_SCHEMA = {
+  type: 'object' as const,
+  description: 'Values of the contact properties defined for the account (/contact-properties).',
+  additionalProperties: nullable({ oneOf: [string(), number()] }),
+};
+
+/** contactSummary's shape. */
+export const CONTACT_SUMMARY_SCHEMA = object({
+  id: uuid(),
+  email: string(),
+  first_name: nullable(string()),
+  last_name: nullable(string()),
+  created_at: restTime(),
+  unsubscribed: boolean(),
+});
+/** contactDetail's shape. */
+export const CONTACT_SCHEMA = object({
+  object: constant('contact'),
+  ...CONTACT_SUMMARY_SCHEMA.properties,
+  properties: { type: 'object', additionalProperties: object({ type: oneOfValues(['string', 'number']), value: nullable({ oneOf: [string(), number()] }) }) },
+});
 
 export function parseContactEmail(value: unknown, field = 'email'): string {
   if (typeof value !== 'string') throw validation(`The \`${field}\` field must be a string.`);

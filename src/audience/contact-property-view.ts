@@ -3,6 +3,7 @@
 // type, used for {{{KEY}}} when a contact has no value.
 import { ApiError, notFound, validation } from '../api/errors.js';
 import { isUuid, restTimestamp } from '../api/format.js';
+import { constant, input, nullable, number, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
 import type { Body } from '../api/validate.js';
 import type { Queryable, Row } from '../db/database.js';
 import { ofType, type PropertyType } from './property-values.js';
@@ -12,6 +13,32 @@ export const PROPERTY_TYPES: readonly PropertyType[] = ['string', 'number'];
 const KEY = /^[A-Za-z0-9_]{1,50}$/;
 /** Contact fields and the unsubscribe link already fill these template variables. */
 const RESERVED = ['FIRST_NAME', 'LAST_NAME', 'EMAIL', 'UNSUBSCRIBE_URL', 'RESEND_UNSUBSCRIBE_URL'];
+
+/** The body of POST /contact-properties, as parsePropertyKey and parseFallback read it: a fallback of the property's type. */
+export const CREATE_PROPERTY_SCHEMA = input(
+  {
+    key: string({ pattern: KEY.source, description: `Letters, digits and underscores; not one of ${RESERVED.join(', ')}.` }),
+    type: oneOfValues(PROPERTY_TYPES),
+    fallback_value: nullable({ oneOf: [string(), number()] }),
+  },
+  ['key', 'type'],
+  {
+    oneOf: [
+      { properties: { type: constant('string'), fallback_value: nullable(string()) } },
+      { properties: { type: constant('number'), fallback_value: nullable(number()) } },
+    ],
+  },
+);
+
+/** propertySummary's shape. */
+export const PROPERTY_SUMMARY_SCHEMA = object({
+  id: uuid(),
+  key: string(),
+  type: oneOfValues(PROPERTY_TYPES),
+  fallback_value: nullable({ oneOf: [string(), number()] }),
+  created_at: restTime(),
+});
+export const PROPERTY_SCHEMA = object({ object: constant('contact_property'), ...PROPERTY_SUMMARY_SCHEMA.properties });
 
 export function parsePropertyKey(value: unknown): string {
   if (typeof value !== 'string') throw validation('The `key` field must be a string.');

@@ -2,13 +2,37 @@
 // types are 422 before anything is written); the store checks addresses and properties.
 import { ApiError, missingField, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
+import { array, boolean, input, type JsonSchema, oneOfValues, uuid } from '../api/schema.js';
 import { objectBody, rejectUnknown, type Body } from '../api/validate.js';
 import type { ContactFields, TopicChoice } from './contact-store.js';
-import { parseName, parsePropertiesShape, parseUnsubscribed } from './contact-fields.js';
+import { CONTACT_EMAIL_SCHEMA, NAME_SCHEMA, PROPERTIES_SCHEMA, parseName, parsePropertiesShape, parseUnsubscribed } from './contact-fields.js';
 
 const CREATE_FIELDS = ['email', 'first_name', 'last_name', 'unsubscribed', 'properties', 'segments', 'topics', 'audience_id'];
 const UPDATE_FIELDS = ['email', 'first_name', 'last_name', 'unsubscribed', 'properties'];
 const MAX_LIST = 100;
+
+/** What parseTopicChoices takes. */
+export const TOPIC_CHOICES_SCHEMA = array(input({ id: uuid(), subscription: oneOfValues(['opt_in', 'opt_out']) }, ['id', 'subscription']), {
+  maxItems: MAX_LIST,
+});
+const COMMON_SCHEMA: Record<string, JsonSchema> = {
+  email: CONTACT_EMAIL_SCHEMA,
+  first_name: NAME_SCHEMA,
+  last_name: NAME_SCHEMA,
+  unsubscribed: boolean(),
+  properties: PROPERTIES_SCHEMA,
+};
+/** The bodies parseCreateRequest and parseUpdateRequest take, for the routes' docs. */
+export const CREATE_CONTACT_SCHEMA = input(
+  {
+    ...COMMON_SCHEMA,
+    segments: array({ oneOf: [uuid(), input({ id: uuid() }, ['id'])] }, { maxItems: MAX_LIST, description: 'Segments to add it to: ids, or `{id}`.' }),
+    topics: TOPIC_CHOICES_SCHEMA,
+    audience_id: uuid('Deprecated: a segment to add it to.'),
+  },
+  ['email'],
+);
+export const UPDATE_CONTACT_SCHEMA = input(COMMON_SCHEMA);
 
 interface CreateRequest {
   fields: ContactFields;

@@ -2,14 +2,16 @@
 // Keys are unique per account.
 import { missingField } from '../api/errors.js';
 import type { Route } from '../api/route.js';
+import { objectId } from '../api/schema.js';
 import { objectBody, optionalEnum, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
-import { keyTaken, parseFallback, parsePropertyKey, PROPERTY_TYPES } from './contact-property-view.js';
+import { CREATE_PROPERTY_SCHEMA, keyTaken, parseFallback, parsePropertyKey, PROPERTY_TYPES } from './contact-property-view.js';
 
 export function createContactProperty(db: Db): Route {
   return {
     method: 'POST',
     url: '/contact-properties',
+    doc: { summary: 'Define a contact property', body: CREATE_PROPERTY_SCHEMA, response: { status: 201, schema: objectId('contact_property') } },
     async handler({ principal, body: raw }) {
       const body = objectBody(raw);
       rejectUnknown(body, ['key', 'type', 'fallback_value']);

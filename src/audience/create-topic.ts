@@ -1,14 +1,20 @@
 // POST /topics {name, default_subscription, description?, visibility?}: 201 {object:'topic', id}.
 import { missingField } from '../api/errors.js';
 import type { Route } from '../api/route.js';
+import { input, objectId } from '../api/schema.js';
 import { objectBody, optionalEnum, rejectUnknown, requiredString } from '../api/validate.js';
 import type { Db } from '../db/database.js';
-import { MAX_TOPIC_NAME, parseDescription, SUBSCRIPTIONS, VISIBILITIES } from './topic-view.js';
+import { MAX_TOPIC_NAME, parseDescription, SUBSCRIPTIONS, TOPIC_FIELD_SCHEMAS, VISIBILITIES } from './topic-view.js';
 
 export function createTopic(db: Db): Route {
   return {
     method: 'POST',
     url: '/topics',
+    doc: {
+      summary: 'Create a topic',
+      body: input(TOPIC_FIELD_SCHEMAS, ['name', 'default_subscription']),
+      response: { status: 201, schema: objectId('topic') },
+    },
     async handler({ principal, body: raw }) {
       const body = objectBody(raw);
       rejectUnknown(body, ['name', 'default_subscription', 'description', 'visibility']);

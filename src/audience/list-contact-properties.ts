@@ -2,7 +2,7 @@
 import { accountList } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { PROPERTY_COLUMNS, propertySummary } from './contact-property-view.js';
+import { PROPERTY_COLUMNS, PROPERTY_SUMMARY_SCHEMA, propertySummary } from './contact-property-view.js';
 
 export function listContactProperties(db: Db): Route {
   return accountList(db, {
@@ -10,6 +10,7 @@ export function listContactProperties(db: Db): Route {
     table: 'contact_properties',
     columns: PROPERTY_COLUMNS,
     defaultLimit: 100,
+    doc: { summary: 'List contact properties', item: PROPERTY_SUMMARY_SCHEMA },
     view: (rows) => rows.map(propertySummary),
   });
 }

@@ -1,15 +1,16 @@
 // GET /contacts/:contact/segments: the segments a contact is in, newest segment first,
 // 100 per page unless `limit` says otherwise.
-import { envelope, listPage, parsePage } from '../api/pagination.js';
+import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { pathContact } from './contact-paths.js';
-import { SEGMENT_COLUMNS, segmentSummary } from './segment-view.js';
+import { CONTACT_KEY_SCHEMA, pathContact } from './contact-paths.js';
+import { SEGMENT_COLUMNS, SEGMENT_SUMMARY_SCHEMA, segmentSummary } from './segment-view.js';
 
 export function listContactSegments(db: Db): Route {
   return {
     method: 'GET',
     url: '/contacts/:contact/segments',
+    doc: { ...listDoc('List the segments a contact is in', SEGMENT_SUMMARY_SCHEMA, { defaultLimit: 100 }), params: { contact: CONTACT_KEY_SCHEMA } },
     async handler({ principal, params, query }) {
       const page = parsePage(query, { defaultLimit: 100 });
       const contact = await pathContact(db, principal.accountId, params);

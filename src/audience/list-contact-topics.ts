@@ -1,15 +1,23 @@
 // GET /contacts/:contact/topics: every topic of the account with this contact's
 // subscription: its explicit choice, else the topic's default_subscription. Newest topic
 // first, 20 per page unless `limit` says otherwise.
-import { envelope, listPage, parsePage } from '../api/pagination.js';
+import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
+import { nullable, object, oneOfValues, string, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import { pathContact } from './contact-paths.js';
+import { CONTACT_KEY_SCHEMA, pathContact } from './contact-paths.js';
 
 export function listContactTopics(db: Db): Route {
   return {
     method: 'GET',
     url: '/contacts/:contact/topics',
+    doc: {
+      ...listDoc(
+        "List every topic with a contact's subscription",
+        object({ id: uuid(), name: string(), description: nullable(string()), subscription: oneOfValues(['opt_in', 'opt_out']) }),
+      ),
+      params: { contact: CONTACT_KEY_SCHEMA },
+    },
     async handler({ principal, params, query }) {
       const page = parsePage(query);
       const contact = await pathContact(db, principal.accountId, params);

@@ -3,7 +3,7 @@
 import { accountList } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { SEGMENT_COLUMNS, segmentSummary, type SegmentNoun } from './segment-view.js';
+import { SEGMENT_COLUMNS, SEGMENT_SUMMARY_SCHEMA, segmentSummary, type SegmentNoun } from './segment-view.js';
 
 export function listSegments(db: Db, noun: SegmentNoun): Route {
   return accountList(db, {
@@ -11,6 +11,7 @@ export function listSegments(db: Db, noun: SegmentNoun): Route {
     table: 'segments',
     columns: SEGMENT_COLUMNS,
     defaultLimit: 100,
+    doc: { summary: noun === 'segment' ? 'List segments' : 'List audiences (deprecated: segments)', item: SEGMENT_SUMMARY_SCHEMA },
     view: (rows) => rows.map(segmentSummary),
   });
 }

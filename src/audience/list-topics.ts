@@ -3,8 +3,14 @@
 import { accountList } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { TOPIC_COLUMNS, topicSummary } from './topic-view.js';
+import { TOPIC_COLUMNS, TOPIC_SUMMARY_SCHEMA, topicSummary } from './topic-view.js';
 
 export function listTopics(db: Db): Route {
-  return accountList(db, { url: '/topics', table: 'topics', columns: TOPIC_COLUMNS, view: (rows) => rows.map(topicSummary) });
+  return accountList(db, {
+    url: '/topics',
+    table: 'topics',
+    columns: TOPIC_COLUMNS,
+    view: (rows) => rows.map(topicSummary),
+    doc: { summary: 'List topics', item: TOPIC_SUMMARY_SCHEMA },
+  });
 }

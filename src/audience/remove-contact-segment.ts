@@ -2,8 +2,9 @@
 // contact_id, segment_id, deleted:true}. Idempotent like Resend's deletes: a contact that is
 // not in the segment answers the same (the contact and the segment must exist: 404 otherwise).
 import type { Route } from '../api/route.js';
+import { constant, object, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import { pathContact } from './contact-paths.js';
+import { CONTACT_KEY_SCHEMA, pathContact } from './contact-paths.js';
 import { leaveSegment, touchContact } from './contact-store.js';
 import { findSegment } from './segment-view.js';
 
@@ -11,6 +12,14 @@ export function removeContactSegment(db: Db): Route {
   return {
     method: 'DELETE',
     url: '/contacts/:contact/segments/:segmentId',
+    doc: {
+      summary: 'Remove a contact from a segment',
+      params: { contact: CONTACT_KEY_SCHEMA, segmentId: uuid() },
+      response: {
+        status: 200,
+        schema: object({ object: constant('contact_segment'), id: uuid(), contact_id: uuid(), segment_id: uuid(), deleted: constant(true) }),
+      },
+    },
     async handler({ principal, params }) {
       const result = await db.tx(async (q) => {
         const contact = await pathContact(q, principal.accountId, params);

@@ -2,6 +2,7 @@
 // name of the same thing: the same rows, with `object: 'audience'` and "Audience not found".
 import { notFound } from '../api/errors.js';
 import { isUuid, restTimestamp } from '../api/format.js';
+import { constant, object, restTime, string, uuid } from '../api/schema.js';
 import type { Queryable, Row } from '../db/database.js';
 
 export type SegmentNoun = 'segment' | 'audience';
@@ -17,6 +18,11 @@ export async function findSegment(q: Queryable, accountId: string, id: string | 
   if (!row) throw segmentNotFound(noun);
   return row;
 }
+
+/** segmentSummary's shape, for the routes' docs. */
+export const SEGMENT_SUMMARY_SCHEMA = object({ id: uuid(), name: string(), created_at: restTime() });
+export const segmentSchema = (noun: SegmentNoun) => object({ object: constant(noun), ...SEGMENT_SUMMARY_SCHEMA.properties });
+export const SEGMENT_NAME_SCHEMA = string({ minLength: 1, maxLength: MAX_SEGMENT_NAME });
 
 export function segmentSummary(row: Row) {
   return { id: row.id as string, name: row.name as string, created_at: restTimestamp(row.created_at)! };

@@ -3,6 +3,7 @@
 // explicit choice, so changing it would silently re-subscribe people.
 import { notFound, validation } from '../api/errors.js';
 import { isUuid, restTimestamp } from '../api/format.js';
+import { constant, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
 import { optionalString, type Body } from '../api/validate.js';
 import type { Queryable, Row } from '../db/database.js';
 
@@ -19,6 +20,25 @@ export async function findTopic(q: Queryable, accountId: string, id: string | un
   if (!row) throw notFound('Topic');
   return row;
 }
+
+/** The fields create-topic and update-topic read, for the routes' docs. */
+export const TOPIC_FIELD_SCHEMAS = {
+  name: string({ minLength: 1, maxLength: MAX_TOPIC_NAME }),
+  description: nullable(string({ maxLength: MAX_TOPIC_DESCRIPTION })),
+  visibility: oneOfValues(VISIBILITIES, { description: 'public: shown on the unsubscribe page.' }),
+  default_subscription: oneOfValues(SUBSCRIPTIONS, { description: 'For contacts without a choice of their own; fixed once created.' }),
+};
+
+/** topicSummary's shape. */
+export const TOPIC_SUMMARY_SCHEMA = object({
+  id: uuid(),
+  name: string(),
+  description: nullable(string()),
+  default_subscription: oneOfValues(SUBSCRIPTIONS),
+  visibility: oneOfValues(VISIBILITIES),
+  created_at: restTime(),
+});
+export const TOPIC_SCHEMA = object({ object: constant('topic'), ...TOPIC_SUMMARY_SCHEMA.properties });
 
 /** `description`: undefined when absent, null to clear. */
 export function parseDescription(body: Body): string | null | undefined {

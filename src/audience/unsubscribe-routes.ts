@@ -10,6 +10,7 @@
 // changes nothing. Each change is one transaction with its contact.updated event.
 import { isUuid } from '../api/format.js';
 import type { FormPart, Route, RouteResult } from '../api/route.js';
+import { array, object, oneOfValues, string, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { signers, type UrlSigner } from '../signing/url-signing.js';
 import { verifyUnsubscribeLink } from './unsubscribe-links.js';
@@ -29,6 +30,9 @@ const html = (status: number, body: string): RouteResult => ({
     'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
   },
 });
+
+const LINK_PARAMS = { contact_id: uuid(), broadcast_id: uuid() };
+const PAGE = { status: 200, contentType: 'text/html', description: 'An HTML page (404 with a page for a link that is not valid).' };
 
 type LinkParams = { contactId: string; broadcastId: string } | undefined;
 
@@ -57,6 +61,12 @@ function showPage(db: Db, signer: () => Promise<UrlSigner>): Route {
   return {
     method: 'GET',
     url: URL_PATTERN,
+    doc: {
+      summary: 'The unsubscribe page a broadcast links to (all mail, or public topics)',
+      addition: true,
+      params: LINK_PARAMS,
+      response: PAGE,
+    },
     access: 'public',
     async handler({ params }) {
       const link = await checkLink(signer, params);
@@ -71,6 +81,20 @@ function changePreferences(db: Db, signer: () => Promise<UrlSigner>): Route {
   return {
     method: 'POST',
     url: URL_PATTERN,
+    doc: {
+      summary: 'A change from the unsubscribe page, or an RFC 8058 one-click unsubscribe',
+      addition: true,
+      params: LINK_PARAMS,
+      body: object(
+        {
+          action: oneOfValues(['unsubscribe_all', 'topics', 'resubscribe'], { description: 'Without it: one-click, unsubscribe from all mail.' }),
+          topic: { oneOf: [string(), array(string())], description: 'With action=topics: the ids of the topics to stay subscribed to.' },
+          'List-Unsubscribe': { const: 'One-Click' },
+        },
+        [],
+      ),
+      response: PAGE,
+    },
     access: 'public',
     bodyShape: 'form',
     async handler({ params, body, form }) {

@@ -2,6 +2,7 @@
 // is fixed once contacts may carry values of it.
 import { validation } from '../api/errors.js';
 import type { Route } from '../api/route.js';
+import { input, nullable, number, objectId, string, uuid } from '../api/schema.js';
 import { objectBody, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import { findProperty, parseFallback } from './contact-property-view.js';
@@ -10,6 +11,12 @@ export function updateContactProperty(db: Db): Route {
   return {
     method: 'PATCH',
     url: '/contact-properties/:id',
+    doc: {
+      summary: "Change a contact property's fallback value",
+      params: { id: uuid() },
+      body: input({ fallback_value: nullable({ oneOf: [string(), number()], description: "Of the property's type." }) }),
+      response: { status: 200, schema: objectId('contact_property') },
+    },
     async handler({ principal, params, body: raw }) {
       const body = objectBody(raw);
       for (const fixed of ['key', 'type']) {

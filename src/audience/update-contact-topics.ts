@@ -6,9 +6,10 @@
 import { missingField, validation } from '../api/errors.js';
 import { objectBody, rejectUnknown } from '../api/validate.js';
 import type { Route } from '../api/route.js';
+import { array, constant, input, object, oneOfValues, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import { pathContact } from './contact-paths.js';
-import { parseTopicChoices } from './contact-request.js';
+import { CONTACT_KEY_SCHEMA, pathContact } from './contact-paths.js';
+import { parseTopicChoices, TOPIC_CHOICES_SCHEMA } from './contact-request.js';
 import { setTopicSubscriptions } from './contact-store.js';
 
 export function updateContactTopics(db: Db): Route {
@@ -16,6 +17,21 @@ export function updateContactTopics(db: Db): Route {
     method: 'PATCH',
     url: '/contacts/:contact/topics',
     bodyShape: 'json',
+    doc: {
+      summary: "Set a contact's topic subscriptions",
+      params: { contact: CONTACT_KEY_SCHEMA },
+      // The SDK sends the bare array, Resend's description the object: both are taken.
+      body: { oneOf: [input({ topics: { ...TOPIC_CHOICES_SCHEMA, minItems: 1 } }, ['topics']), { ...TOPIC_CHOICES_SCHEMA, minItems: 1 }] },
+      response: {
+        status: 200,
+        schema: object({
+          object: constant('contact_topics'),
+          id: uuid(),
+          contact_id: uuid(),
+          topics: array(object({ id: uuid(), subscription: oneOfValues(['opt_in', 'opt_out']) })),
+        }),
+      },
+    },
     async handler({ principal, params, body }) {
       const choices = parseTopicChoices(Array.isArray(body) ? body : topicsField(body), 'topics');
       if (choices.length === 0) throw validation('The `topics` field must have at least 1 item.');

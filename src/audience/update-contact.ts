@@ -3,15 +3,22 @@
 // other: contact.updated is recorded with it, in the same transaction.
 import { notFound } from '../api/errors.js';
 import type { Route } from '../api/route.js';
+import { objectId } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import { contactUrl, legacyAudience, type ContactPath } from './contact-paths.js';
-import { parseUpdateRequest } from './contact-request.js';
+import { contactPathDoc, contactUrl, legacyAudience, type ContactPath } from './contact-paths.js';
+import { parseUpdateRequest, UPDATE_CONTACT_SCHEMA } from './contact-request.js';
 import * as contactStore from './contact-store.js';
 
 export function updateContact(db: Db, path: ContactPath): Route {
   return {
     method: 'PATCH',
     url: contactUrl(path),
+    doc: {
+      summary: 'Update a contact, by id or address',
+      ...contactPathDoc(path),
+      body: UPDATE_CONTACT_SCHEMA,
+      response: { status: 200, schema: objectId('contact') },
+    },
     async handler({ principal, params, body }) {
       const changes = parseUpdateRequest(body);
       const contact = await db.tx(async (q) => {

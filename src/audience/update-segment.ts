@@ -1,13 +1,22 @@
 // PATCH /segments/:id {name}: renames a segment (resend.segments.update).
 import type { Route } from '../api/route.js';
+import { input, objectId, uuid } from '../api/schema.js';
 import { objectBody, rejectUnknown, requiredString } from '../api/validate.js';
 import type { Db } from '../db/database.js';
-import { findSegment, MAX_SEGMENT_NAME } from './segment-view.js';
+import { findSegment, MAX_SEGMENT_NAME, SEGMENT_NAME_SCHEMA } from './segment-view.js';
 
 export function updateSegment(db: Db): Route {
   return {
     method: 'PATCH',
     url: '/segments/:id',
+    doc: {
+      summary: 'Rename a segment',
+      description: "In the resend SDK (segments.update), not in Resend's published OpenAPI description.",
+      addition: true,
+      params: { id: uuid() },
+      body: input({ name: SEGMENT_NAME_SCHEMA }, ['name']),
+      response: { status: 200, schema: objectId('segment') },
+    },
     async handler({ principal, params, body: raw }) {
       const body = objectBody(raw);
       rejectUnknown(body, ['name']);

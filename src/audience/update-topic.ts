@@ -2,14 +2,26 @@
 // sends the whole options object, `id` included, so an `id` equal to the path's is accepted.
 import { validation } from '../api/errors.js';
 import type { Route } from '../api/route.js';
+import { input, objectId, uuid } from '../api/schema.js';
 import { objectBody, optionalEnum, optionalString, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
-import { findTopic, MAX_TOPIC_NAME, parseDescription, refuseDefaultChange, VISIBILITIES } from './topic-view.js';
+import { findTopic, MAX_TOPIC_NAME, parseDescription, refuseDefaultChange, TOPIC_FIELD_SCHEMAS, VISIBILITIES } from './topic-view.js';
 
 export function updateTopic(db: Db): Route {
   return {
     method: 'PATCH',
     url: '/topics/:id',
+    doc: {
+      summary: 'Update a topic',
+      params: { id: uuid() },
+      body: input({
+        id: uuid('The SDK sends it: the same id as the path.'),
+        name: TOPIC_FIELD_SCHEMAS.name,
+        description: TOPIC_FIELD_SCHEMAS.description,
+        visibility: TOPIC_FIELD_SCHEMAS.visibility,
+      }),
+      response: { status: 200, schema: objectId('topic') },
+    },
     async handler({ principal, params, body: raw }) {
       const body = objectBody(raw);
       refuseDefaultChange(body);

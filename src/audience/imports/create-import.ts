@@ -5,8 +5,17 @@
 // after the file, so they are known only once the whole file has arrived anyway.
 import { ApiError, missingField, validation } from '../../api/errors.js';
 import type { FormPart, Route } from '../../api/route.js';
+import { objectId } from '../../api/schema.js';
 import type { Db, Queryable } from '../../db/database.js';
-import { checkImportOptions, defaultOptions, IMPORT_FIELDS, readOptionField, type ImportField, type ImportOptions } from './import-options.js';
+import {
+  checkImportOptions,
+  defaultOptions,
+  IMPORT_FIELDS,
+  IMPORT_FORM_SCHEMA,
+  readOptionField,
+  type ImportField,
+  type ImportOptions,
+} from './import-options.js';
 import { discardUpload, storeUpload } from './import-upload.js';
 
 /** "Maximum size is 50MB" (openapi CreateContactImportOptions.file). */
@@ -18,6 +27,11 @@ export function createImport(db: Db): Route {
     url: '/contacts/imports',
     bodyShape: 'multipart',
     maxFileBytes: MAX_FILE_BYTES,
+    doc: {
+      summary: 'Import contacts from a CSV (queued; the rows are read in the background)',
+      body: IMPORT_FORM_SCHEMA,
+      response: { status: 201, schema: objectId('contact_import') },
+    },
     async handler({ principal, form }) {
       const { accountId } = principal;
       let upload: { importId: string; bytes: number } | undefined;

@@ -2,13 +2,19 @@
 import { notFound } from '../../api/errors.js';
 import { isUuid } from '../../api/format.js';
 import type { Route } from '../../api/route.js';
+import { uuid } from '../../api/schema.js';
 import type { Db } from '../../db/database.js';
-import { IMPORT_COLUMNS, importDetail, VISIBLE } from './import-view.js';
+import { IMPORT_COLUMNS, IMPORT_DETAIL_SCHEMA, importDetail, VISIBLE } from './import-view.js';
 
 export function getImport(db: Db): Route {
   return {
     method: 'GET',
     url: '/contacts/imports/:id',
+    doc: {
+      summary: 'Retrieve a contact import, its counts and first failed rows',
+      params: { id: uuid() },
+      response: { status: 200, schema: IMPORT_DETAIL_SCHEMA },
+    },
     async handler({ principal, params }) {
       const id = params.id!;
       const row = isUuid(id)

@@ -4,6 +4,7 @@
 // database (segments and topics of this account, defined contact properties) is checked
 // before the import is queued.
 import { validation } from '../../api/errors.js';
+import { input, oneOfValues, string } from '../../api/schema.js';
 import type { Queryable } from '../../db/database.js';
 import { assertOwned, type TopicChoice } from '../contact-store.js';
 import { propertyDefinitions, type PropertyType } from '../property-values.js';
@@ -28,6 +29,22 @@ export interface ImportOptions {
 
 export type ImportField = 'column_map' | 'on_conflict' | 'segments' | 'topics';
 export const IMPORT_FIELDS: readonly string[] = ['file', 'column_map', 'on_conflict', 'segments', 'topics'];
+
+/** The multipart form of POST /contacts/imports, for its doc: the file and the fields readOptionField reads. */
+export const IMPORT_FORM_SCHEMA = input(
+  {
+    file: string({ contentMediaType: 'text/csv', description: 'The CSV, a header row first; at most 50 MB.' }),
+    column_map: string({
+      contentMediaType: 'application/json',
+      description:
+        'JSON: `{"email"?, "first_name"?, "last_name"?, "unsubscribed"?: column name, "properties"?: {KEY: {"column", "type"?}}}`; default: columns named like the fields.',
+    }),
+    on_conflict: oneOfValues(['upsert', 'skip'], { default: 'skip', description: 'What happens to contacts that exist already.' }),
+    segments: string({ contentMediaType: 'application/json', description: 'JSON: segment ids, or `[{"id"}]`, to add every contact to.' }),
+    topics: string({ contentMediaType: 'application/json', description: 'JSON: `[{"id", "subscription": "opt_in" | "opt_out"}]`.' }),
+  },
+  ['file'],
+);
 
 /** Options with nothing given: columns by their names, existing contacts skipped. */
 export function defaultOptions(): ImportOptions {

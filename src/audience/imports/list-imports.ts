@@ -1,16 +1,18 @@
 // GET /contacts/imports[?status=queued|in_progress|completed|failed]: newest first, paginated.
 import { validation } from '../../api/errors.js';
-import { envelope, listPage, parsePage } from '../../api/pagination.js';
+import { envelope, listDoc, listPage, parsePage } from '../../api/pagination.js';
 import type { Route } from '../../api/route.js';
+import { oneOfValues } from '../../api/schema.js';
 import type { Db } from '../../db/database.js';
-import { IMPORT_COLUMNS, importView, VISIBLE } from './import-view.js';
+import { IMPORT_COLUMNS, IMPORT_SCHEMA, IMPORT_STATUSES, importView, VISIBLE } from './import-view.js';
 
-const STATUSES = ['queued', 'in_progress', 'completed', 'failed'];
+const STATUSES: readonly string[] = IMPORT_STATUSES;
 
 export function listImports(db: Db): Route {
   return {
     method: 'GET',
     url: '/contacts/imports',
+    doc: listDoc('List contact imports', IMPORT_SCHEMA, { query: { status: oneOfValues(IMPORT_STATUSES, { description: 'Only those in this state.' }) } }),
     async handler({ principal, query }) {
       const page = parsePage(query);
       const { status } = query;
