@@ -2,10 +2,11 @@
 // The graph itself is graph.ts's; what needs the database (a send_email step's template must
 // be one of the account's, published) is checkTemplates, run in the writing transaction.
 import { missingField, validation } from '../api/errors.js';
+import { input, oneOfValues, string } from '../api/schema.js';
 import { optionalEnum, rejectUnknown, type Body } from '../api/validate.js';
 import type { Queryable } from '../db/database.js';
 import { findPublishedTemplates } from '../templates/find-template.js';
-import { parseGraph, type Graph } from './graph.js';
+import { GRAPH_SCHEMAS, parseGraph, type Graph } from './graph.js';
 
 export const STATUSES = ['enabled', 'disabled'] as const;
 type AutomationStatus = (typeof STATUSES)[number];
@@ -16,6 +17,18 @@ interface AutomationFields {
   status?: AutomationStatus;
   graph?: Graph;
 }
+
+const FIELD_SCHEMAS = {
+  name: string({ maxLength: MAX_NAME, pattern: '\\S' }),
+  status: oneOfValues(STATUSES, { default: 'disabled' }),
+  ...GRAPH_SCHEMAS,
+};
+/** The bodies parseCreate and parsePatch take, for the routes' docs. */
+export const CREATE_AUTOMATION_SCHEMA = input(FIELD_SCHEMAS, ['name', 'steps', 'connections']);
+export const PATCH_AUTOMATION_SCHEMA = input(FIELD_SCHEMAS, [], {
+  minProperties: 1,
+  dependentRequired: { steps: ['connections'], connections: ['steps'] },
+});
 
 function name(body: Body, required: boolean): string | undefined {
   const value = body.name;

@@ -3,14 +3,16 @@
 // matching event sent from then on.
 import crypto from 'node:crypto';
 import type { Route } from '../api/route.js';
+import { objectId } from '../api/schema.js';
 import { objectBody } from '../api/validate.js';
 import type { Db } from '../db/database.js';
-import { checkTemplates, parseCreate } from './automation-fields.js';
+import { checkTemplates, CREATE_AUTOMATION_SCHEMA, parseCreate } from './automation-fields.js';
 
 export function createAutomation(db: Db): Route {
   return {
     method: 'POST',
     url: '/automations',
+    doc: { summary: 'Create an automation', body: CREATE_AUTOMATION_SCHEMA, response: { status: 201, schema: objectId('automation') } },
     async handler({ principal, body }) {
       const fields = parseCreate(objectBody(body));
       const id = crypto.randomUUID();

@@ -1,6 +1,7 @@
 // POST /automations/:id/duplicate: a disabled copy named "<name> (Copy)"; 201 {object, id}.
 import crypto from 'node:crypto';
 import type { Route } from '../api/route.js';
+import { objectId, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { findAutomation } from './find-automation.js';
 
@@ -10,6 +11,7 @@ export function duplicateAutomation(db: Db): Route {
   return {
     method: 'POST',
     url: '/automations/:id/duplicate',
+    doc: { summary: 'Duplicate an automation (disabled)', params: { id: uuid() }, response: { status: 201, schema: objectId('automation') } },
     async handler({ principal, params }) {
       const source = await findAutomation(db, principal.accountId, params.id);
       const id = crypto.randomUUID();

@@ -3,14 +3,16 @@
 import { notFound } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
+import { uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import { RUN_COLUMNS, RUN_STEP_COLUMNS, runDetail } from './automation-view.js';
+import { RUN_COLUMNS, RUN_SCHEMA, RUN_STEP_COLUMNS, runDetail } from './automation-view.js';
 import { findAutomation } from './find-automation.js';
 
 export function getRun(db: Db): Route {
   return {
     method: 'GET',
     url: '/automations/:id/runs/:run_id',
+    doc: { summary: 'Retrieve a run with the steps it has reached', params: { id: uuid(), run_id: uuid() }, response: { status: 200, schema: RUN_SCHEMA } },
     async handler({ principal, params }) {
       const automation = await findAutomation(db, principal.accountId, params.id);
       const run = isUuid(params.run_id)

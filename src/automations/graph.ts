@@ -4,8 +4,9 @@
 // shape (step-config.ts), connections between existing steps with a type their source step
 // can take, and no cycles, so that every run ends and reaches each step at most once.
 import { missingField, validation } from '../api/errors.js';
+import { array, input, type JsonSchema, oneOfValues, string } from '../api/schema.js';
 import type { Body } from '../api/validate.js';
-import { parseStepConfig, STEP_TYPES, type StepType } from './step-config.js';
+import { parseStepConfig, STEP_CONFIG_SCHEMAS, STEP_TYPES, type StepType } from './step-config.js';
 
 export const CONNECTION_TYPES = ['default', 'condition_met', 'condition_not_met', 'timeout', 'event_received'] as const;
 export type ConnectionType = (typeof CONNECTION_TYPES)[number];
@@ -41,6 +42,26 @@ const OUTGOING: Record<StepType, readonly ConnectionType[]> = {
   contact_update: ['default'],
   contact_delete: ['default'],
   add_to_segment: ['default'],
+};
+
+const KEY_SCHEMA = string({ pattern: KEY.source });
+/** `steps` and `connections` as parseGraph reads them, for the routes' docs. */
+export const GRAPH_SCHEMAS: Record<'steps' | 'connections', JsonSchema> = {
+  steps: array(
+    {
+      oneOf: STEP_TYPES.map((type) =>
+        input(
+          { key: KEY_SCHEMA, type: { const: type }, config: STEP_CONFIG_SCHEMAS[type] },
+          type === 'contact_delete' ? ['key', 'type'] : ['key', 'type', 'config'],
+        ),
+      ),
+    },
+    { minItems: 1, maxItems: MAX_STEPS, description: 'Exactly one trigger step; keys unique.' },
+  ),
+  connections: array(input({ from: KEY_SCHEMA, to: KEY_SCHEMA, type: oneOfValues(CONNECTION_TYPES, { default: 'default' }) }, ['from', 'to']), {
+    maxItems: MAX_CONNECTIONS,
+    description: 'Between existing steps, never into the trigger, without cycles.',
+  }),
 };
 
 const isObject = (v: unknown): v is Body => v !== null && typeof v === 'object' && !Array.isArray(v);

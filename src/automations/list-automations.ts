@@ -1,15 +1,17 @@
 // GET /automations[?status=enabled|disabled]: the caller's automations, newest first, paginated.
-import { envelope, listPage, parsePage } from '../api/pagination.js';
+import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
+import { oneOfValues } from '../api/schema.js';
 import { optionalEnum } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import { STATUSES } from './automation-fields.js';
-import { AUTOMATION_COLUMNS, automationSummary } from './automation-view.js';
+import { AUTOMATION_COLUMNS, AUTOMATION_SUMMARY_SCHEMA, automationSummary } from './automation-view.js';
 
 export function listAutomations(db: Db): Route {
   return {
     method: 'GET',
     url: '/automations',
+    doc: listDoc('List automations', AUTOMATION_SUMMARY_SCHEMA, { query: { status: oneOfValues(STATUSES, { description: 'Only those in this state.' }) } }),
     async handler({ principal, query }) {
       const page = parsePage(query);
       const status = optionalEnum(query, 'status', STATUSES);

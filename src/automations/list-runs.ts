@@ -1,12 +1,13 @@
 // GET /automations/:id/runs[?status=running,completed,…]: the automation's runs, newest first.
 import { validation } from '../api/errors.js';
-import { envelope, listPage, parsePage } from '../api/pagination.js';
+import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
+import { string, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import { RUN_COLUMNS, runSummary } from './automation-view.js';
+import { RUN_COLUMNS, RUN_STATUSES as STATUSES, RUN_SUMMARY_SCHEMA, runSummary } from './automation-view.js';
 import { findAutomation } from './find-automation.js';
 
-const RUN_STATUSES = ['running', 'completed', 'failed', 'cancelled'];
+const RUN_STATUSES: readonly string[] = STATUSES;
 
 function statusFilter(raw: string | undefined): string[] | undefined {
   if (raw === undefined || raw === '') return undefined;
@@ -23,6 +24,17 @@ export function listRuns(db: Db): Route {
   return {
     method: 'GET',
     url: '/automations/:id/runs',
+    doc: {
+      ...listDoc("List an automation's runs", RUN_SUMMARY_SCHEMA, {
+        query: {
+          status: string({
+            pattern: `^(${STATUSES.join('|')})(,\\s*(${STATUSES.join('|')}))*$`,
+            description: `Only those in these states, comma-separated: ${STATUSES.join(', ')}.`,
+          }),
+        },
+      }),
+      params: { id: uuid() },
+    },
     async handler({ principal, params, query }) {
       const page = parsePage(query);
       const statuses = statusFilter(query.status);

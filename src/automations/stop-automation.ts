@@ -3,6 +3,7 @@
 // a step being executed at that moment finds its claim gone and records nothing (an email
 // it was sending is rolled back with it: advance.ts).
 import type { Route } from '../api/route.js';
+import { constant, object, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { findAutomation } from './find-automation.js';
 
@@ -10,6 +11,11 @@ export function stopAutomation(db: Db): Route {
   return {
     method: 'POST',
     url: '/automations/:id/stop',
+    doc: {
+      summary: 'Disable an automation and cancel its running runs',
+      params: { id: uuid() },
+      response: { status: 200, schema: object({ object: constant('automation'), id: uuid(), status: constant('disabled') }) },
+    },
     async handler({ principal, params }) {
       const id = await db.tx(async (q) => {
         const automation = await findAutomation(q, principal.accountId, params.id, { lock: true });

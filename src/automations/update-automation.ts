@@ -2,15 +2,22 @@
 // graph applies to runs started from then on; runs under way keep the graph they started
 // with (0015_automations.sql). Disabling stops new runs only; POST …/stop also cancels runs.
 import type { Route } from '../api/route.js';
+import { objectId, uuid } from '../api/schema.js';
 import { objectBody } from '../api/validate.js';
 import type { Db } from '../db/database.js';
-import { checkTemplates, parsePatch } from './automation-fields.js';
+import { checkTemplates, PATCH_AUTOMATION_SCHEMA, parsePatch } from './automation-fields.js';
 import { findAutomation } from './find-automation.js';
 
 export function updateAutomation(db: Db): Route {
   return {
     method: 'PATCH',
     url: '/automations/:id',
+    doc: {
+      summary: 'Update an automation (a new graph applies to runs started from then on)',
+      params: { id: uuid() },
+      body: PATCH_AUTOMATION_SCHEMA,
+      response: { status: 200, schema: objectId('automation') },
+    },
     async handler({ principal, params, body }) {
       const fields = parsePatch(objectBody(body));
       const id = await db.tx(async (q) => {

@@ -5,6 +5,7 @@
 import { missingField, notFound, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import { MAX_EMAIL_BYTES, MAX_EMAIL_SIZE } from '../api/limits.js';
+import { array, boolean, input, type JsonSchema, nullable, SINGLE_LINE_TEXT, string, uuid } from '../api/schema.js';
 import { assertSingleLine, objectBody, rejectUnknown, type Body } from '../api/validate.js';
 import { assertOwned } from '../audience/contact-store.js';
 import type { Queryable } from '../db/database.js';
@@ -30,6 +31,31 @@ export const UPDATE_FIELDS = [...CONTENT_FIELDS, 'react'];
 const MAX_NAME = 256;
 const MAX_SUBJECT = 998; // RFC 5322 §2.1.1 line limit
 const MAX_PREVIEW = 500;
+
+const mailbox = string({ pattern: '\\S', description: '`addr` or `Name <addr>`.' });
+const CONTENT_SCHEMAS: Record<string, JsonSchema> = {
+  name: nullable(string({ maxLength: MAX_NAME })),
+  segment_id: uuid('The segment it goes to.'),
+  audience_id: uuid('Deprecated: as `segment_id`.'),
+  from: mailbox,
+  subject: string({ maxLength: MAX_SUBJECT, pattern: SINGLE_LINE_TEXT }),
+  reply_to: nullable({ oneOf: [mailbox, array(mailbox, { maxItems: 50 })] }),
+  preview_text: nullable(string({ maxLength: MAX_PREVIEW, pattern: '^[^\\r\\n\\u0000]*$' })),
+  html: nullable(string({ description: 'May hold merge tags: `{{{FIRST_NAME|there}}}`, contact properties, `{{{RESEND_UNSUBSCRIBE_URL}}}`.' })),
+  text: nullable(string()),
+  topic_id: nullable(uuid('Send only to the contacts subscribed to this topic.')),
+};
+/** The bodies of POST /broadcasts and PATCH /broadcasts/:id as parseBroadcastInput reads them, for the routes' docs. */
+export const CREATE_BROADCAST_SCHEMA = input(
+  {
+    ...CONTENT_SCHEMAS,
+    send: boolean({ default: false, description: 'Send it now (or at `scheduled_at`) instead of keeping a draft.' }),
+    scheduled_at: string({ description: 'With `send: true`: when, as ISO 8601 or natural language ("in 1 hour").' }),
+  },
+  ['from', 'subject'],
+  { anyOf: [{ required: ['segment_id'] }, { required: ['audience_id'] }], dependentRequired: { scheduled_at: ['send'] } },
+);
+export const UPDATE_BROADCAST_SCHEMA = input(CONTENT_SCHEMAS);
 
 const given = (body: Body, field: string) => body[field] !== undefined;
 

@@ -2,6 +2,7 @@
 // summary fields, GET with everything. `audience_id` is the deprecated name of segment_id
 // and always carries the same value.
 import { restTimestamp } from '../api/format.js';
+import { array, constant, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
 import type { Row } from '../db/database.js';
 
 export type BroadcastStatus = 'draft' | 'scheduled' | 'sending' | 'sent' | 'canceled';
@@ -9,6 +10,32 @@ export type BroadcastStatus = 'draft' | 'scheduled' | 'sending' | 'sent' | 'canc
 export const BROADCAST_COLUMNS =
   'id, account_id, name, segment_id, topic_id, from_address, subject, reply_to, preview_text, html, text, status, ' +
   'scheduled_at, sent_at, cursor, recipients, created_at';
+
+const STATUSES: readonly BroadcastStatus[] = ['draft', 'scheduled', 'sending', 'sent', 'canceled'];
+
+/** broadcastSummary's shape, for the routes' docs. */
+export const BROADCAST_SUMMARY_SCHEMA = object({
+  id: uuid(),
+  name: nullable(string()),
+  audience_id: nullable(uuid()),
+  segment_id: nullable(uuid()),
+  status: oneOfValues(STATUSES),
+  created_at: restTime(),
+  scheduled_at: nullable(restTime()),
+  sent_at: nullable(restTime()),
+  topic_id: nullable(uuid()),
+});
+/** broadcastDetail's shape. */
+export const BROADCAST_SCHEMA = object({
+  object: constant('broadcast'),
+  ...BROADCAST_SUMMARY_SCHEMA.properties,
+  from: nullable(string()),
+  subject: nullable(string()),
+  reply_to: nullable(array(string())),
+  preview_text: nullable(string()),
+  html: nullable(string()),
+  text: nullable(string()),
+});
 
 export function broadcastSummary(row: Row) {
   return {

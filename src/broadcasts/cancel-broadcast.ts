@@ -3,6 +3,7 @@
 // back, so no further emails are accepted; those already accepted still go out. Canceling
 // again succeeds and changes nothing; a draft or a sent broadcast: 403 validation_error (§2.8).
 import type { Route } from '../api/route.js';
+import { objectId, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { findBroadcast, wrongState } from './find-broadcast.js';
 
@@ -10,6 +11,7 @@ export function cancelBroadcast(db: Db): Route {
   return {
     method: 'POST',
     url: '/broadcasts/:id/cancel',
+    doc: { summary: 'Cancel a scheduled broadcast, or stop one being sent', params: { id: uuid() }, response: { status: 200, schema: objectId('broadcast') } },
     async handler({ principal, params }) {
       const id = await db.tx(async (q) => {
         const broadcast = await findBroadcast(q, principal.accountId, params.id!, { lock: true });

@@ -5,10 +5,11 @@
 import crypto from 'node:crypto';
 import { validation } from '../api/errors.js';
 import type { Route } from '../api/route.js';
+import { objectId } from '../api/schema.js';
 import { optionalBoolean } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import { parseScheduledAt } from '../emails/schedule.js';
-import { checkAudience, CREATE_FIELDS, parseBroadcastBody, parseBroadcastInput } from './broadcast-fields.js';
+import { checkAudience, CREATE_BROADCAST_SCHEMA, CREATE_FIELDS, parseBroadcastBody, parseBroadcastInput } from './broadcast-fields.js';
 import { BROADCAST_COLUMNS } from './broadcast-view.js';
 import { startSending } from './start-sending.js';
 
@@ -16,6 +17,11 @@ export function createBroadcast(db: Db): Route {
   return {
     method: 'POST',
     url: '/broadcasts',
+    doc: {
+      summary: 'Create a broadcast (a draft, or sent with `send: true`)',
+      body: CREATE_BROADCAST_SCHEMA,
+      response: { status: 201, schema: objectId('broadcast') },
+    },
     async handler({ principal, body: raw }) {
       const body = parseBroadcastBody(raw, CREATE_FIELDS);
       const input = parseBroadcastInput(body, true);

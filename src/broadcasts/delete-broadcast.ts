@@ -4,6 +4,7 @@
 // one that sent nothing is removed too. A broadcast that is being sent or has been sent
 // stays: 403 validation_error naming its state. Unknown id: 404.
 import type { Route } from '../api/route.js';
+import { deletedObject, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { findBroadcast, UNSENT, wrongState } from './find-broadcast.js';
 
@@ -11,6 +12,7 @@ export function deleteBroadcast(db: Db): Route {
   return {
     method: 'DELETE',
     url: '/broadcasts/:id',
+    doc: { summary: 'Delete a broadcast that has not been sent', params: { id: uuid() }, response: { status: 200, schema: deletedObject('broadcast') } },
     async handler({ principal, params }) {
       const id = await db.tx(async (q) => {
         const broadcast = await findBroadcast(q, principal.accountId, params.id!, { lock: true });

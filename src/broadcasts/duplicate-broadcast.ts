@@ -2,6 +2,7 @@
 // segment, topic, sender and content, whatever the state of the original.
 import crypto from 'node:crypto';
 import type { Route } from '../api/route.js';
+import { objectId, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { findBroadcast } from './find-broadcast.js';
 
@@ -9,6 +10,13 @@ export function duplicateBroadcast(db: Db): Route {
   return {
     method: 'POST',
     url: '/broadcasts/:id/duplicate',
+    doc: {
+      summary: 'Duplicate a broadcast as a new draft',
+      description: "In the resend SDK (broadcasts.duplicate), not in Resend's published OpenAPI description.",
+      addition: true,
+      params: { id: uuid() },
+      response: { status: 201, schema: objectId('broadcast') },
+    },
     async handler({ principal, params }) {
       const original = await findBroadcast(db, principal.accountId, params.id!);
       const id = crypto.randomUUID();

@@ -3,7 +3,7 @@
 import { accountList } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { BROADCAST_COLUMNS, broadcastSummary } from './broadcast-view.js';
+import { BROADCAST_COLUMNS, BROADCAST_SUMMARY_SCHEMA, broadcastSummary } from './broadcast-view.js';
 
 export function listBroadcasts(db: Db): Route {
   return accountList(db, {
@@ -11,6 +11,7 @@ export function listBroadcasts(db: Db): Route {
     table: 'broadcasts',
     columns: BROADCAST_COLUMNS,
     defaultLimit: 100,
+    doc: { summary: 'List broadcasts', item: BROADCAST_SUMMARY_SCHEMA },
     view: (rows) => rows.map(broadcastSummary),
   });
 }

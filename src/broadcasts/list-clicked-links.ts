@@ -2,14 +2,19 @@
 // click tracking as email.clicked, src/tracking/), with its clicks and unique clicks (how
 // many recipients clicked it), most clicked first.
 import type { Route } from '../api/route.js';
+import { integer, object, string, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { findBroadcast } from './find-broadcast.js';
-import { offsetEnvelope, parseOffsetPage } from './offset-page.js';
+import { offsetEnvelope, offsetListDoc, parseOffsetPage } from './offset-page.js';
 
 export function listClickedLinks(db: Db): Route {
   return {
     method: 'GET',
     url: '/broadcasts/:id/clicked-links',
+    doc: {
+      ...offsetListDoc("List the links clicked in a broadcast's emails", object({ url: string(), clicks: integer(), unique_clicks: integer() })),
+      params: { id: uuid() },
+    },
     async handler({ principal, params, query }) {
       const page = parseOffsetPage(query);
       const broadcast = await findBroadcast(db, principal.accountId, params.id!);

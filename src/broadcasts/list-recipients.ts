@@ -5,9 +5,10 @@
 // bounced with its type, complained) and unsubscribes through the broadcast's link.
 import { validation } from '../api/errors.js';
 import type { Route } from '../api/route.js';
+import { array, integer, nullable, object, oneOfValues, string, uuid } from '../api/schema.js';
 import type { Db, Row } from '../db/database.js';
 import { findBroadcast } from './find-broadcast.js';
-import { offsetEnvelope, parseOffsetPage } from './offset-page.js';
+import { offsetEnvelope, offsetListDoc, parseOffsetPage } from './offset-page.js';
 
 const TYPES = ['sent', 'delivered', 'opened', 'clicked', 'bounced', 'complained', 'unsubscribed', 'suppressed'] as const;
 type RecipientType = (typeof TYPES)[number];
@@ -70,6 +71,28 @@ export function listRecipients(db: Db): Route {
   return {
     method: 'GET',
     url: '/broadcasts/:id/recipients',
+    doc: {
+      ...offsetListDoc(
+        'List the recipients of a broadcast by what happened to them',
+        object(
+          {
+            contact_id: nullable(uuid()),
+            email: string(),
+            count: integer({ description: 'opened, clicked: how many times.' }),
+            clicked_links: array(object({ url: string(), clicks: integer() }), { description: 'clicked only.' }),
+            bounce_type: oneOfValues(BOUNCE_TYPES, { description: 'bounced only.' }),
+          },
+          ['contact_id', 'email'],
+        ),
+        {
+          type: oneOfValues(TYPES),
+          email: string({ description: 'Only this recipient.' }),
+          bounce_type: oneOfValues(BOUNCE_TYPES, { description: 'With type=bounced.' }),
+        },
+      ),
+      requiredQuery: ['type'],
+      params: { id: uuid() },
+    },
     async handler({ principal, params, query }) {
       const { type, bounceType } = parseType(query);
       const page = parseOffsetPage(query);

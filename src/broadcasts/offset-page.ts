@@ -3,7 +3,9 @@
 // `after` and `before` take back. These lists are reports, computed from the broadcast's
 // emails and their events, so there is no row id to key them on.
 import { ApiError, validation } from '../api/errors.js';
-import { envelope, parsePage, type ListEnvelope } from '../api/pagination.js';
+import type { RouteDoc } from '../api/route.js';
+import { envelope, listOf, pageQuery, parsePage, type ListEnvelope } from '../api/pagination.js';
+import { type JsonSchema, object, string } from '../api/schema.js';
 
 interface OffsetPage {
   limit: number;
@@ -12,6 +14,16 @@ interface OffsetPage {
   /** SQL LIMIT: forwards one more than wanted (to tell whether there are more). */
   take: number;
   backwards: boolean;
+}
+
+/** The doc of a list paged by parseOffsetPage: its items carry their cursor as `id`. */
+export function offsetListDoc(summary: string, item: JsonSchema, query: Record<string, JsonSchema> = {}): RouteDoc {
+  const cursor = (description: string) => string({ description: `${description}: the \`id\` of an item of this list.` });
+  return {
+    summary,
+    query: { ...query, limit: pageQuery().limit!, after: cursor('The page starts after it'), before: cursor('The page ends before it') },
+    response: { status: 200, schema: listOf(object({ id: string({ description: 'A cursor.' }), ...item.properties }, ['id', ...(item.required ?? [])])) },
+  };
 }
 
 export function parseOffsetPage(query: Record<string, string | undefined>): OffsetPage {

@@ -2,6 +2,7 @@
 // (ISO 8601 or natural language, src/emails/schedule.ts); a scheduled one may be moved to
 // another time or sent at once. Anything else: 403 naming its state. Answers 200 {id}.
 import type { Route } from '../api/route.js';
+import { input, object, string, uuid } from '../api/schema.js';
 import { objectBody, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import { parseScheduledAt } from '../emails/schedule.js';
@@ -12,6 +13,12 @@ export function sendBroadcast(db: Db): Route {
   return {
     method: 'POST',
     url: '/broadcasts/:id/send',
+    doc: {
+      summary: 'Send a broadcast now or at `scheduled_at`',
+      params: { id: uuid() },
+      body: input({ scheduled_at: string({ description: 'ISO 8601 or natural language ("in 1 hour"); default: now.' }) }),
+      response: { status: 200, schema: object({ id: uuid() }) },
+    },
     async handler({ principal, params, body: raw }) {
       const body = objectBody(raw);
       rejectUnknown(body, ['scheduled_at']);

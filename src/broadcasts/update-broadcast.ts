@@ -2,8 +2,9 @@
 // broadcast has not gone out (draft or scheduled). A scheduled broadcast must stay sendable:
 // it is checked again as POST /send checks it, in the same transaction.
 import type { Route } from '../api/route.js';
+import { objectId, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import { checkAudience, parseBroadcastBody, parseBroadcastInput, UPDATE_FIELDS, type BroadcastInput } from './broadcast-fields.js';
+import { checkAudience, parseBroadcastBody, parseBroadcastInput, UPDATE_BROADCAST_SCHEMA, UPDATE_FIELDS, type BroadcastInput } from './broadcast-fields.js';
 import { findBroadcast, UNSENT, wrongState } from './find-broadcast.js';
 import { BROADCAST_COLUMNS } from './broadcast-view.js';
 import { assertSendable } from './start-sending.js';
@@ -24,6 +25,12 @@ export function updateBroadcast(db: Db): Route {
   return {
     method: 'PATCH',
     url: '/broadcasts/:id',
+    doc: {
+      summary: 'Update a broadcast that has not gone out (null clears a field)',
+      params: { id: uuid() },
+      body: UPDATE_BROADCAST_SCHEMA,
+      response: { status: 200, schema: objectId('broadcast') },
+    },
     async handler({ principal, params, body: raw }) {
       const input = parseBroadcastInput(parseBroadcastBody(raw, UPDATE_FIELDS), false);
       const id = await db.tx(async (q) => {

@@ -4,14 +4,20 @@
 import crypto from 'node:crypto';
 import { validation } from '../api/errors.js';
 import type { Route } from '../api/route.js';
+import { input, objectId } from '../api/schema.js';
 import { objectBody, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
-import { parseEventName, parseSchema } from './event-fields.js';
+import { EVENT_NAME_SCHEMA, EVENT_SCHEMA_SCHEMA, parseEventName, parseSchema } from './event-fields.js';
 
 export function createEvent(db: Db): Route {
   return {
     method: 'POST',
     url: '/events',
+    doc: {
+      summary: 'Define a custom event, optionally with a payload schema',
+      body: input({ name: EVENT_NAME_SCHEMA, schema: EVENT_SCHEMA_SCHEMA }, ['name']),
+      response: { status: 201, schema: objectId('event') },
+    },
     async handler({ principal, body: raw }) {
       const body = objectBody(raw);
       rejectUnknown(body, ['name', 'schema']);

@@ -2,6 +2,7 @@
 // names, the flat payload schema of a defined event, and a payload checked against it.
 import { missingField, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
+import { type JsonSchema, nullable, oneOfValues, string } from '../api/schema.js';
 import type { Body } from '../api/validate.js';
 
 export type SchemaType = 'string' | 'number' | 'boolean' | 'date';
@@ -16,6 +17,24 @@ const MAX_KEY = 100;
 /** A payload is copied into every run it starts; keep runs small. */
 const MAX_PAYLOAD_BYTES = 64 * 1024;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$/;
+
+/** What parseEventName, parseSchema and parsePayload take, for the routes' docs. */
+export const EVENT_NAME_SCHEMA = string({
+  maxLength: MAX_NAME,
+  pattern: '^(?![Rr][Ee][Ss][Ee][Nn][Dd]:)[^\\u0000-\\u001f\\u007f]*\\S[^\\u0000-\\u001f\\u007f]*$',
+  description: 'Not `resend:…` (system events), and not shaped like an id.',
+});
+export const EVENT_SCHEMA_SCHEMA: JsonSchema = nullable({
+  type: 'object',
+  description: 'Payload field names and their types; null: any payload.',
+  maxProperties: MAX_SCHEMA_KEYS,
+  propertyNames: { minLength: 1, maxLength: MAX_KEY, pattern: '\\S' },
+  additionalProperties: oneOfValues(SCHEMA_TYPES),
+});
+export const PAYLOAD_SCHEMA: JsonSchema = {
+  type: 'object',
+  description: `At most ${MAX_PAYLOAD_BYTES / 1024} KB of JSON; a defined event's payload holds only the fields of its schema, of their types.`,
+};
 
 const isObject = (v: unknown): v is Body => v !== null && typeof v === 'object' && !Array.isArray(v);
 

@@ -1,9 +1,20 @@
 // How a custom event definition reads over the API (resend-compat-notes §2.11): list items
 // without `object`, a single one with it.
 import { restTimestamp } from '../api/format.js';
+import { constant, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
 import type { Row } from '../db/database.js';
 
 export const EVENT_COLUMNS = 'id, name, schema, created_at, updated_at';
+
+/** eventSummary's shape, for the routes' docs. */
+export const EVENT_SUMMARY_SCHEMA = object({
+  id: uuid(),
+  name: string(),
+  schema: nullable({ type: 'object', additionalProperties: oneOfValues(['string', 'number', 'boolean', 'date']) }),
+  created_at: restTime(),
+  updated_at: nullable(restTime()),
+});
+export const EVENT_SCHEMA = object({ object: constant('event'), ...EVENT_SUMMARY_SCHEMA.properties });
 
 export function eventSummary(row: Row) {
   return {

@@ -2,8 +2,14 @@
 import { accountList } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { EVENT_COLUMNS, eventSummary } from './event-view.js';
+import { EVENT_COLUMNS, EVENT_SUMMARY_SCHEMA, eventSummary } from './event-view.js';
 
 export function listEvents(db: Db): Route {
-  return accountList(db, { url: '/events', table: 'event_definitions', columns: EVENT_COLUMNS, view: (rows) => rows.map(eventSummary) });
+  return accountList(db, {
+    url: '/events',
+    table: 'event_definitions',
+    columns: EVENT_COLUMNS,
+    view: (rows) => rows.map(eventSummary),
+    doc: { summary: 'List custom event definitions', item: EVENT_SUMMARY_SCHEMA },
+  });
 }

@@ -9,11 +9,12 @@
 import { ApiError, notFound, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
+import { constant, input, object, string, uuid } from '../api/schema.js';
 import { objectBody, rejectUnknown, type Body } from '../api/validate.js';
 import { findContact, findOrCreateContact } from '../audience/contact-store.js';
 import type { Db, Queryable } from '../db/database.js';
 import { parseMailbox } from '../mailbox/mailbox.js';
-import { checkPayload, parseEventName, parsePayload, type EventSchema } from './event-fields.js';
+import { checkPayload, EVENT_NAME_SCHEMA, PAYLOAD_SCHEMA, parseEventName, parsePayload, type EventSchema } from './event-fields.js';
 
 type ContactRef = { contactId: string } | { email: string };
 
@@ -48,6 +49,20 @@ export function sendEvent(db: Db): Route {
   return {
     method: 'POST',
     url: '/events/send',
+    doc: {
+      summary: 'Send a custom event for a contact (queued for automations)',
+      body: input(
+        {
+          event: EVENT_NAME_SCHEMA,
+          contact_id: uuid('An existing contact.'),
+          email: string({ format: 'email', description: 'A bare address: its contact, created when there is none.' }),
+          payload: PAYLOAD_SCHEMA,
+        },
+        ['event'],
+        { oneOf: [{ required: ['contact_id'] }, { required: ['email'] }] },
+      ),
+      response: { status: 202, schema: object({ object: constant('event'), event: string() }) },
+    },
     async handler({ principal, body: raw }) {
       const body = objectBody(raw);
       rejectUnknown(body, ['event', 'contact_id', 'email', 'payload']);

@@ -2,15 +2,22 @@
 // from now on are checked against the new schema; runs already started keep theirs.
 import { missingField } from '../api/errors.js';
 import type { Route } from '../api/route.js';
+import { input, objectId, string } from '../api/schema.js';
 import { objectBody, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
-import { parseSchema } from './event-fields.js';
+import { EVENT_SCHEMA_SCHEMA, parseSchema } from './event-fields.js';
 import { findEvent } from './find-event.js';
 
 export function updateEvent(db: Db): Route {
   return {
     method: 'PATCH',
     url: '/events/:identifier',
+    doc: {
+      summary: "Replace a custom event's payload schema",
+      params: { identifier: string({ description: 'The event id, or its name.' }) },
+      body: input({ schema: EVENT_SCHEMA_SCHEMA }, ['schema']),
+      response: { status: 200, schema: objectId('event') },
+    },
     async handler({ principal, params, body: raw }) {
       const body = objectBody(raw);
       rejectUnknown(body, ['schema']);
