@@ -26,6 +26,7 @@ import { memoryRateLimiter, redisRateLimiter } from './rate-limit/rate-limiter.j
 import { InboundMail } from './inbound/inbound.js';
 import { inboundRoutes } from './inbound/routes.js';
 import { createLogger, type Logger } from './logger.js';
+import { openApiRoutes } from './openapi/routes.js';
 import { RequestLogs } from './logs/request-logs.js';
 import { SmtpServer, type SmtpPorts } from './smtp/server.js';
 import { suppressionRoutes } from './suppressions/routes.js';
@@ -98,6 +99,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
         ...unsubscribeRoutes(db),
         ...requestLogs.routes(),
         ...healthRoutes(db, node),
+        ...openApiRoutes(() => routes),
       ];
       const app = await buildApp({
         db,

@@ -137,13 +137,13 @@ export function accountList(
     defaultLimit?: number;
     view: (rows: Row[]) => unknown[] | Promise<unknown[]>;
     /** The route's summary and the schema of one item `view` returns. */
-    doc?: { summary: string; item: JsonSchema };
+    doc: { summary: string; item: JsonSchema };
   },
 ): Route {
   return {
     method: 'GET',
     url: options.url,
-    ...(options.doc ? { doc: listDoc(options.doc.summary, options.doc.item, { defaultLimit: options.defaultLimit }) } : {}),
+    doc: listDoc(options.doc.summary, options.doc.item, { defaultLimit: options.defaultLimit }),
     async handler({ principal, query }) {
       const { rows, hasMore } = await listPage(db, {
         table: options.table,
