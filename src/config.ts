@@ -1,10 +1,12 @@
 // Environment → one typed, validated config object. Every variable of the operator contract
 // is declared once here (SETTINGS: name, default, parser, help), read here and nowhere else,
 // and the README's table is generated from the declarations.
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { asRange, isAddressRange } from './egress/address-ranges.js';
 import type { PrivateAccess } from './egress/destination-policy.js';
+import { type Provider, providerTable } from './providers/providers.js';
 
 export type Role = 'api' | 'smtp' | 'worker';
 export const ALL_ROLES: Role[] = ['api', 'smtp', 'worker'];
@@ -32,6 +34,8 @@ export interface Config {
   dnsServers: string[];
   outboundPort: number;
   relayUrl: string | undefined;
+  /** With POSTLINE_PROVIDERS_FILE: the mailbox-provider table, the operator's entries first (providers/providers.ts); unset: the built-in one. */
+  providers: Provider[] | undefined;
   bootstrapApiKey: string | undefined;
   rateLimitPerSecond: number;
   redisUrl: string | undefined;
@@ -318,6 +322,19 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
     shown: 'unset (direct MX)',
     help: '`smtp(s)://user:pass@host:port`: send everything through this smarthost',
     read: url(['smtp:', 'smtps:']),
+  },
+  providers: {
+    variable: 'POSTLINE_PROVIDERS_FILE',
+    shown: 'unset (the built-in table)',
+    help: 'a JSON file of mailbox providers, `[{"name": "acme", "mx": [".mx.acme.net"], "domains": ["acme.com"]}]`, tried before the built-in table (Google, Microsoft, Yahoo, Apple, Zoho, Proton, GMX/web.de, Mail.ru, Yandex, Fastmail; an entry with the same name replaces one): recipient domains roll up to providers by their MX hosts in the queue view and metrics, and a provider can be paused as a whole',
+    read: (raw, name) => {
+      if (unset(raw)) return undefined;
+      try {
+        return [...providerTable(JSON.parse(readFileSync(raw!.trim(), 'utf8'))).entries];
+      } catch (err) {
+        throw new ConfigError(`${name}: ${(err as Error).message}`);
+      }
+    },
   },
   bootstrapApiKey: {
     variable: 'POSTLINE_BOOTSTRAP_API_KEY',

@@ -1,15 +1,18 @@
 #!/usr/bin/env node
-// The `postline` command: start [--roles api,smtp,worker] | migrate | accounts create NAME.
+// The `postline` command: start [--roles api,smtp,worker] | migrate | accounts create NAME | queue ….
 import { createAccount } from './accounts/accounts.js';
 import { ALL_ROLES, ConfigError, loadConfig, unknownVariables, type Role } from './config.js';
 import { connectDatabase } from './db/connect.js';
 import { createLogger } from './logger.js';
+import { providerTable } from './providers/providers.js';
+import { QUEUE_USAGE, QueueCommandError, runQueueCommand } from './queue/cli.js';
 import { startPostline, type Postline } from './server.js';
 
 const USAGE = `usage:
   postline start [--roles api,smtp,worker]   run the service (all roles by default)
   postline migrate                           apply database migrations and exit
-  postline accounts create NAME              create an account; prints its full-access API key`;
+  postline accounts create NAME              create an account; prints its full-access API key
+${QUEUE_USAGE}`;
 
 function parseRoles(args: string[]): Role[] {
   const i = args.indexOf('--roles');
@@ -77,6 +80,18 @@ async function main(argv: string[]): Promise<void> {
       try {
         const created = await createAccount(database.db, args.slice(1).join(' '));
         process.stdout.write(`account ${created.accountId}\napi key ${created.token}\n`);
+      } finally {
+        await database.close();
+      }
+      return;
+    }
+    case 'queue': {
+      const database = await connectDatabase(config, (msg) => logger.debug(msg));
+      try {
+        await runQueueCommand(database.db, providerTable(config.providers), args, (text) => process.stdout.write(text));
+      } catch (err) {
+        if (err instanceof QueueCommandError) throw new ConfigError(`${err.message}\n${USAGE}`);
+        throw err;
       } finally {
         await database.close();
       }

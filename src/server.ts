@@ -28,6 +28,8 @@ import { inboundRoutes } from './inbound/routes.js';
 import { createLogger, type Logger } from './logger.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { RequestLogs } from './logs/request-logs.js';
+import { providerTable } from './providers/providers.js';
+import { queueRoutes } from './queue/routes.js';
 import { SmtpServer, type SmtpPorts } from './smtp/server.js';
 import { suppressionRoutes } from './suppressions/routes.js';
 import { templateRoutes } from './templates/routes.js';
@@ -98,6 +100,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
         ...broadcastRoutes(db),
         ...unsubscribeRoutes(db),
         ...requestLogs.routes(),
+        ...queueRoutes(db, providerTable(config.providers)),
         ...healthRoutes(db, node),
         ...openApiRoutes(() => routes),
       ];

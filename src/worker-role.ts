@@ -20,12 +20,17 @@ import { purgeReceivedMail } from './inbound/retention.js';
 import type { Logger } from './logger.js';
 import { RequestLogs } from './logs/request-logs.js';
 import { NodePresence } from './nodes/node-presence.js';
+import { failExpired } from './queue/repair.js';
+import { resumeOrphans } from './queue/pauses.js';
 import { signers } from './signing/url-signing.js';
 import { releaseWebhookMessagesOfNodes } from './webhooks/claim.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { webhookDestinations } from './webhooks/webhook-fields.js';
 
 const HOUSEKEEPING_MS = 10 * 60_000;
+/** Queue upkeep (expired mail, orphaned pauses) runs every 1 % of the max queue age, within these bounds. */
+const QUEUE_UPKEEP_MIN_MS = 1_000;
+const QUEUE_UPKEEP_MAX_MS = 60_000;
 
 interface WorkerRoleDeps {
   db: Db;
@@ -117,10 +122,23 @@ export function startWorkerRole({ db, config, dns, accept, requestLogs, logger }
   keepHouse();
   const housekeeping = setInterval(keepHouse, HOUSEKEEPING_MS);
   housekeeping.unref();
+  // The max queue age holds in every state, not only at a retry: mail paused, never claimed or
+  // never released fails when it expires. Paused rows whose pause is gone become due.
+  const queueUpkeep = setInterval(
+    () => {
+      void failExpired(db, config.maxQueueAgeMs)
+        .then((failed) => failed > 0 && logger.info({ role: 'worker', failed }, 'mail older than POSTLINE_MAX_QUEUE_AGE failed'))
+        .catch((err) => logger.warn({ err }, 'failing expired mail failed'));
+      void resumeOrphans(db).catch((err) => logger.warn({ err }, 'resuming orphaned pauses failed'));
+    },
+    Math.min(QUEUE_UPKEEP_MAX_MS, Math.max(QUEUE_UPKEEP_MIN_MS, config.maxQueueAgeMs / 100)),
+  );
+  queueUpkeep.unref();
 
   const stopParts = stopAll([...parts, presence], logger);
   return async () => {
     clearInterval(housekeeping);
+    clearInterval(queueUpkeep);
     await stopParts();
   };
 }

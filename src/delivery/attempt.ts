@@ -1,12 +1,13 @@
 // One delivery attempt: one email to its recipients at one domain, as a list of steps:
-//   simulate test addresses → route → wait for a slot → connect (first reachable target)
-//   → transmit → read the replies.
+//   simulate test addresses → route → paused? → wait for a slot → connect (first reachable
+//   target) → transmit → read the replies.
 // Each step either moves on or ends the attempt with a verdict for every recipient still in
 // play; nothing here writes to the database (outcomes.ts records the verdicts).
 import addressparser from 'nodemailer/lib/addressparser';
 import { bounceOf, LOCAL_REPLIES, parseReply } from './bounce-codes.js';
 import type { ClaimedDelivery, ClaimedEmail, DeliveryJob } from './claim.js';
 import type { DeliveryLimits } from './limits.js';
+import type { ActivePauses, Pause } from '../queue/pauses.js';
 import type { Outcome, Verdict } from './outcomes.js';
 import type { Router, Target } from './route.js';
 import { ConnectError, describe, type SendResult, type SmtpPool, type SmtpSession } from './smtp-pool.js';
@@ -18,12 +19,16 @@ export interface AttemptDeps {
   limits: DeliveryLimits;
   /** Asked right before connecting: false when the worker is stopping or the lease is nearly over. */
   mayStart(job: DeliveryJob): boolean;
+  /** Destinations operators paused (queue/pauses.ts). */
+  pauses: ActivePauses;
 }
 
-interface AttemptResult {
+export interface AttemptResult {
   outcomes: Outcome[];
   /** Rows claimed but not tried (the worker gives them back). */
   notTried: ClaimedDelivery[];
+  /** Rows not tried because their destination is paused (the worker parks them). */
+  paused?: { pause: Pause; rows: ClaimedDelivery[] };
 }
 
 export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Promise<AttemptResult> {
@@ -32,13 +37,15 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
   const done = (verdicts: Outcome[]) => ({ outcomes: [...simulated, ...verdicts], notTried: [] });
 
   const route = await deps.router.route(job.domain);
+  const pause = await deps.pauses.find(job.recipients[0]!.pausesVersion, job.email.accountId, job.domain, route.ok ? route.mxHosts : []);
+  if (pause) return { outcomes: simulated, notTried: [], paused: { pause, rows: real } };
   if (!route.ok) return done(all(real, route.permanent ? bounced(route.response) : deferred(route.response)));
 
   const release = await deps.limits.acquire(route.key);
   try {
     if (!deps.mayStart(job)) return { outcomes: simulated, notTried: real };
     const connected = await connect(route.targets, deps.pool);
-    if (!connected.session) return done(all(real, deferred(connected.response)));
+    if (!connected.session) return done(all(real, deferred(connected.response), route.targets[0]?.host));
 
     // The worker composes a deferred email's message before it starts the attempt (worker.ts).
     const result = await connected.session.send(
@@ -96,21 +103,21 @@ function readReplies(recipients: ClaimedDelivery[], result: SendResult, target: 
     const refused = new Map((result.info.rejectedErrors ?? []).map((e) => [(e as { recipient?: string }).recipient, e.response]));
     return recipients.map((delivery) => {
       const refusal = refused.get(delivery.recipient);
-      return { delivery, verdict: refusal ? verdictOfReply(refusal) : { kind: 'delivered', response: result.info.response } };
+      return { delivery, verdict: refusal ? verdictOfReply(refusal) : { kind: 'delivered', response: result.info.response }, mx: target.host };
     });
   }
   const err = result.error;
   if (err.rejectedErrors?.length) {
     // Every recipient was refused at RCPT TO, each with its own reply.
     const refused = new Map(err.rejectedErrors.map((e) => [(e as { recipient?: string }).recipient, e.response]));
-    return recipients.map((delivery) => ({ delivery, verdict: verdictOfReply(refused.get(delivery.recipient) ?? err.response ?? '') }));
+    return recipients.map((delivery) => ({ delivery, verdict: verdictOfReply(refused.get(delivery.recipient) ?? err.response ?? ''), mx: target.host }));
   }
-  if (err.responseCode && err.response) return all(recipients, verdictOfReply(err.response));
+  if (err.responseCode && err.response) return all(recipients, verdictOfReply(err.response), target.host);
   if (err.code === 'EMESSAGE' && /larger than allowed/i.test(err.message)) {
     // The server announced a SIZE limit below the message: nodemailer refuses to send it.
-    return all(recipients, bounced(LOCAL_REPLIES.messageTooLarge(`${err.message.replace(/^.*allowed\s*/i, '')} bytes`)));
+    return all(recipients, bounced(LOCAL_REPLIES.messageTooLarge(`${err.message.replace(/^.*allowed\s*/i, '')} bytes`)), target.host);
   }
-  return all(recipients, deferred(`451 4.4.2 ${describe(target)}: ${err.message}`));
+  return all(recipients, deferred(`451 4.4.2 ${describe(target)}: ${err.message}`), target.host);
 }
 
 function verdictOfReply(raw: string): Verdict {
@@ -129,6 +136,6 @@ function deferred(response: string): Verdict {
   return { kind: 'deferred', response };
 }
 
-function all(recipients: ClaimedDelivery[], verdict: Verdict): Outcome[] {
-  return recipients.map((delivery) => ({ delivery, verdict }));
+function all(recipients: ClaimedDelivery[], verdict: Verdict, mx?: string): Outcome[] {
+  return recipients.map((delivery) => ({ delivery, verdict, mx }));
 }

@@ -12,6 +12,7 @@
 // in the same statement, and the message bytes only on the first row of each email, so a
 // claim is one round trip however many recipients an email has.
 import { claimSizeSql, signedMessageSql } from '../email-row/stored-message.js';
+import { PAUSES_VERSION_SQL } from '../queue/pauses.js';
 import type { Db, Queryable } from '../db/database.js';
 
 export interface ClaimedEmail {
@@ -25,6 +26,8 @@ export interface ClaimedEmail {
   broadcastId: string | null;
   templateId: string | null;
   createdAt: Date;
+  /** When it entered the queue (accepted, or the time it was scheduled for): the max queue age counts from here. */
+  queuedSince: Date;
   envelopeFrom: string | null;
   /**
    * The signed message exactly as it goes on the wire. null for an email composed or signed at
@@ -44,6 +47,8 @@ export interface ClaimedDelivery {
   attempts: number;
   /** next_attempt_at as this claim set it: our lease, and the fencing token of writes. */
   leaseUntil: Date;
+  /** The paused destinations' version as the claim saw them (queue/pauses.ts): a pause made before the claim holds its rows. */
+  pausesVersion: string;
   email: ClaimedEmail;
 }
 
@@ -106,9 +111,9 @@ UPDATE deliveries d
        updated_at = now()
   FROM chosen c, emails e
  WHERE d.id = c.id AND e.id = d.email_id
-RETURNING d.id, d.priority, d.recipient, d.domain, d.attempts, d.next_attempt_at AS lease_until,
+RETURNING d.id, d.priority, d.recipient, d.domain, d.attempts, d.next_attempt_at AS lease_until, ${PAUSES_VERSION_SQL} AS pauses_version,
           e.id AS email_id, e.account_id, e.from_address, e.subject, e.message_id, e.tags, e.broadcast_id, e.template_id,
-          e.created_at, e.envelope_from, c.first, CASE WHEN c.first THEN ${signedMessageSql('e')} END AS mime`;
+          e.created_at, coalesce(e.scheduled_at, e.created_at) AS queued_since, e.envelope_from, c.first, CASE WHEN c.first THEN ${signedMessageSql('e')} END AS mime`;
 
 export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedDelivery[]> {
   const rows = await db.query(CLAIM_SQL, [options.limit, options.leaseMs, options.maxBytes, options.nodeId ?? null]);
@@ -127,6 +132,7 @@ export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedDe
       broadcastId: r.broadcast_id,
       templateId: r.template_id,
       createdAt: r.created_at,
+      queuedSince: r.queued_since,
       envelopeFrom: r.envelope_from,
       mime: r.mime,
     });
@@ -137,6 +143,7 @@ export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedDe
     domain: r.domain,
     attempts: r.attempts,
     leaseUntil: r.lease_until,
+    pausesVersion: r.pauses_version,
     email: emails.get(r.email_id)!,
   }));
 }

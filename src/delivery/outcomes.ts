@@ -14,6 +14,7 @@ import type { OutboundEvent } from '../events/payloads.js';
 import { outboundEvent, recordEvents, type NewEvent } from '../events/record-events.js';
 import { composedMessages } from '../email-row/stored-message.js';
 import type { Logger } from '../logger.js';
+import { recordDestinationReplies } from '../queue/destination-replies.js';
 import { suppressAfterOutcomes } from '../suppressions/suppress-on-outcome.js';
 import type { Bounce } from './bounce-codes.js';
 import type { ClaimedDelivery, ClaimedEmail } from './claim.js';
@@ -40,6 +41,8 @@ export type Verdict =
 export interface Outcome {
   delivery: ClaimedDelivery;
   verdict: Verdict;
+  /** The MX host (or relay) the attempt reached or tried first; absent when it never got that far. */
+  mx?: string;
 }
 
 interface Row {
@@ -73,7 +76,7 @@ function plan(outcome: Outcome, policy: RetryPolicy, now: number): Row {
     case 'suppressed':
       return { outcome, status: 'suppressed', delayMs: null, events: [{ type: 'email.suppressed', extra: { suppressed: v.suppressed } }] };
     case 'deferred': {
-      const decision = decideRetry(policy, outcome.delivery.attempts + 1, outcome.delivery.email.createdAt, now);
+      const decision = decideRetry(policy, outcome.delivery.attempts + 1, outcome.delivery.email.queuedSince, now);
       if (decision.retry) return { outcome, status: 'queued', delayMs: decision.delayMs, events: [{ type: 'email.delivery_delayed', extra: {} }] };
       return { outcome, status: 'failed', delayMs: null, events: [{ type: 'email.failed', extra: { failed: { reason: decision.reason } } }] };
     }
@@ -128,10 +131,12 @@ async function write(q: Queryable, rows: Row[]): Promise<void> {
             next_attempt_at = CASE WHEN v.delay_ms IS NULL THEN d.next_attempt_at
                                    ELSE now() + v.delay_ms * interval '1 millisecond' END,
             last_response = v.response,
+            last_attempt_at = now(),
+            last_mx = v.mx,
             claimed_by = NULL,
             updated_at = now()
-       FROM unnest($1::bigint[], $2::text[], $3::float8[], $4::text[], $5::timestamptz[])
-            AS v(id, status, delay_ms, response, lease)
+       FROM unnest($1::bigint[], $2::text[], $3::float8[], $4::text[], $5::timestamptz[], $6::text[])
+            AS v(id, status, delay_ms, response, lease, mx)
       WHERE d.id = v.id AND d.status = 'queued' AND d.next_attempt_at = v.lease
   RETURNING d.id`,
     [
@@ -140,6 +145,7 @@ async function write(q: Queryable, rows: Row[]): Promise<void> {
       rows.map((r) => r.delayMs),
       rows.map((r) => r.outcome.verdict.response),
       rows.map((r) => r.outcome.delivery.leaseUntil),
+      rows.map((r) => r.outcome.mx ?? null),
     ],
   );
   const held = new Set(updated.map((r) => r.id));
@@ -147,6 +153,15 @@ async function write(q: Queryable, rows: Row[]): Promise<void> {
   // Messages composed for this attempt (compose at delivery, worker.ts) are stored with the
   // events, so a retry sends the same bytes.
   await recordEvents(q, eventsOf(written), composedMessages(composedEmails(written)));
+  await recordDestinationReplies(
+    q,
+    written.map(({ outcome: { delivery, verdict, mx } }) => ({
+      accountId: delivery.email.accountId,
+      domain: delivery.domain,
+      mx: mx ?? null,
+      reply: verdict.response,
+    })),
+  );
   // Hard bounces and complaints put the address on the account's suppression list, with the outcome.
   await suppressAfterOutcomes(
     q,

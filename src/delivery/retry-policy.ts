@@ -13,10 +13,11 @@ type RetryDecision = { retry: true; delayMs: number } | { retry: false; reason: 
 
 /**
  * `attempts` counts the attempts made so far, the one that just failed included (≥ 1).
- * `emailCreatedAt` starts the clock of the maximum queue age.
+ * `queuedSince` starts the clock of the maximum queue age: when the email was accepted, or the
+ * time it was scheduled for (a scheduled email is not in the queue before then).
  */
-export function decideRetry(policy: RetryPolicy, attempts: number, emailCreatedAt: Date, now = Date.now()): RetryDecision {
-  const deadline = emailCreatedAt.getTime() + policy.maxQueueAgeMs;
+export function decideRetry(policy: RetryPolicy, attempts: number, queuedSince: Date, now = Date.now()): RetryDecision {
+  const deadline = queuedSince.getTime() + policy.maxQueueAgeMs;
   if (now >= deadline) return { retry: false, reason: 'max_queue_age_exceeded' };
   const index = Math.min(Math.max(attempts, 1), policy.delaysMs.length) - 1;
   const delayMs = Math.min(policy.delaysMs[index]!, deadline - now);

@@ -19,8 +19,8 @@ export interface Target {
 }
 
 type Route =
-  /** `key` names the destination for the per-host concurrency limit. */
-  | { ok: true; key: string; targets: Target[] }
+  /** `key` names the destination for the per-host concurrency limit; `mxHosts` are the domain's MX hosts (none through the relay). */
+  | { ok: true; key: string; targets: Target[]; mxHosts: string[] }
   /** No host will ever take it: bounce with this reply. */
   | { ok: false; permanent: true; response: string }
   /** Not now (DNS failure, no address yet): retry later. */
@@ -40,7 +40,7 @@ export class Router {
   async route(domain: string): Promise<Route> {
     if (this.relay) {
       const { host, port, secure, auth } = this.relay;
-      return { ok: true, key: `relay ${host}:${port}`, targets: [{ host, address: undefined, port, secure, auth }] };
+      return { ok: true, key: `relay ${host}:${port}`, targets: [{ host, address: undefined, port, secure, auth }], mxHosts: [] };
     }
     // A claim of 500 emails to one domain asks DNS once: the resolver shares lookups in
     // flight and caches answers by TTL.
@@ -69,7 +69,7 @@ export class Router {
     }
     // Keyed by the whole MX set: hosts of equal preference come back shuffled, and the limit
     // is meant for the destination, whichever of its hosts answers.
-    if (targets.length > 0) return { ok: true, key: `mx ${[...mx.hosts].sort().join(',')}:${this.outboundPort}`, targets };
+    if (targets.length > 0) return { ok: true, key: `mx ${[...mx.hosts].sort().join(',')}:${this.outboundPort}`, targets, mxHosts: mx.hosts };
     if (dnsError) return { ok: false, permanent: false, response: `451 4.4.3 DNS lookup failed: ${dnsError}` };
     if (mx.implicit) return { ok: false, permanent: true, response: LOCAL_REPLIES.noAddress(domain) };
     // MX records naming hosts without addresses are usually a DNS change in progress.

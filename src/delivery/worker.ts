@@ -24,7 +24,9 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { DnsResolver } from '../dns/resolver.js';
 import type { Logger } from '../logger.js';
-import { attemptDelivery, type AttemptDeps } from './attempt.js';
+import { providerTable } from '../providers/providers.js';
+import { ActivePauses, parkPaused } from '../queue/pauses.js';
+import { attemptDelivery, type AttemptDeps, type AttemptResult } from './attempt.js';
 import { claimDue, groupIntoJobs, releaseClaims, type ClaimedDelivery, type DeliveryJob } from './claim.js';
 import { DeliveryLimits } from './limits.js';
 import { OutcomeWriter, type Verdict } from './outcomes.js';
@@ -89,6 +91,7 @@ export class DeliveryWorker {
       pool: this.pool,
       limits: new DeliveryLimits(config.deliveryConcurrency, config.deliveryConcurrencyPerHost),
       mayStart: (job) => this.running && leaseLeft(job) >= MIN_LEASE_LEFT_MS,
+      pauses: new ActivePauses(options.db, providerTable(config.providers)),
     };
   }
 
@@ -193,7 +196,7 @@ export class DeliveryWorker {
         return;
       }
       const result = await attemptDelivery(job, this.deps);
-      await Promise.all([this.writer.record(result.outcomes), releaseClaims(db, result.notTried)]);
+      await Promise.all([this.writer.record(result.outcomes), releaseClaims(db, result.notTried), this.park(result.paused)]);
       if (logger.isLevelEnabled('debug')) {
         const outcomes = result.outcomes.map((o) => [o.delivery.recipient, o.verdict.kind, o.verdict.response]);
         logger.debug({ email: job.email.id, domain: job.domain, outcomes }, 'delivery attempt');
@@ -202,6 +205,16 @@ export class DeliveryWorker {
       // The rows keep their lease and are tried again when it runs out.
       logger.error({ err, email: job.email.id, domain: job.domain }, 'delivery attempt failed');
     }
+  }
+
+  /** Parks the rows of a paused destination; gives back those whose pause was lifted meanwhile. */
+  private async park(paused: AttemptResult['paused']): Promise<void> {
+    if (!paused) return;
+    const notParked = new Set(await parkPaused(this.options.db, paused.pause.id, paused.rows));
+    await releaseClaims(
+      this.options.db,
+      paused.rows.filter((r) => notParked.has(r.id)),
+    );
   }
 
   /** Waits for the job's email to be composed; the verdict for its recipients when it was not. */

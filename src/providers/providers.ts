@@ -18,7 +18,7 @@ export interface Provider {
   domains: string[];
 }
 
-export const BUILT_IN_PROVIDERS: readonly Provider[] = [
+const BUILT_IN_PROVIDERS: readonly Provider[] = [
   { name: 'google', mx: ['.google.com', '.googlemail.com'], domains: ['gmail.com', 'googlemail.com'] },
   {
     name: 'microsoft',

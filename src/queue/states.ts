@@ -11,16 +11,20 @@
 export const QUEUE_STATES = ['due', 'in_flight', 'deferred', 'scheduled', 'paused'] as const;
 export type QueueState = (typeof QUEUE_STATES)[number];
 
-/** The statuses of a delivery not yet final. */
-export const UNFINISHED_STATUSES = ['queued', 'scheduled', 'paused'] as const;
-
 /** SQL: whether the deliveries row aliased `d` is not yet final. */
 export const unfinishedSql = (d: string) => `${d}.status IN ('queued', 'scheduled', 'paused')`;
 
-/** SQL: the QueueState of the deliveries row aliased `d` (meaningful for unfinished rows). */
-export const queueStateSql = (d: string) =>
-  `CASE WHEN ${d}.status = 'scheduled' THEN 'scheduled'
-        WHEN ${d}.status = 'paused' THEN 'paused'
-        WHEN ${d}.claimed_by IS NOT NULL THEN 'in_flight'
-        WHEN ${d}.next_attempt_at <= now() THEN 'due'
-        ELSE 'deferred' END`;
+/** SQL, per state: whether the unfinished deliveries row aliased `d` is in it. Exactly one holds. */
+export const STATE_SQL: Record<QueueState, (d: string) => string> = {
+  due: (d) => `${d}.status = 'queued' AND ${d}.claimed_by IS NULL AND ${d}.next_attempt_at <= now()`,
+  in_flight: (d) => `${d}.status = 'queued' AND ${d}.claimed_by IS NOT NULL`,
+  deferred: (d) => `${d}.status = 'queued' AND ${d}.claimed_by IS NULL AND ${d}.next_attempt_at > now()`,
+  scheduled: (d) => `${d}.status = 'scheduled'`,
+  paused: (d) => `${d}.status = 'paused'`,
+};
+
+/** SQL: the QueueState of the unfinished deliveries row aliased `d`. */
+export const queueStateSql = (d: string) => `CASE ${QUEUE_STATES.map((state) => `WHEN ${STATE_SQL[state](d)} THEN '${state}'`).join(' ')} END`;
+
+/** SQL select-list items `count(*) FILTER (…) AS <state>` for each state, over rows aliased `d`. */
+export const stateCountsSql = (d: string) => QUEUE_STATES.map((state) => `count(*) FILTER (WHERE ${STATE_SQL[state](d)}) AS ${state}`).join(', ');

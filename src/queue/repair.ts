@@ -1,0 +1,100 @@
+// Steering the queue: try again now, or give up (the operator's decision, or the max queue
+// age reached in whatever state the mail waits). Only rows no worker holds are touched: an
+// attempt in flight decides its rows itself, and its outcome is written only while its lease
+// stands (delivery/outcomes.ts).
+import type { Db, Queryable } from '../db/database.js';
+import { outboundEvent, recordEvents, type EmailForEvent } from '../events/record-events.js';
+import { unfinishedSql } from './states.js';
+
+/** Which deliveries: one email's, or one account's at some domains. */
+export type Selection = { accountId: string; emailId: string } | { accountId: string; domains: string[] };
+
+function selectionSql(selection: Selection, params: unknown[]): string {
+  params.push(selection.accountId);
+  const account = `d.account_id = $${params.length}`;
+  if ('emailId' in selection) {
+    params.push(selection.emailId);
+    return `${account} AND d.email_id = $${params.length}`;
+  }
+  params.push(selection.domains);
+  return `${account} AND d.domain = ANY($${params.length}::text[])`;
+}
+
+/** Makes the selected deferred rows due now; returns how many. */
+export async function retryNow(q: Queryable, selection: Selection): Promise<number> {
+  const params: unknown[] = [];
+  const rows = await q.query(
+    `UPDATE deliveries d SET next_attempt_at = now(), updated_at = now()
+      WHERE ${selectionSql(selection, params)}
+        AND d.status = 'queued' AND d.claimed_by IS NULL AND d.next_attempt_at > now()
+  RETURNING d.id`,
+    params,
+  );
+  return rows.length;
+}
+
+const FAIL_BATCH = 1000;
+
+/** Fails the selected rows that are not final and not in flight, with `email.failed` giving `reason`; returns how many. */
+export function failDeliveries(db: Db, selection: Selection, reason: string): Promise<number> {
+  const params: unknown[] = [];
+  return failWhere(db, selectionSql(selection, params), params, reason);
+}
+
+/**
+ * Fails every waiting delivery older than the max queue age, in any state (due, deferred,
+ * scheduled but never released, paused), counting from when the email entered the queue:
+ * accepted, or the time it was scheduled for. In-flight rows are left to their attempt, whose
+ * retry decision applies the same age (delivery/retry-policy.ts).
+ */
+export function failExpired(db: Db, maxQueueAgeMs: number): Promise<number> {
+  return failWhere(
+    db,
+    // d.created_at is when the row was written with its email, so it prunes without the join.
+    `d.created_at < now() - $1 * interval '1 millisecond' AND coalesce(e.scheduled_at, e.created_at) < now() - $1 * interval '1 millisecond'`,
+    [maxQueueAgeMs],
+    'max_queue_age_exceeded',
+  );
+}
+
+/**
+ * Fails, batch by batch, the unfinished unclaimed rows where `where` holds (over `d`, the
+ * delivery, and `e`, its email). Emails are locked first, in id order and skipping those
+ * another writer holds, as the outcome writer does, so the two never deadlock.
+ */
+async function failWhere(db: Db, where: string, params: unknown[], reason: string): Promise<number> {
+  const candidates = `d.claimed_by IS NULL AND ${unfinishedSql('d')} AND ${where}`;
+  let total = 0;
+  for (;;) {
+    const failed = await db.tx(async (q) => {
+      const emails = await q.query<EmailForEvent & { account_id: string }>(
+        `SELECT e.id, e.account_id, e.from_address, e.subject, e.message_id, e.tags, e.created_at, e.broadcast_id, e.template_id
+           FROM emails e
+          WHERE e.id IN (SELECT d.email_id FROM deliveries d JOIN emails e ON e.id = d.email_id WHERE ${candidates} LIMIT ${FAIL_BATCH})
+          ORDER BY e.id
+            FOR NO KEY UPDATE SKIP LOCKED`,
+        params,
+      );
+      if (emails.length === 0) return 0;
+      const idsAt = params.length + 1;
+      const rows = await q.query<{ email_id: string; recipient: string }>(
+        `UPDATE deliveries d SET status = 'failed', paused_by = NULL, updated_at = now()
+           FROM emails e
+          WHERE e.id = d.email_id AND d.email_id = ANY($${idsAt}::uuid[]) AND ${candidates}
+      RETURNING d.email_id, d.recipient`,
+        [...params, emails.map((e) => e.id)],
+      );
+      const recipients = new Map<string, string[]>();
+      for (const r of rows) recipients.set(r.email_id, [...(recipients.get(r.email_id) ?? []), r.recipient]);
+      await recordEvents(
+        q,
+        emails
+          .filter((e) => recipients.has(e.id))
+          .map((e) => outboundEvent(e.account_id, e, recipients.get(e.id)!, { type: 'email.failed', extra: { failed: { reason } } })),
+      );
+      return rows.length;
+    });
+    total += failed;
+    if (failed === 0) return total;
+  }
+}

@@ -1,0 +1,233 @@
+// The queue's API (full-access keys, the key's account only): the summary, one destination's
+// messages, and the repairs (retry now, fail, pause, resume). Postline's own: Resend has no
+// queue to show. `postline queue` (queue/cli.ts) does the same against the database.
+import { ApiError, notFound, validation } from '../api/errors.js';
+import { isUuid } from '../api/format.js';
+import type { Route, RouteContext, RouteDoc } from '../api/route.js';
+import { array, constant, input, integer, type JsonSchema, nullable, object, oneOfValues, SINGLE_LINE_TEXT, string, uuid } from '../api/schema.js';
+import { objectBody, rejectUnknown, requiredString } from '../api/validate.js';
+import type { Db } from '../db/database.js';
+import type { ProviderTable } from '../providers/providers.js';
+import { destinationMessages } from './destination-messages.js';
+import { type Destination, domainsOf, parseDestination } from './destinations.js';
+import { pauseDestination, resumeDestination } from './pauses.js';
+import { failDeliveries, retryNow, type Selection } from './repair.js';
+import { queueSummary } from './summary.js';
+import { QUEUE_STATES, type QueueState } from './states.js';
+
+const MAX_REASON = 500;
+const SUMMARY_MAX_LIMIT = 1000;
+const LISTING_MAX_LIMIT = 100;
+
+function limitOf(raw: string | undefined, fallback: number, max: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (raw === '' || !Number.isInteger(n) || n < 1 || n > max) throw validation(`The \`limit\` parameter must be a number between 1 and ${max}.`);
+  return n;
+}
+
+function reasonOf(body: unknown): string {
+  const fields = objectBody(body);
+  rejectUnknown(fields, ['reason']);
+  const reason = requiredString(fields, 'reason', { max: MAX_REASON }).trim();
+  if (/[\r\n\0]/.test(reason) || reason === '') throw validation('The `reason` field must be one line of text.');
+  return reason;
+}
+
+// Shared pieces of the routes' descriptions.
+const COUNTS = object(Object.fromEntries(QUEUE_STATES.map((s) => [s, integer({ minimum: 0 })])));
+const LAST_REPLY = nullable(object({ at: string({ format: 'date-time' }), mx_host: nullable(string()), code: nullable(integer()), reply: string() }));
+const PAUSE = object({ destination: string(), kind: oneOfValues(['domain', 'provider']), reason: string(), since: string({ format: 'date-time' }) });
+const DESTINATION_PARAM = { destination: string({ description: 'A recipient domain (`example.com`) or a provider (`google`, `microsoft`, …).' }) };
+const REASON_BODY = input({ reason: string({ minLength: 1, maxLength: MAX_REASON, pattern: SINGLE_LINE_TEXT }) }, ['reason']);
+const counted = (kind: string, field: string): JsonSchema => object({ object: constant(kind), destination: string(), [field]: integer({ minimum: 0 }) });
+const doc = (d: Omit<RouteDoc, 'addition' | 'tags'>): RouteDoc => ({ ...d, tags: ['queue'], addition: true });
+
+export function queueRoutes(db: Db, providers: ProviderTable): Route[] {
+  const destination = (c: RouteContext): Destination => parseDestination(c.params.destination!, providers);
+  const domainsFor = (c: RouteContext) => domainsOf(db, c.principal.accountId, destination(c), providers);
+  const selectionOf = async (c: RouteContext): Promise<Selection> => ({ accountId: c.principal.accountId, domains: await domainsFor(c) });
+  /** One email of the account (404 otherwise). */
+  const emailSelection = async (c: RouteContext): Promise<Selection> => {
+    const id = c.params.id!;
+    const [email] = isUuid(id) ? await db.query(`SELECT id FROM emails WHERE id = $1 AND account_id = $2`, [id, c.principal.accountId]) : [];
+    if (!email) throw notFound('Email');
+    return { accountId: c.principal.accountId, emailId: id };
+  };
+
+  return [
+    {
+      method: 'GET',
+      url: '/queue',
+      doc: doc({
+        summary: 'Everything not yet delivered, per destination and state, with providers and pauses',
+        query: {
+          limit: integer({ minimum: 1, maximum: SUMMARY_MAX_LIMIT, default: 100 }),
+          provider: string({ description: 'Only the domains of this provider.' }),
+        },
+        response: {
+          status: 200,
+          schema: object({
+            object: constant('queue_summary'),
+            counts: COUNTS,
+            total: integer(),
+            oldest_age_seconds: nullable(integer()),
+            destinations_total: integer(),
+            destinations: array(
+              object({
+                domain: string(),
+                provider: nullable(string()),
+                counts: COUNTS,
+                total: integer(),
+                oldest_created_at: string({ format: 'date-time' }),
+                oldest_age_seconds: integer(),
+                last_reply: LAST_REPLY,
+                paused: nullable(PAUSE),
+              }),
+            ),
+            has_more: { type: 'boolean' },
+            providers: array(
+              object({ provider: string(), domains: integer(), counts: COUNTS, total: integer(), oldest_age_seconds: integer(), paused: nullable(PAUSE) }),
+            ),
+            pauses: array(PAUSE),
+          }),
+        },
+      }),
+      handler: async (c) => ({
+        body: await queueSummary(db, c.principal.accountId, providers, {
+          limit: limitOf(c.query.limit, 100, SUMMARY_MAX_LIMIT),
+          provider: c.query.provider === undefined ? undefined : c.query.provider.trim().toLowerCase(),
+        }),
+      }),
+    },
+    {
+      method: 'GET',
+      url: '/queue/destinations/:destination',
+      doc: doc({
+        summary: "One destination's waiting messages, oldest first, each with its last attempt and next try",
+        params: DESTINATION_PARAM,
+        query: {
+          limit: integer({ minimum: 1, maximum: LISTING_MAX_LIMIT, default: 20 }),
+          after: string({ description: 'The id of the last message of the previous page.' }),
+          state: oneOfValues(QUEUE_STATES),
+        },
+        response: {
+          status: 200,
+          schema: object({
+            object: constant('list'),
+            has_more: { type: 'boolean' },
+            data: array(
+              object({
+                object: constant('queued_message'),
+                id: string(),
+                email_id: uuid(),
+                subject: string(),
+                recipient: string(),
+                domain: string(),
+                state: oneOfValues(QUEUE_STATES),
+                attempts: integer(),
+                created_at: string({ format: 'date-time' }),
+                next_attempt_at: nullable(string({ format: 'date-time' })),
+                last_attempt: LAST_REPLY,
+                paused_reason: nullable(string()),
+              }),
+            ),
+          }),
+        },
+      }),
+      handler: async (c) => {
+        const { after, state } = c.query;
+        if (after !== undefined && !/^\d{1,18}$/.test(after))
+          throw new ApiError('invalid_parameter', 'The `after` parameter must be the id of a queued message.');
+        if (state !== undefined && !QUEUE_STATES.includes(state as QueueState)) {
+          throw validation(`The \`state\` parameter must be one of ${QUEUE_STATES.join(', ')}.`);
+        }
+        const page = await destinationMessages(db, c.principal.accountId, await domainsFor(c), {
+          limit: limitOf(c.query.limit, 20, LISTING_MAX_LIMIT),
+          after,
+          state: state as QueueState | undefined,
+        });
+        return { body: page };
+      },
+    },
+    {
+      method: 'POST',
+      url: '/queue/destinations/:destination/retry',
+      doc: doc({
+        summary: "Try a destination's deferred messages now",
+        params: DESTINATION_PARAM,
+        response: { status: 200, schema: counted('queue_retry', 'retried') },
+      }),
+      handler: async (c) => ({ body: { object: 'queue_retry', destination: destination(c).name, retried: await retryNow(db, await selectionOf(c)) } }),
+    },
+    {
+      method: 'POST',
+      url: '/queue/destinations/:destination/fail',
+      doc: doc({
+        summary: "Give up a destination's waiting messages: each fails with email.failed and the reason",
+        params: DESTINATION_PARAM,
+        body: REASON_BODY,
+        response: { status: 200, schema: counted('queue_fail', 'failed') },
+      }),
+      handler: async (c) => {
+        const reason = reasonOf(c.body);
+        return { body: { object: 'queue_fail', destination: destination(c).name, failed: await failDeliveries(db, await selectionOf(c), reason) } };
+      },
+    },
+    {
+      method: 'POST',
+      url: '/queue/destinations/:destination/pause',
+      doc: doc({
+        summary: 'Pause a destination: its mail waits (visibly, and still subject to the max queue age) until resumed',
+        params: DESTINATION_PARAM,
+        body: REASON_BODY,
+        response: { status: 200, schema: object({ object: constant('queue_pause'), ...PAUSE.properties!, parked: integer({ minimum: 0 }) }) },
+      }),
+      handler: async (c) => {
+        const reason = reasonOf(c.body);
+        const { pause, parked } = await pauseDestination(db, c.principal.accountId, destination(c), reason, providers);
+        return {
+          body: { object: 'queue_pause', destination: pause.name, kind: pause.kind, reason: pause.reason, since: pause.createdAt.toISOString(), parked },
+        };
+      },
+    },
+    {
+      method: 'POST',
+      url: '/queue/destinations/:destination/resume',
+      doc: doc({
+        summary: 'Resume a paused destination: its mail is due at once',
+        params: DESTINATION_PARAM,
+        response: { status: 200, schema: counted('queue_resume', 'resumed') },
+      }),
+      handler: async (c) => {
+        const resumed = await resumeDestination(db, c.principal.accountId, destination(c));
+        if (!resumed) throw notFound('Pause');
+        return { body: { object: 'queue_resume', destination: resumed.pause.name, resumed: resumed.resumed } };
+      },
+    },
+    {
+      method: 'POST',
+      url: '/queue/emails/:id/retry',
+      doc: doc({
+        summary: "Try an email's deferred recipients now",
+        params: { id: uuid() },
+        response: { status: 200, schema: object({ object: constant('queue_retry'), email_id: uuid(), retried: integer({ minimum: 0 }) }) },
+      }),
+      handler: async (c) => ({ body: { object: 'queue_retry', email_id: c.params.id, retried: await retryNow(db, await emailSelection(c)) } }),
+    },
+    {
+      method: 'POST',
+      url: '/queue/emails/:id/fail',
+      doc: doc({
+        summary: "Give up an email's waiting recipients: they fail with email.failed and the reason",
+        params: { id: uuid() },
+        body: REASON_BODY,
+        response: { status: 200, schema: object({ object: constant('queue_fail'), email_id: uuid(), failed: integer({ minimum: 0 }) }) },
+      }),
+      handler: async (c) => {
+        const reason = reasonOf(c.body);
+        return { body: { object: 'queue_fail', email_id: c.params.id, failed: await failDeliveries(db, await emailSelection(c), reason) } };
+      },
+    },
+  ];
+}
