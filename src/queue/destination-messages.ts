@@ -42,13 +42,19 @@ export async function destinationMessages(
     cursor = `AND (d.created_at, d.id) > (SELECT c.created_at, c.id FROM deliveries c WHERE c.id = $${params.length} AND c.account_id = $1)`;
   }
   const state = options.state ? `AND ${STATE_SQL[options.state]('d')}` : '';
+  // Each domain's rows come in index order, limited, and are merged: one sort of a few pages
+  // instead of every waiting row of a large destination (a provider lists many domains).
   const rows = await q.query(
     `SELECT d.id, d.email_id, e.subject, d.recipient, d.domain, ${queueStateSql('d')} AS state, d.attempts, d.created_at,
             d.next_attempt_at, d.last_attempt_at, d.last_mx, d.last_response, p.reason AS paused_reason
-       FROM deliveries d
+       FROM unnest($2::text[]) AS w(domain)
+      CROSS JOIN LATERAL (
+            SELECT d.* FROM deliveries d
+             WHERE d.account_id = $1 AND d.domain = w.domain AND ${unfinishedSql('d')} ${state} ${cursor}
+             ORDER BY d.created_at, d.id
+             LIMIT $3) d
        JOIN emails e ON e.id = d.email_id
        LEFT JOIN queue_pauses p ON p.id = d.paused_by
-      WHERE d.account_id = $1 AND d.domain = ANY($2::text[]) AND ${unfinishedSql('d')} ${state} ${cursor}
       ORDER BY d.created_at, d.id
       LIMIT $3`,
     params,
