@@ -3,9 +3,10 @@
 // the role on one database. Started in this order, stopped in this order: the producers of
 // queue rows (scheduled releases, broadcast fan-out) stop before the delivery worker they
 // feed, and each part finishes the work it has in hand.
-import { ContactImportWorker } from './audience/imports/import-worker.js';
+import { ContactImportWorker, releaseImportsOfNodes } from './audience/imports/import-worker.js';
+import { releaseStepsOfNodes } from './automations/claim-steps.js';
 import { AutomationWorker } from './automations/worker.js';
-import { BroadcastFanOut, LEASE_MS as BROADCAST_LEASE_MS } from './broadcasts/fan-out.js';
+import { BroadcastFanOut, LEASE_MS as BROADCAST_LEASE_MS, releaseBroadcastsOfNodes } from './broadcasts/fan-out.js';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import { releaseDeliveriesOfNodes } from './delivery/claim.js';
@@ -69,6 +70,17 @@ export function startStandaloneWorkerRole(db: Db, config: Config, logger: Logger
 /** Starts every part of the role; returns the function that stops them in order. */
 export function startWorkerRole({ db, config, dns, accept, requestLogs, logger }: WorkerRoleDeps, share: WorkerShare = 'all'): () => Promise<void> {
   const unsubscribeSigner = signers(db);
+  // Every claiming event loop is a node with a presence: started before the parts that claim
+  // with its id, stopped after them (they give their claims back first). Any live node hands
+  // back what a dead one held, whatever the kind.
+  const presence = new NodePresence(db, logger.child({ role: 'worker' }), [
+    releaseDeliveriesOfNodes,
+    releaseWebhookMessagesOfNodes,
+    releaseImportsOfNodes,
+    releaseBroadcastsOfNodes,
+    releaseStepsOfNodes,
+  ]);
+  const nodeId = presence.id;
   const queueing: Part[] = [
     // Scheduled emails enter the queue when due.
     new ScheduledEmailReleaser(db, logger.child({ role: 'worker' })),
@@ -80,11 +92,9 @@ export function startWorkerRole({ db, config, dns, accept, requestLogs, logger }
       chunkSize: config.broadcastChunkSize,
       leaseMs: BROADCAST_LEASE_MS,
       logger: logger.child({ role: 'broadcasts' }),
+      nodeId,
     }),
   ];
-  // Started before the parts that claim with its id, stopped after them (they give their claims back first).
-  const presence =
-    share === 'queueing' ? undefined : new NodePresence(db, logger.child({ role: 'worker' }), [releaseDeliveriesOfNodes, releaseWebhookMessagesOfNodes]);
   const delivering: Part[] = [
     new DeliveryWorker({
       db,
@@ -92,24 +102,26 @@ export function startWorkerRole({ db, config, dns, accept, requestLogs, logger }
       resolver: dns,
       logger: logger.child({ role: 'worker' }),
       composeDeferred: (ids) => composeDeferred(db, accept.tracking, ids),
-      nodeId: presence?.id,
+      nodeId,
     }),
     new WebhookDispatcher({
       db,
       config,
       destinations: webhookDestinations(config, dns),
       logger: logger.child({ role: 'webhooks' }),
-      nodeId: presence?.id,
+      nodeId,
     }),
     // Queued CSV imports of contacts, one at a time, batch by batch.
-    new ContactImportWorker(db, logger.child({ role: 'contact-imports' })),
+    new ContactImportWorker(db, logger.child({ role: 'contact-imports' }), nodeId),
     // Sent events start automation runs; runs' steps (delays, waits, emails) are carried out.
-    new AutomationWorker({ db, accept, logger: logger.child({ role: 'automations' }) }),
+    new AutomationWorker({ db, accept, logger: logger.child({ role: 'automations' }), nodeId }),
   ];
   const parts = [...(share === 'delivering' ? [] : queueing), ...(share === 'queueing' ? [] : delivering)];
-  presence?.start();
+  presence.start();
   for (const part of parts) part.start();
-  if (!presence) return stopAll(parts, logger);
+  const stopParts = stopAll([...parts, presence], logger);
+  // Housekeeping runs once per node: with the delivering share where the role is split.
+  if (share === 'queueing') return stopParts;
 
   const keepHouse = () => {
     void requestLogs.purgeOlderThan(config.logRetentionDays).catch((err) => logger.warn({ err }, 'log purge failed'));
@@ -135,7 +147,6 @@ export function startWorkerRole({ db, config, dns, accept, requestLogs, logger }
   );
   queueUpkeep.unref();
 
-  const stopParts = stopAll([...parts, presence], logger);
   return async () => {
     clearInterval(housekeeping);
     clearInterval(queueUpkeep);

@@ -31,6 +31,8 @@ interface AutomationWorkerOptions {
   accept: AcceptDeps;
   logger: Logger;
   pollMs?: number;
+  /** This node's id (nodes/node-presence.ts), written on its claims. */
+  nodeId?: string;
 }
 
 export class AutomationWorker {
@@ -56,7 +58,7 @@ export class AutomationWorker {
 
   private async runDueSteps(): Promise<number> {
     const { db, accept, logger } = this.options;
-    const steps = await claimDueSteps(db, STEPS_PER_TURN, LEASE_MS);
+    const steps = await claimDueSteps(db, STEPS_PER_TURN, LEASE_MS, this.options.nodeId);
     await Promise.all(
       steps.map((step) =>
         executeStep({ db, accept }, step).catch((err) =>

@@ -18,7 +18,7 @@
 // Shutdown (stop): the chunk in progress finishes (its transaction commits or rolls back),
 // then the lease is given back so another node need not wait for it to run out.
 import { PollingLoop } from '../concurrency/polling-loop.js';
-import type { Db } from '../db/database.js';
+import type { Db, Queryable } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import { BROADCAST_COLUMNS } from './broadcast-view.js';
 import { acceptChunk, BroadcastLost, markSent, prepareChunk, sendingBroadcast, type FanOutDeps, type SendingBroadcast } from './fan-out-chunk.js';
@@ -30,11 +30,11 @@ const RETRY_AFTER_MS = 10_000;
 export const LEASE_MS = 60_000;
 
 /** Takes one due broadcast, or one whose lease ran out, for this node. */
-export async function claimBroadcast(db: Db, leaseMs = LEASE_MS): Promise<SendingBroadcast | undefined> {
+export async function claimBroadcast(db: Db, leaseMs = LEASE_MS, nodeId?: string): Promise<SendingBroadcast | undefined> {
   const row = await db.one(
     `UPDATE broadcasts b
         SET status = 'sending', sent_at = COALESCE(b.sent_at, now()),
-            lease_until = now() + $1 * interval '1 millisecond', updated_at = now()
+            lease_until = now() + $1 * interval '1 millisecond', claimed_by = $2, updated_at = now()
       WHERE b.id = (
         SELECT id FROM broadcasts
          WHERE status IN ('scheduled', 'sending')
@@ -46,9 +46,24 @@ export async function claimBroadcast(db: Db, leaseMs = LEASE_MS): Promise<Sendin
       RETURNING ${BROADCAST_COLUMNS.split(', ')
         .map((c) => `b.${c}`)
         .join(', ')}`,
-    [leaseMs],
+    [leaseMs, nodeId ?? null],
   );
   return row && sendingBroadcast(row);
+}
+
+/**
+ * Makes the broadcasts that nodes presumed dead were fanning out claimable at once
+ * (nodes/node-presence.ts). A stalled old holder cannot add a chunk twice: each chunk moves
+ * the cursor only from where it found it (fan-out-chunk.ts).
+ */
+export async function releaseBroadcastsOfNodes(q: Queryable, nodeIds: string[]): Promise<number> {
+  const released = await q.query(
+    `UPDATE broadcasts SET lease_until = NULL, claimed_by = NULL, updated_at = now()
+      WHERE claimed_by = ANY($1::uuid[]) AND status = 'sending' AND lease_until > now()
+  RETURNING id`,
+    [nodeIds],
+  );
+  return released.length;
 }
 
 /** Gives the lease back (now, or after `delayMs`) if this node still holds the broadcast where it left it. */
@@ -63,14 +78,14 @@ async function releaseLease(db: Db, b: SendingBroadcast, delayMs = 0): Promise<v
 export class BroadcastFanOut {
   private loop: PollingLoop;
 
-  constructor(private deps: FanOutDeps & { logger: Logger }) {
+  constructor(private deps: FanOutDeps & { logger: Logger /** This node's id (nodes/node-presence.ts), written on its claims. */; nodeId?: string }) {
     this.loop = new PollingLoop({
       logger: deps.logger,
       failure: 'claiming broadcasts failed',
       idleMs: POLL_MS,
       errorBackoffMs: ERROR_BACKOFF_MS,
       turn: async () => {
-        const broadcast = await claimBroadcast(deps.db, deps.leaseMs);
+        const broadcast = await claimBroadcast(deps.db, deps.leaseMs, deps.nodeId);
         if (!broadcast) return false;
         await this.send(broadcast);
         return true;

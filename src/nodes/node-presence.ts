@@ -1,11 +1,12 @@
-// Worker nodes' presence. Each event loop that claims queue rows (a worker node, or the worker
-// thread beside api/smtp) has an id, keeps a row in `nodes` and beats every HEARTBEAT_MS. Every
-// such node also looks, at each beat, for nodes silent for DEAD_AFTER_MS: in one transaction
-// it deletes them and hands what they had claimed back to the queue through the owners'
-// release functions (delivery's and webhooks' claim.ts), so a crashed node's work is taken up
-// within seconds rather than when its leases run out (they remain the fallback). A node presumed dead
-// that was only stalled finds its claims gone: its outcome writes are fenced off by the lease
-// (the owners' claim.ts), and at worst an attempt that was in flight is made twice.
+// Worker nodes' presence. Each event loop that claims work (a worker node; beside api/smtp, the
+// worker thread and the main thread's queueing parts) has an id, keeps a row in `nodes` and
+// beats every HEARTBEAT_MS. Every such node also looks, at each beat, for nodes silent for
+// DEAD_AFTER_MS: in one transaction it deletes them and hands what they had claimed back
+// through the owners' release functions (deliveries, webhook messages, contact imports,
+// broadcast fan-out, automation steps; see worker-role.ts), so a crashed node's work is taken
+// up within seconds rather than when its leases run out (they remain the fallback). A node
+// presumed dead that was only stalled finds its claims gone: its writes are fenced off by each
+// owner's lease or token, and at worst work that was in flight is done twice.
 import crypto from 'node:crypto';
 import os from 'node:os';
 import { PollingLoop } from '../concurrency/polling-loop.js';

@@ -13,7 +13,7 @@
 // back, so the next start (this node or another) resumes it at once.
 import crypto from 'node:crypto';
 import { PollingLoop } from '../../concurrency/polling-loop.js';
-import type { Db, Row } from '../../db/database.js';
+import type { Db, Queryable, Row } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
 import type { ColumnMap } from './import-options.js';
 import { purgeAbandonedUploads } from './import-upload.js';
@@ -35,6 +35,8 @@ export class ContactImportWorker {
   constructor(
     private db: Db,
     private logger: Logger,
+    /** This node's id (nodes/node-presence.ts), written on its claims. */
+    private nodeId?: string,
   ) {
     this.loop = new PollingLoop({
       logger,
@@ -43,7 +45,7 @@ export class ContactImportWorker {
       errorBackoffMs: ERROR_BACKOFF_MS,
       turn: async () => {
         await this.maybePurge();
-        const claimed = await claimImport(this.db);
+        const claimed = await claimImport(this.db, this.nodeId);
         if (!claimed) return false;
         await this.run(claimed.job, claimed.columnMap);
         return true;
@@ -94,17 +96,17 @@ export class ContactImportWorker {
 }
 
 /** Takes the oldest import waiting to run (queued, or in progress under a lease that ran out). */
-async function claimImport(db: Db): Promise<{ job: ImportJob; columnMap: ColumnMap } | undefined> {
+async function claimImport(db: Db, nodeId: string | undefined): Promise<{ job: ImportJob; columnMap: ColumnMap } | undefined> {
   const leaseToken = crypto.randomUUID();
   const row = await db.one(
     `UPDATE contact_imports
         SET status = 'in_progress', started_at = COALESCE(started_at, now()),
-            lease_token = $1, lease_until = now() + $2 * interval '1 millisecond'
+            lease_token = $1, lease_until = now() + $2 * interval '1 millisecond', claimed_by = $3
       WHERE id = (SELECT id FROM contact_imports
                    WHERE status = 'queued' OR (status = 'in_progress' AND lease_until < now())
                    ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
      RETURNING id, account_id, on_conflict, column_map, segment_ids, topics, total, jsonb_array_length(errors) AS errors_kept`,
-    [leaseToken, LEASE_MS],
+    [leaseToken, LEASE_MS, nodeId ?? null],
   );
   return row ? { job: toJob(row, leaseToken), columnMap: row.column_map as ColumnMap } : undefined;
 }
@@ -121,6 +123,21 @@ function toJob(row: Row, leaseToken: string): ImportJob {
     done: row.total,
     errorsKept: row.errors_kept,
   };
+}
+
+/**
+ * Gives the imports that nodes presumed dead were running back at once (nodes/node-presence.ts).
+ * Dropping the lease token fences the old runner's batches (run-import.ts), should it only
+ * have been stalled.
+ */
+export async function releaseImportsOfNodes(q: Queryable, nodeIds: string[]): Promise<number> {
+  const released = await q.query(
+    `UPDATE contact_imports SET lease_token = NULL, lease_until = now(), claimed_by = NULL
+      WHERE claimed_by = ANY($1::uuid[]) AND status = 'in_progress' AND lease_token IS NOT NULL
+  RETURNING id`,
+    [nodeIds],
+  );
+  return released.length;
 }
 
 /** Gives the lease back so the import runs again after `delayMs`; returns its failed attempts. */
