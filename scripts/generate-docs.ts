@@ -1,9 +1,17 @@
 // `npm run docs`: rewrites the parts of the docs that are generated from definitions in code
-// (the README's configuration table, from src/config.ts). test/config.unit.test.ts fails when
-// a generated part is out of date.
+// (the README's configuration table, from src/config.ts; docs/reference/metrics.md's table,
+// from src/metrics/definitions.ts). test/config.unit.test.ts and
+// test/metrics/reference.unit.test.ts fail when a generated part is out of date.
 import fs from 'node:fs';
 import { configurationTable } from '../src/config.js';
+import { metricsTable } from '../src/metrics/reference.js';
 import { withGenerated } from './generated-docs.js';
 
-const readme = new URL('../README.md', import.meta.url);
-fs.writeFileSync(readme, withGenerated(fs.readFileSync(readme, 'utf8'), 'config-table', configurationTable()));
+const generated: [file: string, part: string, content: string][] = [
+  ['../README.md', 'config-table', configurationTable()],
+  ['../docs/reference/metrics.md', 'metrics-table', metricsTable()],
+];
+for (const [file, part, content] of generated) {
+  const doc = new URL(file, import.meta.url);
+  fs.writeFileSync(doc, withGenerated(fs.readFileSync(doc, 'utf8'), part, content));
+}

@@ -89,6 +89,10 @@ export interface Config {
    * has more than one core.
    */
   workerThread: boolean;
+  /** Record metrics and serve them at /metrics on the API's port (metrics/). */
+  metrics: boolean;
+  /** A bearer token /metrics asks for; undefined: only loopback clients may read it. */
+  metricsToken: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -443,6 +447,18 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
     variable: 'POSTLINE_BROADCAST_CHUNK_SIZE',
     help: 'contacts per broadcast fan-out chunk: emails accepted and committed together, the unit a restart resumes after',
     read: integer(2000, 1),
+  },
+  metrics: {
+    variable: 'POSTLINE_METRICS',
+    shown: '`true`',
+    help: "record Prometheus metrics and serve them at `/metrics` on the API's port (docs/reference/metrics.md); `false`: no metrics, `/metrics` is 404",
+    read: bool(() => true),
+  },
+  metricsToken: {
+    variable: 'POSTLINE_METRICS_TOKEN',
+    shown: 'unset (loopback clients only)',
+    help: "`/metrics` asks for this as a bearer token (`Authorization: Bearer …`); unset, only clients on loopback may read it (the connection's own address: a request forwarded by a proxy never counts as one)",
+    read: optionalText,
   },
   logLevel: { variable: 'LOG_LEVEL', help: 'pino level', read: text('info') },
   logFormat: {

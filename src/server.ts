@@ -26,6 +26,7 @@ import { memoryRateLimiter, redisRateLimiter } from './rate-limit/rate-limiter.j
 import { InboundMail } from './inbound/inbound.js';
 import { inboundRoutes } from './inbound/routes.js';
 import { createLogger, type Logger } from './logger.js';
+import { NodeMetrics } from './metrics/node-metrics.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { RequestLogs } from './logs/request-logs.js';
 import { providerTable } from './providers/providers.js';
@@ -81,6 +82,9 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
         ? redisRateLimiter(config.rateLimitPerSecond, config.redisUrl, (err) => logger.warn({ err }, 'redis'))
         : memoryRateLimiter(config.rateLimitPerSecond);
     const accept = acceptDeps(db, config, dns);
+    // Recorded and served where /metrics is (the api role), the worker thread's figures merged in.
+    const metrics = config.metrics && roles.has('api') ? new NodeMetrics(db) : undefined;
+    if (metrics) stops.push(async () => metrics.stop());
 
     let url: string | undefined;
     if (roles.has('api')) {
@@ -102,6 +106,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
         ...requestLogs.routes(),
         ...queueRoutes(db, providerTable(config.providers)),
         ...healthRoutes(db, node),
+        ...(metrics?.routes(config.metricsToken) ?? []),
         ...openApiRoutes(() => routes),
       ];
       const app = await buildApp({
@@ -157,7 +162,12 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
       // The worker role's delivering parts on their own event loop and core (worker-thread.ts);
       // its queueing parts here, stopped first as the producers of the thread's queue rows.
       stops.push(startWorkerRole({ db, config, dns, accept, requestLogs, logger }, 'queueing'));
-      const thread = await startWorkerThread({ ...config, databaseUrl: database.url }, logger.child({ role: 'worker' }), 'delivering');
+      const thread = await startWorkerThread(
+        { ...config, databaseUrl: database.url, metrics: metrics !== undefined },
+        logger.child({ role: 'worker' }),
+        'delivering',
+      );
+      metrics?.addThread(() => thread.metrics());
       stops.push(() => thread.stop());
       running.set('worker', () => thread.running());
     } else if (roles.has('worker')) {

@@ -5,6 +5,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { Config } from './config.js';
 import { connectDatabase } from './db/connect.js';
 import { createLogger } from './logger.js';
+import { recordInWorkerThread } from './metrics/node-metrics.js';
 import { startStandaloneWorkerRole, type WorkerShare } from './worker-role.js';
 
 const port = parentPort!;
@@ -13,10 +14,13 @@ const logger = createLogger(config.logLevel, config.logFormat).child({ role: 'wo
 
 try {
   const database = await connectDatabase(config, (msg) => logger.info(msg), { migrate: false });
+  // The parent serves /metrics (config.metrics as it passed it): record here, and answer its asks.
+  const stopMetrics = config.metrics ? recordInWorkerThread(database.db, port) : () => {};
   const stopRole = startStandaloneWorkerRole(database.db, config, logger, share);
   port.on('message', (message: { type: string }) => {
     if (message.type !== 'stop') return;
     stopRole()
+      .then(() => stopMetrics())
       .then(() => database.close())
       .catch((err) => logger.error({ err }, 'worker thread stop failed'))
       .finally(() => port.postMessage({ type: 'stopped' }));

@@ -11,6 +11,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
+import { askThread, type ThreadMetrics } from './metrics/thread-metrics.js';
 import type { WorkerShare } from './worker-role.js';
 
 interface WorkerThread {
@@ -18,6 +19,8 @@ interface WorkerThread {
   running(): boolean;
   /** Asks the thread to stop as a worker node stops (finishing in-flight attempts) and waits. */
   stop(): Promise<void>;
+  /** The thread's metrics (config.metrics), for /metrics to merge; undefined while it is down or when it does not answer in time. */
+  metrics(): Promise<ThreadMetrics | undefined>;
 }
 
 type FromThread = { type: 'started' } | { type: 'failed'; message: string } | { type: 'stopped' };
@@ -70,6 +73,7 @@ export async function startWorkerThread(config: Config, logger: Logger, share: W
   logger.info('worker role running in its own thread');
   return {
     running: () => alive && !stopping,
+    metrics: async () => (alive && !stopping ? askThread(current) : undefined),
     async stop() {
       stopping = true;
       clearTimeout(restartTimer);

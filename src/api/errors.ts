@@ -14,6 +14,8 @@ const ERRORS = {
   missing_api_key: { status: 401, description: 'No Authorization header' },
   restricted_api_key: { status: 401, description: 'A sending-only key used outside sending' },
   invalid_api_key: { status: 403, description: 'The API key is unknown' },
+  invalid_metrics_token: { status: 401, description: '/metrics without POSTLINE_METRICS_TOKEN as its bearer token, or with another' },
+  metrics_loopback_only: { status: 403, description: '/metrics from a client not on loopback while POSTLINE_METRICS_TOKEN is unset' },
   not_found: { status: 404, description: 'No such resource in this account, or no such route' },
   method_not_allowed: { status: 405, description: 'The route exists but not for this method' },
   invalid_idempotent_request: { status: 409, description: 'Same Idempotency-Key, different body' },

@@ -29,14 +29,15 @@ export interface AttemptResult {
   notTried: ClaimedDelivery[];
   /** Rows not tried because their destination is paused (the worker parks them). */
   paused?: { pause: Pause; rows: ClaimedDelivery[] };
+  /** The domain's MX hosts as routed (none through the relay): its provider, for the metrics (count-outcomes.ts). */
+  mxHosts?: string[];
 }
 
 export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Promise<AttemptResult> {
   const { simulated, real } = simulateTestAddresses(job.recipients);
   if (real.length === 0) return { outcomes: simulated, notTried: [] };
-  const done = (verdicts: Outcome[]) => ({ outcomes: [...simulated, ...verdicts], notTried: [] });
-
   const route = await deps.router.route(job.domain);
+  const done = (verdicts: Outcome[]) => ({ outcomes: [...simulated, ...verdicts], notTried: [], mxHosts: route.ok ? route.mxHosts : undefined });
   const pause = await deps.pauses.find(job.recipients[0]!.pausesVersion, job.email.accountId, job.domain, route.ok ? route.mxHosts : []);
   if (pause) return { outcomes: simulated, notTried: [], paused: { pause, rows: real } };
   if (!route.ok) return done(all(real, route.permanent ? bounced(route.response) : deferred(route.response)));

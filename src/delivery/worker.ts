@@ -28,6 +28,7 @@ import { providerTable } from '../providers/providers.js';
 import { ActivePauses, parkPaused } from '../queue/pauses.js';
 import { attemptDelivery, type AttemptDeps, type AttemptResult } from './attempt.js';
 import { claimDue, groupIntoJobs, releaseClaims, type ClaimedDelivery, type DeliveryJob } from './claim.js';
+import { OutcomeCounter } from './count-outcomes.js';
 import { DeliveryLimits } from './limits.js';
 import { OutcomeWriter, type Verdict } from './outcomes.js';
 import { Router } from './route.js';
@@ -75,9 +76,11 @@ export class DeliveryWorker {
   private pool: SmtpPool;
   private writer: OutcomeWriter;
   private deps: AttemptDeps;
+  private counter: OutcomeCounter;
 
   constructor(private options: WorkerOptions) {
     const { config } = options;
+    this.counter = new OutcomeCounter(providerTable(config.providers));
     this.maxInFlightRows = Math.max(CLAIM_BATCH, config.deliveryConcurrency * 10);
     this.pool = new SmtpPool({
       ehloName: config.smtpHostname,
@@ -192,11 +195,14 @@ export class DeliveryWorker {
     try {
       const notComposed = job.email.mime ? undefined : await this.composed(job, composing);
       if (notComposed) {
-        await this.writer.record(job.recipients.map((delivery) => ({ delivery, verdict: notComposed })));
+        const outcomes = job.recipients.map((delivery) => ({ delivery, verdict: notComposed }));
+        await this.writer.record(outcomes);
+        this.counter.count(job.domain, outcomes);
         return;
       }
       const result = await attemptDelivery(job, this.deps);
       await Promise.all([this.writer.record(result.outcomes), releaseClaims(db, result.notTried), this.park(result.paused)]);
+      this.counter.count(job.domain, result.outcomes, result.mxHosts);
       if (logger.isLevelEnabled('debug')) {
         const outcomes = result.outcomes.map((o) => [o.delivery.recipient, o.verdict.kind, o.verdict.response]);
         logger.debug({ email: job.email.id, domain: job.domain, outcomes }, 'delivery attempt');

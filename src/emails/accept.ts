@@ -35,6 +35,7 @@ import type { EmailRequest } from './email-request.js';
 import { prepareSubmittedMessage } from './submitted-message.js';
 import { deferredText } from './compose-deferred.js';
 import type { FetchPolicy } from './fetch-attachment.js';
+import { emailsAcceptedBy } from '../metrics/record.js';
 import type { GroupCommitter } from './group-commit.js';
 import { renderTemplates, type Rendered } from './render-template.js';
 import type { EmailSource, OutgoingEmail } from './persist-and-enqueue.js';
@@ -112,6 +113,7 @@ export async function acceptEmails(deps: AcceptDeps, submission: Submission): Pr
     errors: candidates.filter((c) => c.error).map((c) => ({ index: c.index, error: c.error! })),
   };
   await deps.committer.commit(outgoing, submission.beforeCommit && ((q) => submission.beforeCommit!(q, result)));
+  emailsAcceptedBy(submission.source, outgoing.length);
   return result;
 }
 

@@ -22,6 +22,8 @@ export interface ClaimedMessage {
   /** False for a replay: one attempt, no retries. */
   retry: boolean;
   leaseUntil: Date;
+  /** When its event was recorded (the webhook lag metric counts from it). */
+  eventCreatedAt: Date;
   /** The exact bytes to send (and sign). */
   body: string;
 }
@@ -75,6 +77,7 @@ export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedMe
     attempts: r.attempts,
     retry: r.retry,
     leaseUntil: r.lease_until,
+    eventCreatedAt: r.created_at,
     body: webhookPayload({ type: r.type, createdAt: r.created_at, data: r.data }),
   }));
 }

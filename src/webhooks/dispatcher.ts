@@ -22,6 +22,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { DestinationPolicy } from '../egress/destination-policy.js';
 import type { Logger } from '../logger.js';
+import { webhookAttempted } from '../metrics/record.js';
 import { claimDue, releaseClaims, type ClaimedMessage } from './claim.js';
 import { fanOut } from './fan-out.js';
 import { EndpointLimits } from './limits.js';
@@ -166,7 +167,10 @@ export class WebhookDispatcher {
         release();
       }
       if (!result || result.interrupted) await releaseClaims(db, [message]);
-      else await this.writer.record(result);
+      else {
+        await this.writer.record(result);
+        webhookAttempted(result.ok, message.eventCreatedAt);
+      }
     } catch (err) {
       // The message keeps its lease and is tried again when it runs out.
       logger.error({ err, message: message.id }, 'webhook attempt failed');
