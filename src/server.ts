@@ -175,6 +175,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
       running.set('worker', () => phase === 'ready');
     }
     phase = 'ready';
+    logger.info({ roles: [...roles] }, `ready: ${[...roles].join(', ')}`);
 
     let stopped = false;
     return {

@@ -56,7 +56,8 @@ export class PostlineProcess {
   }
 
   /**
-   * Starts `postline start …` and waits for "HTTP API listening on URL". `detached` puts it in
+   * Starts `postline start …` and waits until it logs "ready" (with "HTTP API listening on URL"
+   * before it when it serves the API). `detached` puts it in
    * a process group of its own, so a test can signal the group as a terminal's Ctrl-C does.
    */
   static async start(
@@ -83,10 +84,9 @@ export class PostlineProcess {
     const deadline = Date.now() + (options.timeoutMs ?? 30_000);
     for (;;) {
       const match = proc.lines.map((l) => /HTTP API listening on (http:\/\/\S+?)"/.exec(l)).find(Boolean);
-      if (match) {
-        proc.url = match[1]!;
-        return proc;
-      }
+      if (match) proc.url = match[1]!;
+      // Up once every role runs (server.ts logs "ready"); a node without the api role has no URL.
+      if (proc.lines.some((l) => /"msg":"ready: /.test(l))) return proc;
       const exited = await Promise.race([proc.exited, new Promise((r) => setTimeout(r, 50))]);
       if (exited || Date.now() > deadline) {
         if (!exited) child.kill('SIGKILL');
