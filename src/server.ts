@@ -2,8 +2,11 @@
 // for. `api` serves HTTP, `smtp` accepts SMTP submission and inbound mail, `worker` delivers
 // the queue, dispatches webhooks and does housekeeping. Any number of nodes may run any
 // roles on one database.
-// Stop order: stop taking new work (HTTP, SMTP), let workers finish their in-flight
-// attempts, flush request logs, then close the database.
+// Stop order (SIGTERM): /readyz turns 503 and new SMTP sessions get 421 at once; workers
+// finish their in-flight attempts and give back what they claimed; then the HTTP API closes
+// (it answers until here, so a load balancer sees 503 before the port goes away, and whatever
+// it still accepts is queued for the other nodes), the open SMTP sessions get what is left of
+// their grace and the listeners close, the request logs are flushed and the database is closed.
 import type { AddressInfo } from 'node:net';
 import { ensureBootstrapKey } from './accounts/accounts.js';
 import { ApiKeys } from './accounts/api-keys.js';
@@ -58,6 +61,8 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
   const database = await connectDatabase(config, (msg) => logger.info({ role: 'db' }, msg));
   const { db } = database;
   const stops: (() => Promise<void>)[] = [];
+  // Run after `stops`: the HTTP API and what its requests use.
+  const lastStops: (() => Promise<void>)[] = [];
   // What /readyz reports: the node's phase, and whether each of its roles runs.
   let phase: Phase = 'starting';
   const running = new Map<Role, () => boolean>();
@@ -127,7 +132,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
       url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
       logger.info({ role: 'api' }, `HTTP API listening on ${url}`);
       running.set('api', () => app.server.listening);
-      stops.push(async () => {
+      lastStops.push(async () => {
         await app.close();
         await requestLogs.flush();
       });
@@ -148,12 +153,12 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
       });
       // Pushed before start: a listen failure must close the ports already open.
       const started = smtp;
-      stops.push(() => started.stop(phase === 'stopping' ? Math.round(config.shutdownTimeoutMs / 3) : 0));
+      lastStops.push(() => started.stop(phase === 'stopping' ? Math.round(config.shutdownTimeoutMs / 3) : 0));
       await smtp.start();
       smtpPorts = smtp.ports;
       running.set('smtp', () => phase === 'ready');
     }
-    stops.push(async () => {
+    lastStops.push(async () => {
       await rateLimiter.close();
       await requestLogs.flush();
     });
@@ -188,13 +193,13 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
         if (stopped) return;
         stopped = true;
         phase = 'stopping';
-        smtp?.drain(); // at once: the HTTP API closes first
-        for (const stop of stops) await stop().catch((err) => logger.error({ err }, 'stop failed'));
+        smtp?.drain(); // at once: new sessions get 421 while the open ones finish
+        for (const stop of [...stops, ...lastStops]) await stop().catch((err) => logger.error({ err }, 'stop failed'));
         await database.close();
       },
     };
   } catch (err) {
-    for (const stop of stops) await stop().catch(() => {});
+    for (const stop of [...stops, ...lastStops]) await stop().catch(() => {});
     await database.close();
     throw err;
   }
