@@ -138,9 +138,9 @@ export function startWorkerRole({ db, config, dns, accept, requestLogs, logger }
   // never released fails when it expires. Paused rows whose pause is gone become due.
   const queueUpkeep = setInterval(
     () => {
-      void failExpired(db, config.maxQueueAgeMs)
-        .then((failed) => failed > 0 && logger.info({ role: 'worker', failed }, 'mail older than POSTLINE_MAX_QUEUE_AGE failed'))
-        .catch((err) => logger.warn({ err }, 'failing expired mail failed'));
+      void failExpired(db, config.maxQueueAgeMs, (emails) => logger.info({ role: 'worker', emails }, 'mail older than POSTLINE_MAX_QUEUE_AGE failed')).catch(
+        (err) => logger.warn({ err }, 'failing expired mail failed'),
+      );
       void resumeOrphans(db).catch((err) => logger.warn({ err }, 'resuming orphaned pauses failed'));
     },
     Math.min(QUEUE_UPKEEP_MAX_MS, Math.max(QUEUE_UPKEEP_MIN_MS, config.maxQueueAgeMs / 100)),

@@ -229,7 +229,8 @@ export class OutcomeWriter {
         await this.writeWithRetry(rows);
         for (const b of batch) b.done();
       } catch (err) {
-        this.logger.error({ err, recipients: rows.length }, 'writing delivery outcomes failed');
+        const emails = [...new Set(rows.map((r) => r.outcome.delivery.email.id))];
+        this.logger.error({ err, emails, recipients: rows.length }, 'writing delivery outcomes failed');
         for (const b of batch) b.done(err);
       }
     }

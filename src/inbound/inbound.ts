@@ -122,7 +122,11 @@ export class InboundMail {
     const { logger } = this.deps;
     if (outcome.stored.length > 0) logger.info({ received: outcome.stored, from: envelope.mailFrom }, 'inbound message stored');
     if (routed.returnPaths.length === 0) return;
-    if (reports.length === 0) logger.info({ to: routed.returnPaths.map((r) => r.address) }, 'message to a return path is no DSN or feedback report; ignored');
-    else logger.info({ emails: routed.returnPaths.map((r) => r.emailId), reports: reports.length, applied: outcome.applied }, 'reports applied');
+    if (reports.length === 0) {
+      logger.info(
+        { emails: routed.returnPaths.map((r) => r.emailId), to: routed.returnPaths.map((r) => r.address) },
+        'message to a return path is no DSN or feedback report; ignored',
+      );
+    } else logger.info({ emails: routed.returnPaths.map((r) => r.emailId), reports: reports.length, applied: outcome.applied }, 'reports applied');
   }
 }

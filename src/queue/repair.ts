@@ -47,22 +47,23 @@ export function failDeliveries(db: Db, selection: Selection, reason: string): Pr
  * accepted, or the time it was scheduled for. In-flight rows are left to their attempt, whose
  * retry decision applies the same age (delivery/retry-policy.ts).
  */
-export function failExpired(db: Db, maxQueueAgeMs: number): Promise<number> {
+export function failExpired(db: Db, maxQueueAgeMs: number, onBatch?: (emailIds: string[]) => void): Promise<number> {
   return failWhere(
     db,
     // d.created_at is when the row was written with its email, so it prunes without the join.
     `d.created_at < now() - $1 * interval '1 millisecond' AND coalesce(e.scheduled_at, e.created_at) < now() - $1 * interval '1 millisecond'`,
     [maxQueueAgeMs],
     'max_queue_age_exceeded',
+    onBatch,
   );
 }
 
 /**
  * Fails, batch by batch, the unfinished unclaimed rows where `where` holds (over `d`, the
- * delivery, and `e`, its email). Emails are locked first, in id order and skipping those
+ * delivery, and `e`, its email), handing each committed batch's email ids to `onBatch`. Emails are locked first, in id order and skipping those
  * another writer holds, as the outcome writer does, so the two never deadlock.
  */
-async function failWhere(db: Db, where: string, params: unknown[], reason: string): Promise<number> {
+async function failWhere(db: Db, where: string, params: unknown[], reason: string, onBatch?: (emailIds: string[]) => void): Promise<number> {
   const candidates = `d.claimed_by IS NULL AND ${unfinishedSql('d')} AND ${where}`;
   let total = 0;
   for (;;) {
@@ -75,7 +76,7 @@ async function failWhere(db: Db, where: string, params: unknown[], reason: strin
             FOR NO KEY UPDATE SKIP LOCKED`,
         params,
       );
-      if (emails.length === 0) return 0;
+      if (emails.length === 0) return { count: 0, emails: [] };
       const idsAt = params.length + 1;
       const rows = await q.query<{ email_id: string; recipient: string }>(
         `UPDATE deliveries d SET status = 'failed', paused_by = NULL, updated_at = now()
@@ -92,9 +93,10 @@ async function failWhere(db: Db, where: string, params: unknown[], reason: strin
           .filter((e) => recipients.has(e.id))
           .map((e) => outboundEvent(e.account_id, e, recipients.get(e.id)!, { type: 'email.failed', extra: { failed: { reason } } })),
       );
-      return rows.length;
+      return { count: rows.length, emails: [...recipients.keys()] };
     });
-    total += failed;
-    if (failed === 0) return total;
+    if (failed.count > 0) onBatch?.(failed.emails);
+    total += failed.count;
+    if (failed.count === 0) return total;
   }
 }
