@@ -34,6 +34,8 @@ export interface Config {
   dnsServers: string[];
   outboundPort: number;
   relayUrl: string | undefined;
+  /** Nothing leaves the machine: every message is delivered to the built-in catcher (sandbox/), any sending domain works without DNS. */
+  sandbox: boolean;
   /** With POSTLINE_PROVIDERS_FILE: the mailbox-provider table, the operator's entries first (providers/providers.ts); unset: the built-in one. */
   providers: Provider[] | undefined;
   bootstrapApiKey: string | undefined;
@@ -326,6 +328,12 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
     shown: 'unset (direct MX)',
     help: '`smtp(s)://user:pass@host:port`: send everything through this smarthost',
     read: url(['smtp:', 'smtps:']),
+  },
+  sandbox: {
+    variable: 'POSTLINE_SANDBOX',
+    shown: '`false`',
+    help: "`true`: nothing leaves the machine. Mail goes through the whole production path (validation, templates, suppressions, DKIM signing, tracking, events, webhooks) and its last hop is the built-in catcher instead of an MX host (`GET /sandbox/messages`); any sending domain may be used without DNS (created on first use, `sandboxed: true`); `resend.dev` test addresses still bounce, complain and so on",
+    read: bool(() => false),
   },
   providers: {
     variable: 'POSTLINE_PROVIDERS_FILE',

@@ -32,6 +32,7 @@ import { createLogger, type Logger } from './logger.js';
 import { NodeMetrics } from './metrics/node-metrics.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { RequestLogs } from './logs/request-logs.js';
+import { sandboxRoutes } from './sandbox/routes.js';
 import { providerTable } from './providers/providers.js';
 import { queueRoutes } from './queue/routes.js';
 import { SmtpServer, type SmtpPorts } from './smtp/server.js';
@@ -77,7 +78,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
     const apiKeys = new ApiKeys(db);
     const requestLogs = new RequestLogs(db, (err) => logger.error({ err }, 'request log write failed'));
     const dns = new DnsResolver(config.dnsServers);
-    const domains = new Domains({ db, dns, mtaHost: config.smtpHostname });
+    const domains = new Domains({ db, dns, mtaHost: config.smtpHostname, sandbox: config.sandbox });
     // Mail from unauthenticated clients (receiving domains, DSNs to return paths): the smtp role hands it over.
     const inbound = new InboundMail({ db, dns, config, logger: logger.child({ role: 'smtp' }) });
 
@@ -110,6 +111,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
         ...unsubscribeRoutes(db),
         ...requestLogs.routes(),
         ...queueRoutes(db, providerTable(config.providers)),
+        ...(config.sandbox ? sandboxRoutes(db) : []),
         ...healthRoutes(db, node),
         ...(metrics?.routes(config.metricsToken) ?? []),
         ...openApiRoutes(() => routes),
@@ -180,6 +182,12 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
       running.set('worker', () => phase === 'ready');
     }
     phase = 'ready';
+    if (config.sandbox) {
+      logger.warn(
+        { sandbox: true },
+        'SANDBOX MODE (POSTLINE_SANDBOX=true): nothing leaves this machine. Every email is delivered to the built-in catcher (GET /sandbox/messages); any sending domain works without DNS',
+      );
+    }
     logger.info({ roles: [...roles] }, `ready: ${[...roles].join(', ')}`);
 
     let stopped = false;

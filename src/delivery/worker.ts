@@ -26,6 +26,7 @@ import type { DnsResolver } from '../dns/resolver.js';
 import type { Logger } from '../logger.js';
 import { providerTable } from '../providers/providers.js';
 import { ActivePauses, parkPaused } from '../queue/pauses.js';
+import { SandboxCatcher } from '../sandbox/catcher.js';
 import { attemptDelivery, type AttemptDeps, type AttemptResult } from './attempt.js';
 import { claimDue, groupIntoJobs, releaseClaims, type ClaimedDelivery, type DeliveryJob } from './claim.js';
 import { OutcomeCounter } from './count-outcomes.js';
@@ -76,6 +77,8 @@ export class DeliveryWorker {
   private pool: SmtpPool;
   private writer: OutcomeWriter;
   private deps: AttemptDeps;
+  /** POSTLINE_SANDBOX: where every message goes instead of an MX host (sandbox/catcher.ts). */
+  private catcher: SandboxCatcher | undefined;
   private counter: OutcomeCounter;
 
   constructor(private options: WorkerOptions) {
@@ -96,6 +99,7 @@ export class DeliveryWorker {
       mayStart: (job) => this.running && leaseLeft(job) >= MIN_LEASE_LEFT_MS,
       pauses: new ActivePauses(options.db, providerTable(config.providers)),
     };
+    if (config.sandbox) this.catcher = new SandboxCatcher(options.db, options.logger.child({ role: 'sandbox' }));
   }
 
   start(): void {
@@ -118,9 +122,14 @@ export class DeliveryWorker {
     clearTimeout(timer);
     await this.writer.idle();
     this.pool.closeAll();
+    await this.catcher?.stop();
   }
 
   private async loop(): Promise<void> {
+    if (this.catcher) {
+      const { config, resolver } = this.options;
+      this.deps.router = new Router(resolver, config.outboundPort, await this.catcher.start());
+    }
     while (this.running) {
       if (this.full()) {
         this.waitingForRoom = true;

@@ -7,7 +7,7 @@ import type { DomainEventData } from '../events/payloads.js';
 import { expectedRecords, type RecordStatus } from './dns-records.js';
 
 export const DOMAIN_COLUMNS = `id, name, status, region, custom_return_path, open_tracking, click_tracking, tls,
-  sending_enabled, receiving_enabled, tracking_subdomain, dkim_selector, dkim_public_key, record_status, created_at`;
+  sending_enabled, receiving_enabled, tracking_subdomain, dkim_selector, dkim_public_key, record_status, created_at, sandboxed`;
 
 function records(row: Row, mtaHost: string, receivingLabel: string) {
   return expectedRecords(
@@ -79,8 +79,12 @@ export function domainSummary(row: Row) {
     created_at: restTimestamp(row.created_at),
     region: row.region,
     capabilities: capabilities(row),
+    ...sandboxed(row),
   };
 }
+
+/** Postline's own field, only on a domain created in sandbox mode (POSTLINE_SANDBOX): it sends without DNS. */
+const sandboxed = (row: Row) => (row.sandboxed ? { sandboxed: true as const } : {});
 
 export function domainDetail(row: Row, mtaHost: string) {
   return {
@@ -95,6 +99,7 @@ export function domainDetail(row: Row, mtaHost: string) {
     tracking_subdomain: row.tracking_subdomain,
     capabilities: capabilities(row),
     records: records(row, mtaHost, 'Receiving'),
+    ...sandboxed(row),
   };
 }
 

@@ -35,6 +35,65 @@ interface DomainsDeps {
   dns: DnsResolver;
   /** The installation's SMTP host name: where SPF, return-path MX and receiving MX point. */
   mtaHost: string;
+  /** POSTLINE_SANDBOX: domains created now are marked sandboxed (they send without DNS). */
+  sandbox?: boolean;
+}
+
+interface NewDomain {
+  name: string;
+  region: string;
+  returnPath: string;
+  settings: DomainSettings;
+  sandboxed?: boolean;
+}
+
+/**
+ * Writes a domain with a fresh DKIM key and records domain.created, in `q`'s transaction;
+ * undefined when the name is registered already (by any account: names are unique).
+ */
+async function insertDomain(q: Queryable, accountId: string, domain: NewDomain, mtaHost: string): Promise<Row | undefined> {
+  const { publicKey, privateKey } = await generateKeyPair('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'der' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  const { settings } = domain;
+  const inserted = await q.one(
+    `INSERT INTO domains (id, account_id, name, region, custom_return_path, open_tracking, click_tracking, tls,
+       sending_enabled, receiving_enabled, tracking_subdomain, dkim_selector, dkim_private_key, dkim_public_key, sandboxed)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+     ON CONFLICT (name) DO NOTHING
+     RETURNING account_id, ${DOMAIN_COLUMNS}`,
+    [
+      crypto.randomUUID(),
+      accountId,
+      domain.name,
+      domain.region,
+      domain.returnPath,
+      settings.openTracking ?? false,
+      settings.clickTracking ?? false,
+      settings.tls ?? 'opportunistic',
+      settings.sending ?? true,
+      settings.receiving ?? false,
+      settings.trackingSubdomain ?? null,
+      DKIM_SELECTOR,
+      privateKey,
+      (publicKey as Buffer).toString('base64'),
+      domain.sandboxed ?? false,
+    ],
+  );
+  if (inserted) await recordEvents(q, [{ accountId, type: 'domain.created', data: domainEventData(inserted, mtaHost) }]);
+  return inserted;
+}
+
+/**
+ * POSTLINE_SANDBOX: the sender domains `names` that the account does not have yet, created on
+ * first use (sandboxed, with the defaults of POST /domains), so any domain sends at once.
+ */
+export async function createSandboxDomains(db: Db, accountId: string, names: string[], mtaHost: string): Promise<void> {
+  for (const name of names) {
+    await db.tx((q) => insertDomain(q, accountId, { name, region: 'us-east-1', returnPath: 'send', settings: {}, sandboxed: true }, mtaHost));
+  }
 }
 
 export class Domains {
@@ -60,38 +119,9 @@ export class Domains {
     const region = optionalEnum(body, 'region', REGIONS, invalidRegion()) ?? 'us-east-1';
     const returnPath = parseLabel(body, 'custom_return_path') ?? 'send';
     const settings = parseSettings(body);
-    const { publicKey, privateKey } = await generateKeyPair('rsa', {
-      modulusLength: 2048,
-      publicKeyEncoding: { type: 'spki', format: 'der' },
-      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-    });
-    const id = crypto.randomUUID();
     const row = await this.deps.db.tx(async (q) => {
-      const inserted = await q.one(
-        `INSERT INTO domains (id, account_id, name, region, custom_return_path, open_tracking, click_tracking, tls,
-           sending_enabled, receiving_enabled, tracking_subdomain, dkim_selector, dkim_private_key, dkim_public_key)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-         ON CONFLICT (name) DO NOTHING
-         RETURNING account_id, ${DOMAIN_COLUMNS}`,
-        [
-          id,
-          principal.accountId,
-          name,
-          region,
-          returnPath,
-          settings.openTracking ?? false,
-          settings.clickTracking ?? false,
-          settings.tls ?? 'opportunistic',
-          settings.sending ?? true,
-          settings.receiving ?? false,
-          settings.trackingSubdomain ?? null,
-          DKIM_SELECTOR,
-          privateKey,
-          (publicKey as Buffer).toString('base64'),
-        ],
-      );
+      const inserted = await insertDomain(q, principal.accountId, { name, region, returnPath, settings, sandboxed: this.deps.sandbox }, this.deps.mtaHost);
       if (!inserted) throw new ApiError('validation_error', `The \`${name}\` domain has been registered already.`, 403);
-      await this.event(q, 'domain.created', inserted);
       return inserted;
     });
     const { object: _object, ...detail } = domainDetail(row, this.deps.mtaHost);

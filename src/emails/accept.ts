@@ -39,7 +39,7 @@ import { emailsAcceptedBy } from '../metrics/record.js';
 import type { GroupCommitter } from './group-commit.js';
 import { renderTemplates, type Rendered } from './render-template.js';
 import type { EmailSource, OutgoingEmail } from './persist-and-enqueue.js';
-import { resolveSenderDomains, type SenderPrincipal } from './sender-domain.js';
+import { resolveSenderDomains, type SandboxSending, type SenderPrincipal } from './sender-domain.js';
 
 export interface AcceptDeps {
   /** Reads (the sender domains) go straight to the database. */
@@ -50,6 +50,8 @@ export interface AcceptDeps {
   attachmentFetch: FetchPolicy;
   /** Signers of tracking links, for domains with open or click tracking (src/tracking). */
   tracking: () => Promise<TrackingSigners>;
+  /** POSTLINE_SANDBOX: any sender domain may send (sender-domain.ts). */
+  sandbox?: SandboxSending;
 }
 
 interface Submission {
@@ -99,7 +101,7 @@ export async function acceptEmails(deps: AcceptDeps, submission: Submission): Pr
   // for every valid email, including any the sender check then refuses.
   const valid = candidates.filter((c) => c.request).map((c) => c.request!);
   const suppressions = lookUpSuppressions(deps.db, submission.principal.accountId, valid);
-  await Promise.all([resolveSender(deps.db, submission.principal, candidates), lookUpTopicOptOuts(deps.db, submission.principal.accountId, candidates)]);
+  await Promise.all([resolveSender(deps.db, submission.principal, candidates, deps.sandbox), lookUpTopicOptOuts(deps.db, submission.principal.accountId, candidates)]);
   const accepted = settle(candidates, submission.mode);
   await loadAttachmentsOf(deps.attachmentFetch, accepted);
   const outgoing = await composeAndSign(deps, submission, accepted);
@@ -131,12 +133,13 @@ function validate(submission: Submission, rendered: Rendered[]): Candidate[] {
   });
 }
 
-async function resolveSender(q: Queryable, principal: SenderPrincipal, candidates: Candidate[]): Promise<void> {
+async function resolveSender(q: Queryable, principal: SenderPrincipal, candidates: Candidate[], sandbox: SandboxSending | undefined): Promise<void> {
   const valid = candidates.filter((c) => c.request);
   const check = await resolveSenderDomains(
     q,
     principal,
     valid.map((c) => c.request!.sender.domain),
+    sandbox,
   );
   for (const c of valid) {
     const domain = check(c.request!.sender.domain);

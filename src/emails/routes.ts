@@ -20,7 +20,7 @@ import { sendBatchEmails } from './send-batch-emails.js';
 import { sendEmail } from './send-email.js';
 import { updateEmail } from './update-email.js';
 
-type EmailConfig = Pick<Config, 'publicUrl' | 'attachmentFetchAllowPrivate' | 'attachmentFetchTimeoutMs'>;
+type EmailConfig = Pick<Config, 'publicUrl' | 'attachmentFetchAllowPrivate' | 'attachmentFetchTimeoutMs' | 'sandbox' | 'smtpHostname'>;
 
 /** The accept pipeline's dependencies, made once per process and shared by the API and SMTP submission. */
 export function acceptDeps(db: Db, config: EmailConfig, dns: DnsResolver): AcceptDeps {
@@ -34,6 +34,7 @@ export function acceptDeps(db: Db, config: EmailConfig, dns: DnsResolver): Accep
       timeoutMs: config.attachmentFetchTimeoutMs,
     },
     tracking: async () => ({ publicUrl, open: await signer('open-tracking'), click: await signer('click-tracking') }),
+    sandbox: config.sandbox ? { db, mtaHost: config.smtpHostname } : undefined,
   };
 }
 

@@ -2,8 +2,15 @@
 // and a sending key restricted to a domain may send only from that domain. One query for all
 // the domains of a submission, however many emails it holds.
 import { validation, type ApiError } from '../api/errors.js';
-import type { Queryable } from '../db/database.js';
+import type { Db, Queryable } from '../db/database.js';
+import { createSandboxDomains } from '../domains/domains.js';
 import { findSendingDomains, type SendingDomain } from '../domains/sending-domain.js';
+
+/** POSTLINE_SANDBOX: nothing leaves the machine, so any domain may send, created on first use. */
+export interface SandboxSending {
+  db: Db;
+  mtaHost: string;
+}
 
 export interface SenderPrincipal {
   accountId: string;
@@ -16,12 +23,22 @@ function domainNotVerified(name: string): ApiError {
 }
 
 /** Looks up the sender domains `names` and returns a check for each email's sender. */
-export async function resolveSenderDomains(q: Queryable, principal: SenderPrincipal, names: string[]): Promise<(name: string) => SendingDomain | ApiError> {
-  const domains = names.length ? await findSendingDomains(q, principal.accountId, names) : new Map<string, SendingDomain>();
+export async function resolveSenderDomains(
+  q: Queryable,
+  principal: SenderPrincipal,
+  names: string[],
+  sandbox?: SandboxSending,
+): Promise<(name: string) => SendingDomain | ApiError> {
+  let domains = names.length ? await findSendingDomains(q, principal.accountId, names) : new Map<string, SendingDomain>();
+  const missing = [...new Set(names.map((n) => n.toLowerCase()))].filter((n) => !domains.has(n));
+  if (sandbox && missing.length > 0) {
+    await createSandboxDomains(sandbox.db, principal.accountId, missing, sandbox.mtaHost);
+    domains = await findSendingDomains(q, principal.accountId, names);
+  }
   return (name) => {
     const domain = domains.get(name);
     // An unknown domain and another account's domain read the same, so nothing leaks.
-    if (!domain?.verified) return domainNotVerified(name);
+    if (!domain || !(domain.verified || sandbox)) return domainNotVerified(name);
     if (principal.domainId && domain.id !== principal.domainId) {
       return validation(`This API key is restricted to another domain and cannot send from \`${name}\`.`, 403);
     }
