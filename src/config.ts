@@ -332,7 +332,7 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
   sandbox: {
     variable: 'POSTLINE_SANDBOX',
     shown: '`false`',
-    help: "`true`: nothing leaves the machine. Mail goes through the whole production path (validation, templates, suppressions, DKIM signing, tracking, events, webhooks) and its last hop is the built-in catcher instead of an MX host (`GET /sandbox/messages`); any sending domain may be used without DNS (created on first use, `sandboxed: true`); `resend.dev` test addresses still bounce, complain and so on",
+    help: '`true`: nothing leaves the machine. Mail goes through the whole production path (validation, templates, suppressions, DKIM signing, tracking, events, webhooks) and its last hop is the built-in catcher instead of an MX host (`GET /sandbox/messages`); any sending domain may be used without DNS (created on first use, `sandboxed: true`); `resend.dev` test addresses still bounce, complain and so on',
     read: bool(() => false),
   },
   providers: {

@@ -101,7 +101,10 @@ export async function acceptEmails(deps: AcceptDeps, submission: Submission): Pr
   // for every valid email, including any the sender check then refuses.
   const valid = candidates.filter((c) => c.request).map((c) => c.request!);
   const suppressions = lookUpSuppressions(deps.db, submission.principal.accountId, valid);
-  await Promise.all([resolveSender(deps.db, submission.principal, candidates, deps.sandbox), lookUpTopicOptOuts(deps.db, submission.principal.accountId, candidates)]);
+  await Promise.all([
+    resolveSender(deps.db, submission.principal, candidates, deps.sandbox),
+    lookUpTopicOptOuts(deps.db, submission.principal.accountId, candidates),
+  ]);
   const accepted = settle(candidates, submission.mode);
   await loadAttachmentsOf(deps.attachmentFetch, accepted);
   const outgoing = await composeAndSign(deps, submission, accepted);

@@ -47,7 +47,7 @@ describe('sandbox mode', () => {
     const shown = await rawRequest(t, 'GET', `/sandbox/messages/${captured.id}`);
     assert.equal(shown.status, 200);
     assert.match(shown.body.html, /<h1>Hello<\/h1>/);
-    assert.match(shown.body.text, /^HELLO\n\nIt works\./, "the text part made from the HTML");
+    assert.match(shown.body.text, /^HELLO\n\nIt works\./, 'the text part made from the HTML');
     assert.ok(shown.body.headers.some((h: { name: string; value: string }) => /^x-entity-ref-id$/i.test(h.name) && h.value === 'sandbox-1'));
     assert.ok(shown.body.headers.some((h: { name: string }) => /^dkim-signature$/i.test(h.name)));
     assert.equal(shown.body.dkim_results[0].domain, 'my-app.test');
