@@ -1,8 +1,9 @@
 // How concepts record: one small function per fact, called where the fact becomes true (after
 // the commit that makes it so). Each is a no-op unless a Postline in this thread serves
 // metrics (POSTLINE_METRICS), and otherwise costs a counter increment: label children are
-// made once, here, and the hot paths (accept, SMTP replies, delivery outcomes) look them up
-// in a small object instead of hashing labels on every call.
+// made once, here, and the hot paths (accept, SMTP replies, delivery outcomes) find theirs in
+// a small object by a fixed key, never building a labels object per call (bench/metrics-cost.ts
+// prices each call: tens to hundreds of nanoseconds).
 import {
   acceptToDelivered,
   DELIVERY_OUTCOMES,
