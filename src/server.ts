@@ -107,7 +107,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
         ...contactImportRoutes(db),
         ...customEventRoutes(db),
         ...automationRoutes(db),
-        ...broadcastRoutes(db),
+        ...broadcastRoutes(db, accept.sandbox),
         ...unsubscribeRoutes(db),
         ...requestLogs.routes(),
         ...queueRoutes(db, providerTable(config.providers)),

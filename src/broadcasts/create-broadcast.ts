@@ -8,12 +8,13 @@ import type { Route } from '../api/route.js';
 import { objectId } from '../api/schema.js';
 import { optionalBoolean } from '../api/validate.js';
 import type { Db } from '../db/database.js';
+import type { SandboxSending } from '../emails/sender-domain.js';
 import { parseScheduledAt } from '../emails/schedule.js';
 import { checkAudience, CREATE_BROADCAST_SCHEMA, CREATE_FIELDS, parseBroadcastBody, parseBroadcastInput } from './broadcast-fields.js';
 import { BROADCAST_COLUMNS } from './broadcast-view.js';
 import { startSending } from './start-sending.js';
 
-export function createBroadcast(db: Db): Route {
+export function createBroadcast(db: Db, sandbox?: SandboxSending): Route {
   return {
     method: 'POST',
     url: '/broadcasts',
@@ -50,7 +51,7 @@ export function createBroadcast(db: Db): Route {
             input.text ?? null,
           ],
         );
-        if (send) await startSending(q, principal, row!, scheduledAt);
+        if (send) await startSending(q, principal, row!, scheduledAt, sandbox);
       });
       return { status: 201, body: { object: 'broadcast', id } };
     },

@@ -2,6 +2,7 @@
 // mount. The fan-out that sends them runs in the worker role (fan-out.ts).
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
+import type { SandboxSending } from '../emails/sender-domain.js';
 import { cancelBroadcast } from './cancel-broadcast.js';
 import { createBroadcast } from './create-broadcast.js';
 import { deleteBroadcast } from './delete-broadcast.js';
@@ -13,14 +14,15 @@ import { listRecipients } from './list-recipients.js';
 import { sendBroadcast } from './send-broadcast.js';
 import { updateBroadcast } from './update-broadcast.js';
 
-export function broadcastRoutes(db: Db): Route[] {
+/** `sandbox` (POSTLINE_SANDBOX): any sender domain may send, as for emails (emails/sender-domain.ts). */
+export function broadcastRoutes(db: Db, sandbox?: SandboxSending): Route[] {
   return [
-    createBroadcast(db),
+    createBroadcast(db, sandbox),
     listBroadcasts(db),
     getBroadcast(db),
-    updateBroadcast(db),
+    updateBroadcast(db, sandbox),
     deleteBroadcast(db),
-    sendBroadcast(db),
+    sendBroadcast(db, sandbox),
     cancelBroadcast(db),
     duplicateBroadcast(db),
     listRecipients(db),

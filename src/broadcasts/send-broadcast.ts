@@ -5,11 +5,12 @@ import type { Route } from '../api/route.js';
 import { input, object, string, uuid } from '../api/schema.js';
 import { objectBody, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
+import type { SandboxSending } from '../emails/sender-domain.js';
 import { parseScheduledAt } from '../emails/schedule.js';
 import { findBroadcast, UNSENT, wrongState } from './find-broadcast.js';
 import { startSending } from './start-sending.js';
 
-export function sendBroadcast(db: Db): Route {
+export function sendBroadcast(db: Db, sandbox?: SandboxSending): Route {
   return {
     method: 'POST',
     url: '/broadcasts/:id/send',
@@ -26,7 +27,7 @@ export function sendBroadcast(db: Db): Route {
       const id = await db.tx(async (q) => {
         const broadcast = await findBroadcast(q, principal.accountId, params.id!, { lock: true });
         if (!UNSENT.includes(broadcast.status)) throw wrongState(broadcast.status, 'sent');
-        await startSending(q, principal, broadcast, scheduledAt);
+        await startSending(q, principal, broadcast, scheduledAt, sandbox);
         return broadcast.id as string;
       });
       return { body: { id } };

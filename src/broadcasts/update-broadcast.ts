@@ -4,6 +4,7 @@
 import type { Route } from '../api/route.js';
 import { objectId, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
+import type { SandboxSending } from '../emails/sender-domain.js';
 import { checkAudience, parseBroadcastBody, parseBroadcastInput, UPDATE_BROADCAST_SCHEMA, UPDATE_FIELDS, type BroadcastInput } from './broadcast-fields.js';
 import { findBroadcast, UNSENT, wrongState } from './find-broadcast.js';
 import { BROADCAST_COLUMNS } from './broadcast-view.js';
@@ -21,7 +22,7 @@ const COLUMNS: Record<keyof BroadcastInput, string> = {
   text: 'text',
 };
 
-export function updateBroadcast(db: Db): Route {
+export function updateBroadcast(db: Db, sandbox?: SandboxSending): Route {
   return {
     method: 'PATCH',
     url: '/broadcasts/:id',
@@ -44,7 +45,7 @@ export function updateBroadcast(db: Db): Route {
             WHERE id = $1 AND account_id = $2 RETURNING ${BROADCAST_COLUMNS}`,
           [current.id, principal.accountId, ...changes.map((k) => input[k])],
         );
-        if (updated!.status === 'scheduled') await assertSendable(q, principal, updated!);
+        if (updated!.status === 'scheduled') await assertSendable(q, principal, updated!, sandbox);
         return current.id as string;
       });
       return { body: { object: 'broadcast', id } };

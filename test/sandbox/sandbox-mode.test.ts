@@ -79,6 +79,33 @@ describe('sandbox mode', () => {
     assert.ok(!ids.includes(bounced.data!.id), 'simulated, never handed to the catcher');
   });
 
+  it('sends a broadcast from a domain nobody set up, every contact caught', async () => {
+    const segment = await t.resend.segments.create({ name: 'Readers' });
+    for (const email of ['ann@example.org', 'bob@example.org']) {
+      const created = await t.resend.contacts.create({ email, segments: [{ id: segment.data!.id }] } as never);
+      assert.equal(created.error, null, JSON.stringify(created.error));
+    }
+    const { data, error } = await t.resend.broadcasts.create({
+      segmentId: segment.data!.id,
+      from: 'News <news@letters.test>',
+      subject: 'Issue 1',
+      text: 'Hi',
+      send: true,
+    });
+    assert.equal(error, null, JSON.stringify(error));
+    await eventually(async () => (await t.resend.broadcasts.get(data!.id)).data?.status === 'sent', 15_000, 'the broadcast sent');
+    const caught = await eventually(
+      async () => {
+        const list = (await rawRequest(t, 'GET', '/sandbox/messages')).body.data.filter((m: { subject: string }) => m.subject === 'Issue 1');
+        return list.length === 2 && list;
+      },
+      15_000,
+      'both readers caught',
+    );
+    assert.deepEqual(caught.map((m: { to: string[] }) => m.to[0]).sort(), ['ann@example.org', 'bob@example.org']);
+    assert.ok(caught.every((m: { dkim: string }) => m.dkim === 'pass'));
+  });
+
   it("keeps another account's captured mail to itself", async () => {
     const { createAccount } = await import('../../src/accounts/accounts.js');
     const stranger = await createAccount(t.postline.db, 'stranger');
