@@ -39,6 +39,8 @@ export interface Config {
   /** With POSTLINE_PROVIDERS_FILE: the mailbox-provider table, the operator's entries first (providers/providers.ts); unset: the built-in one. */
   providers: Provider[] | undefined;
   bootstrapApiKey: string | undefined;
+  /** A dashboard session unused this long ends (ms); it ends 7 days after sign-in whatever the activity. */
+  dashboardIdleTimeoutMs: number;
   rateLimitPerSecond: number;
   redisUrl: string | undefined;
   logLevel: string;
@@ -353,6 +355,11 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
     shown: 'unset',
     help: 'make sure a full-access key with this token exists',
     read: optionalText,
+  },
+  dashboardIdleTimeoutMs: {
+    variable: 'POSTLINE_DASHBOARD_IDLE_TIMEOUT',
+    help: 'a dashboard session without a request for this long ends (and 7 days after sign-in in any case)',
+    read: timeout('12h'),
   },
   rateLimitPerSecond: {
     variable: 'POSTLINE_RATE_LIMIT',

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The `postline` command: start [--roles api,smtp,worker] | migrate | accounts create NAME | queue ….
+// The `postline` command: start [--roles api,smtp,worker] | migrate | accounts create NAME |
+// users create --account NAME_OR_ID EMAIL | queue ….
 import { createAccount } from './accounts/accounts.js';
 import { ALL_ROLES, ConfigError, loadConfig, unknownVariables, type Role } from './config.js';
 import { connectDatabase } from './db/connect.js';
@@ -7,11 +8,14 @@ import { createLogger } from './logger.js';
 import { providerTable } from './providers/providers.js';
 import { QUEUE_USAGE, QueueCommandError, runQueueCommand } from './queue/cli.js';
 import { startPostline, type Postline } from './server.js';
+import { createUser, setPasswordLink, UserCommandError } from './users/users.js';
 
 const USAGE = `usage:
   postline start [--roles api,smtp,worker]   run the service (all roles by default)
   postline migrate                           apply database migrations and exit
   postline accounts create NAME              create an account; prints its full-access API key
+  postline users create --account NAME_OR_ID EMAIL
+                                             create a dashboard user; prints its one-time set-password link (1 hour)
 ${QUEUE_USAGE}`;
 
 function parseRoles(args: string[]): Role[] {
@@ -80,6 +84,23 @@ async function main(argv: string[]): Promise<void> {
       try {
         const created = await createAccount(database.db, args.slice(1).join(' '));
         process.stdout.write(`account ${created.accountId}\napi key ${created.token}\n`);
+      } finally {
+        await database.close();
+      }
+      return;
+    }
+    case 'users': {
+      const at = args.indexOf('--account');
+      const account = at >= 0 ? args[at + 1] : undefined;
+      const rest = at >= 0 ? [...args.slice(1, at), ...args.slice(at + 2)] : args.slice(1);
+      if (args[0] !== 'create' || !account || rest.length !== 1) throw new ConfigError(USAGE);
+      const database = await connectDatabase(config, (msg) => logger.debug(msg));
+      try {
+        const { token } = await createUser(database.db, account, rest[0]!);
+        process.stdout.write(`set the password within an hour: ${setPasswordLink(config.publicUrl, token)}\n`);
+      } catch (err) {
+        if (err instanceof UserCommandError) throw new ConfigError(err.message);
+        throw err;
       } finally {
         await database.close();
       }

@@ -39,6 +39,9 @@ import { SmtpServer, type SmtpPorts } from './smtp/server.js';
 import { suppressionRoutes } from './suppressions/routes.js';
 import { templateRoutes } from './templates/routes.js';
 import { trackingRoutes } from './tracking/routes.js';
+import { dashboardSessionRoutes } from './users/routes.js';
+import { Sessions } from './users/sessions.js';
+import { firstRunSetupToken, setPasswordLink } from './users/users.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { healthRoutes, type NodeState, type Phase } from './health/routes.js';
 import { webhookDestinations } from './webhooks/webhook-fields.js';
@@ -94,7 +97,17 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
 
     let url: string | undefined;
     if (roles.has('api')) {
+      // The dashboard's users sign in with a session cookie; until one exists, a set-up link.
+      const sessions = new Sessions(db, { idleMs: config.dashboardIdleTimeoutMs, secureCookie: config.publicUrl.startsWith('https:') });
+      const setupToken = await firstRunSetupToken(db);
+      if (setupToken) {
+        logger.warn(
+          { role: 'api' },
+          `no dashboard user yet: create the first one within an hour at ${setPasswordLink(config.publicUrl, setupToken, { setup: true })}`,
+        );
+      }
       const routes: Route[] = [
+        ...dashboardSessionRoutes(db, sessions, config.publicUrl),
         ...apiKeys.routes(),
         ...domains.routes(),
         ...inboundRoutes(db, config),
@@ -124,6 +137,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
         // Links in mail (tracking, downloads) are counted per client address, per node.
         publicRateLimiter: memoryRateLimiter(config.publicRateLimitPerSecond),
         apiKeys,
+        sessions,
         rateLimiter,
         requestLogs,
         routes,

@@ -9,6 +9,8 @@ export interface Principal {
   permission: 'full_access' | 'sending_access';
   /** sending_access keys may be restricted to one domain */
   domainId: string | null;
+  /** Signed in to the dashboard (a session cookie, users/): the user; API keys have none. */
+  userId?: string;
 }
 
 export interface RouteContext {

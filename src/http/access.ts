@@ -1,5 +1,7 @@
-// Who may call, and how often: the API key (Bearer) of every route that is not public, the
-// sending-only keys' limits, and the rate limits, whose headers every response carries, errors
+// Who may call, and how often: the API key (Bearer) of every route that is not public, or the
+// dashboard's session cookie (acting as its user's account with full access, as a full-access
+// key would; a change must carry the session's X-CSRF-Token), the sending-only keys' limits,
+// and the rate limits, whose headers every response carries, errors
 // included (IETF draft-ietf-httpapi-ratelimit-headers). Requests without a valid key, public
 // links in mail and unknown paths are counted per client address.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -8,6 +10,7 @@ import type { ApiKeys } from '../accounts/api-keys.js';
 import { ApiError } from '../api/errors.js';
 import type { Principal, Route } from '../api/route.js';
 import type { RateDecision, RateLimiter } from '../rate-limit/rate-limiter.js';
+import { type Sessions, sessionCookie } from '../users/sessions.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -16,6 +19,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The concept's route this Fastify route serves (routes.ts). */
     route?: Route;
+    /** A file of the dashboard's web app (dashboard.ts): limited like public links. */
+    dashboardFile?: boolean;
   }
 }
 
@@ -24,11 +29,20 @@ export interface AccessOptions {
   rateLimiter: RateLimiter;
   /** Public links in mail (tracking, signed downloads), per client address; default: rateLimiter. */
   publicRateLimiter?: RateLimiter;
+  /** The dashboard's sessions (users/); without them, a cookie authenticates nothing. */
+  sessions?: Sessions;
 }
 
-async function access(app: FastifyInstance, { apiKeys, rateLimiter, publicRateLimiter = rateLimiter }: AccessOptions): Promise<void> {
+// RFC 9110 §9.2.1: the methods that change nothing need no anti-forgery token.
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+async function access(app: FastifyInstance, { apiKeys, rateLimiter, publicRateLimiter = rateLimiter, sessions }: AccessOptions): Promise<void> {
   app.addHook('onRequest', async (req, reply) => {
     const route = req.routeOptions.config?.route;
+    if (req.routeOptions.config?.dashboardFile) {
+      limit(reply, await publicRateLimiter.hit(`ip:${req.ip}`));
+      return;
+    }
     if (!route) {
       setRateHeaders(reply, await rateLimiter.hit(`ip:${req.ip}`));
       return;
@@ -41,6 +55,11 @@ async function access(app: FastifyInstance, { apiKeys, rateLimiter, publicRateLi
       return;
     }
     const token = bearerToken(req);
+    const cookie = token === undefined && sessions ? sessionCookie(req.headers.cookie) : undefined;
+    if (cookie !== undefined) {
+      await authenticateSession(req, reply, sessions!, cookie, rateLimiter);
+      return;
+    }
     const principal = token ? await apiKeys.authenticate(token) : null;
     if (!principal) {
       // Limited per client address, so keys cannot be guessed at full speed.
@@ -54,6 +73,22 @@ async function access(app: FastifyInstance, { apiKeys, rateLimiter, publicRateLi
       throw new ApiError('restricted_api_key', 'This API key is restricted to only send emails.');
     }
   });
+}
+
+/** A dashboard request: the session's user's account, with full access. */
+async function authenticateSession(req: FastifyRequest, reply: FastifyReply, sessions: Sessions, cookie: string, rateLimiter: RateLimiter): Promise<void> {
+  const user = await sessions.authenticate(cookie);
+  if (!user) {
+    limit(reply, await rateLimiter.hit(`ip:${req.ip}`));
+    reply.header('set-cookie', sessions.clearedCookie());
+    throw new ApiError('invalid_session', 'Your session has ended: sign in again.');
+  }
+  // Checked before the body is read: a forged request changes nothing.
+  if (!SAFE_METHODS.has(req.method) && !sessions.csrfMatches(cookie, req.headers['x-csrf-token'])) {
+    throw new ApiError('invalid_csrf_token', 'This request needs the X-CSRF-Token header of your session.');
+  }
+  req.principal = { accountId: user.accountId, apiKeyId: null, permission: 'full_access', domainId: null, userId: user.userId };
+  limit(reply, await rateLimiter.hit(`account:${user.accountId}`));
 }
 
 function bearerToken(req: FastifyRequest): string | undefined {

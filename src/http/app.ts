@@ -1,13 +1,15 @@
 // The HTTP API: a Fastify app that speaks Resend's wire contract, built from plugins in the
 // order a request meets them. The cross-cutting ones apply to every route (fastify-plugin):
-// JSON bodies → error replies → access (API key, rate limit) → request log. The concepts'
-// routes are mounted last, in an encapsulated context of their own (routes.ts). Concepts
-// declare routes framework-free (api/route.ts); only this folder imports Fastify.
+// JSON bodies → error replies → access (API key or dashboard session, rate limit) → request
+// log. Then the dashboard's files (dashboard.ts), and the concepts' routes last, in an
+// encapsulated context of their own (routes.ts). Concepts declare routes framework-free
+// (api/route.ts); only this folder imports Fastify.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import type { RequestLogs } from '../logs/request-logs.js';
 import access, { type AccessOptions } from './access.js';
+import { dashboard } from './dashboard.js';
 import errorReplies from './error-replies.js';
 import jsonBody from './json-body.js';
 import requestLog from './request-log.js';
@@ -35,8 +37,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(jsonBody);
   await app.register(errorReplies, { bodyLimitBytes: deps.bodyLimitBytes });
-  await app.register(access, { apiKeys: deps.apiKeys, rateLimiter: deps.rateLimiter, publicRateLimiter: deps.publicRateLimiter });
+  await app.register(access, {
+    apiKeys: deps.apiKeys,
+    rateLimiter: deps.rateLimiter,
+    publicRateLimiter: deps.publicRateLimiter,
+    sessions: deps.sessions,
+  });
   await app.register(requestLog, { requestLogs: deps.requestLogs });
+  await app.register(dashboard);
   await app.register(routes, { db: deps.db, bodyLimitBytes: deps.bodyLimitBytes, routes: deps.routes });
   return app;
 }
