@@ -1,0 +1,101 @@
+// The app: sign-in and set-password without a session, else the shell with its navigation
+// and the page the path names.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { ApiFailure, api, type Session, setCsrfToken } from './api';
+import { ApiKeysPage } from './pages/ApiKeys';
+import { DomainPage, DomainsPage } from './pages/Domains';
+import { NotBuiltYet } from './pages/NotBuiltYet';
+import { SetPasswordPage } from './pages/SetPassword';
+import { SignInPage } from './pages/SignIn';
+import { follow, navigate, usePath } from './router';
+
+const PAGES = [
+  { path: '/', title: 'Overview' },
+  { path: '/emails', title: 'Emails' },
+  { path: '/domains', title: 'Domains' },
+  { path: '/api-keys', title: 'API keys' },
+  { path: '/webhooks', title: 'Webhooks' },
+  { path: '/templates', title: 'Templates' },
+  { path: '/audience', title: 'Audience' },
+  { path: '/broadcasts', title: 'Broadcasts' },
+  { path: '/automations', title: 'Automations' },
+  { path: '/received', title: 'Received' },
+  { path: '/suppressions', title: 'Suppressions' },
+  { path: '/logs', title: 'Logs' },
+  { path: '/queue', title: 'Queue' },
+];
+
+export function App() {
+  const path = usePath();
+  const session = useQuery({ queryKey: ['session'], queryFn: () => api<Session>('GET', '/dashboard/api/session'), enabled: path !== '/set-password' });
+  useEffect(() => setCsrfToken(session.data?.csrf_token), [session.data]);
+
+  if (path === '/set-password') return <SetPasswordPage />;
+  if (session.isPending) return <p className="loading">Loading…</p>;
+  if (session.error) {
+    if (session.error instanceof ApiFailure && session.error.status === 401) return <SignInPage />;
+    return <p role="alert">Postline did not answer: {session.error.message}</p>;
+  }
+  return <Shell session={session.data} path={path} />;
+}
+
+function Shell({ session, path }: { session: Session; path: string }) {
+  const queryClient = useQueryClient();
+  const section = `/${path.split('/')[1] ?? ''}`;
+  const page = PAGES.find((p) => p.path === section);
+  useEffect(() => {
+    document.title = `${page?.title ?? 'Not found'} · Postline`;
+  }, [page]);
+  const signOut = async () => {
+    await api('POST', '/dashboard/api/sign-out').catch(() => undefined);
+    setCsrfToken(undefined);
+    queryClient.clear();
+    navigate('/', { replace: true });
+    queryClient.setQueryData(['session'], undefined);
+    await queryClient.invalidateQueries({ queryKey: ['session'] });
+  };
+  return (
+    <div className="shell">
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <span className="brand">Postline</span>
+        <span className="who">
+          {session.user.email} · {session.account.name}
+        </span>
+        <button type="button" className="secondary small" onClick={signOut}>
+          Sign out
+        </button>
+      </header>
+      <nav aria-label="Main" className="sidebar">
+        <ul>
+          {PAGES.map((p) => (
+            <li key={p.path}>
+              <a href={`/dashboard${p.path}`} onClick={follow(p.path)} aria-current={p.path === section ? 'page' : undefined}>
+                {p.title}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main id="main" tabIndex={-1}>
+        {renderPage(path, page?.title)}
+      </main>
+    </div>
+  );
+}
+
+function renderPage(path: string, title: string | undefined) {
+  if (path === '/api-keys') return <ApiKeysPage />;
+  if (path === '/domains') return <DomainsPage />;
+  if (path.startsWith('/domains/')) return <DomainPage id={decodeURIComponent(path.slice('/domains/'.length))} />;
+  if (title) return <NotBuiltYet title={title} />;
+  return (
+    <>
+      <h1>Not found</h1>
+      <p>There is no page at this address.</p>
+    </>
+  );
+}

@@ -1,0 +1,67 @@
+// The dashboard's one way to Postline: the same HTTP API the SDK calls, authenticated by the
+// session cookie. Every change carries the session's anti-forgery token (X-CSRF-Token).
+let csrfToken: string | undefined;
+
+export function setCsrfToken(token: string | undefined): void {
+  csrfToken = token;
+}
+
+/** An error answer, as the API gives it: `{statusCode, message, name}`. */
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = {};
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+  const data = await res.json().catch(() => undefined);
+  if (!res.ok) throw new ApiFailure(res.status, data?.message ?? `${res.status} ${res.statusText}`, data?.name ?? 'error');
+  return data as T;
+}
+
+export interface Session {
+  object: 'session';
+  user: { id: string; email: string };
+  account: { id: string; name: string };
+  csrf_token: string;
+}
+
+export interface List<T> {
+  object: 'list';
+  has_more: boolean;
+  data: T[];
+}
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface DnsRecord {
+  record: string;
+  name: string;
+  type: string;
+  value: string;
+  ttl?: string;
+  priority?: number;
+  status: string;
+}
+
+export interface Domain {
+  id: string;
+  name: string;
+  status: string;
+  region: string;
+  created_at: string;
+  records?: DnsRecord[];
+}

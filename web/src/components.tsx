@@ -1,0 +1,72 @@
+// The few controls every page shares, written plainly: native elements carry their own
+// keyboard and screen-reader behaviour (<dialog> traps focus and closes on Escape).
+import { type ReactNode, useEffect, useRef, useState } from 'react';
+import { ApiFailure } from './api';
+
+/** Copies `value`; says so in a live region, for screen readers too. */
+export function CopyButton({ value, label }: { value: string; label: string }) {
+  const [copied, setCopied] = useState(false);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(value);
+    } catch {
+      // Without a secure context (plain http on another host) the Clipboard API is missing.
+      const area = document.createElement('textarea');
+      area.value = value;
+      document.body.append(area);
+      area.select();
+      document.execCommand('copy');
+      area.remove();
+    }
+    setCopied(true);
+    setTimeout(() => setCopied(false), 2000);
+  };
+  return (
+    <button type="button" className="secondary small" onClick={copy} aria-label={label}>
+      <span aria-live="polite">{copied ? 'Copied' : 'Copy'}</span>
+    </button>
+  );
+}
+
+/** A modal confirmation; `onConfirm` runs only after the person says yes. */
+export function ConfirmDialog(props: { open: boolean; title: string; children: ReactNode; confirm: string; onConfirm: () => void; onClose: () => void }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (props.open && !dialog.open) dialog.showModal();
+    if (!props.open && dialog.open) dialog.close();
+  }, [props.open]);
+  return (
+    <dialog ref={ref} onClose={props.onClose} aria-labelledby="confirm-title">
+      <h2 id="confirm-title" className="dialog-title">
+        {props.title}
+      </h2>
+      <div>{props.children}</div>
+      <div className="actions">
+        <button type="button" className="secondary" onClick={props.onClose}>
+          Cancel
+        </button>
+        <button type="button" className="danger" onClick={props.onConfirm}>
+          {props.confirm}
+        </button>
+      </div>
+    </dialog>
+  );
+}
+
+export function ErrorMessage({ error }: { error: unknown }) {
+  if (!error) return null;
+  const message = error instanceof ApiFailure || error instanceof Error ? error.message : String(error);
+  return (
+    <p role="alert" className="error">
+      {message}
+    </p>
+  );
+}
+
+export function formatTime(value: string | null): string {
+  if (!value) return 'never';
+  const date = new Date(value.replace(' ', 'T').replace(/\+00$/, 'Z'));
+  return Number.isNaN(date.getTime()) ? value : date.toLocaleString();
+}

@@ -1,0 +1,39 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { api, type Session, setCsrfToken } from '../api';
+import { ErrorMessage } from '../components';
+
+export function SignInPage() {
+  const queryClient = useQueryClient();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const signIn = useMutation({
+    mutationFn: () => api<Session>('POST', '/dashboard/api/sign-in', { email, password }),
+    onSuccess: (session) => {
+      setCsrfToken(session.csrf_token);
+      queryClient.setQueryData(['session'], session);
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    signIn.mutate();
+  };
+  return (
+    <main className="card-page">
+      <form className="card" onSubmit={submit}>
+        <h1>Sign in to Postline</h1>
+        <label htmlFor="email">Email address</label>
+        <input id="email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        <label htmlFor="password">Password</label>
+        <input id="password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+        <ErrorMessage error={signIn.error} />
+        <button type="submit" disabled={signIn.isPending}>
+          {signIn.isPending ? 'Signing in…' : 'Sign in'}
+        </button>
+        <p className="hint">
+          No account yet? An operator creates one with <code>postline users create --account NAME EMAIL</code>.
+        </p>
+      </form>
+    </main>
+  );
+}
