@@ -55,7 +55,7 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
       job.email.mime!,
     );
     deps.pool.release(connected.session);
-    return done(readReplies(real, result, connected.session.target));
+    return done(readReplies(real, result, connected.target));
   } finally {
     release();
   }
@@ -73,12 +73,18 @@ function simulateTestAddresses(recipients: ClaimedDelivery[]): { simulated: Outc
   return { simulated, real };
 }
 
-/** Step 4: the first target (MX by preference, then its addresses) that opens a session. */
-async function connect(targets: Target[], pool: SmtpPool): Promise<{ session: SmtpSession; response?: never } | { session?: never; response: string }> {
+/**
+ * Step 4: the first target (MX by preference, then its addresses) that opens a session, and
+ * that target: a pooled session may have been opened for another host at the same address.
+ */
+async function connect(
+  targets: Target[],
+  pool: SmtpPool,
+): Promise<{ session: SmtpSession; target: Target; response?: never } | { session?: never; target?: never; response: string }> {
   const failures: string[] = [];
   for (const target of targets) {
     try {
-      return { session: await pool.acquire(target) };
+      return { session: await pool.acquire(target), target };
     } catch (err) {
       if (!(err instanceof ConnectError)) throw err;
       failures.push(err.message);

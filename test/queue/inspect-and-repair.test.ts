@@ -49,6 +49,9 @@ describe('queue: inspect and repair', () => {
     // Both Google domains roll up to the provider: gmail.com by name and MX, workspace.test by its MX host.
     assert.equal(byDomain['gmail.com'].provider, 'google');
     assert.equal(byDomain['workspace.test'].provider, 'google');
+    // Each names its own MX host, although all of them share one address (and pooled sessions).
+    assert.equal(byDomain['gmail.com'].last_reply.mx_host, 'gmail-smtp-in.l.google.com');
+    assert.equal(byDomain['workspace.test'].last_reply.mx_host, 'aspmx.l.google.com');
     assert.equal(byDomain['later.test'].counts.scheduled, 1);
     assert.equal(byDomain['later.test'].last_reply, null, 'never tried');
     const google = body.providers.find((p: any) => p.provider === 'google');
