@@ -37,15 +37,25 @@ const capabilities = (row: Row) => ({
 
 const CAPABILITIES_SCHEMA = object({ sending: oneOfValues(['enabled', 'disabled']), receiving: oneOfValues(['enabled', 'disabled']) });
 
-/** domainSummary's shape, for the routes' docs. */
-export const DOMAIN_SUMMARY_SCHEMA = object({
-  id: uuid(),
-  name: string(),
-  status: string({ description: 'not_started until verified, then verified, pending, failed or temporary_failure.' }),
-  created_at: restTime(),
-  region: string(),
-  capabilities: CAPABILITIES_SCHEMA,
+/** Present (true) only on a domain created in sandbox mode: Postline's own field. */
+const SANDBOXED_SCHEMA = constant(true, {
+  description: 'Postline: the domain was created with POSTLINE_SANDBOX on and sends without DNS there (never in production).',
 });
+const SUMMARY_REQUIRED = ['id', 'name', 'status', 'created_at', 'region', 'capabilities'];
+
+/** domainSummary's shape, for the routes' docs. */
+export const DOMAIN_SUMMARY_SCHEMA = object(
+  {
+    id: uuid(),
+    name: string(),
+    status: string({ description: 'not_started until verified, then verified, pending, failed or temporary_failure.' }),
+    created_at: restTime(),
+    region: string(),
+    capabilities: CAPABILITIES_SCHEMA,
+    sandboxed: SANDBOXED_SCHEMA,
+  },
+  SUMMARY_REQUIRED,
+);
 
 const RECORD_SCHEMA = object(
   {
@@ -61,15 +71,19 @@ const RECORD_SCHEMA = object(
 );
 
 /** What POST /domains answers: domainDetail without `object`. */
-export const CREATED_DOMAIN_SCHEMA = object({
-  ...DOMAIN_SUMMARY_SCHEMA.properties,
-  open_tracking: boolean(),
-  click_tracking: boolean(),
-  tracking_subdomain: nullable(string()),
-  records: array(RECORD_SCHEMA),
-});
+const DETAIL_REQUIRED = [...SUMMARY_REQUIRED, 'open_tracking', 'click_tracking', 'tracking_subdomain', 'records'];
+export const CREATED_DOMAIN_SCHEMA = object(
+  {
+    ...DOMAIN_SUMMARY_SCHEMA.properties,
+    open_tracking: boolean(),
+    click_tracking: boolean(),
+    tracking_subdomain: nullable(string()),
+    records: array(RECORD_SCHEMA),
+  },
+  DETAIL_REQUIRED,
+);
 /** domainDetail's shape. */
-export const DOMAIN_SCHEMA = object({ object: constant('domain'), ...CREATED_DOMAIN_SCHEMA.properties });
+export const DOMAIN_SCHEMA = object({ object: constant('domain'), ...CREATED_DOMAIN_SCHEMA.properties }, ['object', ...DETAIL_REQUIRED]);
 
 export function domainSummary(row: Row) {
   return {
