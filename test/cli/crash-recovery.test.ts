@@ -4,7 +4,6 @@
 // within 30 s, although the dead process's claims carry five-minute leases. The restarted node
 // presumes the silent one dead (nodes/node-presence.ts) and takes its rows.
 import assert from 'node:assert/strict';
-import fs from 'node:fs/promises';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
@@ -12,8 +11,7 @@ import { Resend } from 'resend';
 import { TestDnsServer } from '../support/dns-server.js';
 import { createVerifiedDomain } from '../support/domains.js';
 import { MxSink } from '../support/mx-sink.js';
-import { testDbMode } from '../support/postline.js';
-import { PostlineProcess, baseEnv, externalDatabase, newApiKey, postmastersOf, tempDataDir } from './postline-process.js';
+import { PostlineProcess, baseEnv, newApiKey, processStorage } from './postline-process.js';
 
 const EMAILS = 20;
 
@@ -58,21 +56,15 @@ describe('crash recovery: mail a killed node had claimed', () => {
     dns.set('dest.test', { MX: [{ exchange: 'mx.dest.test', priority: 10 }] });
     dns.set('mx.dest.test', { A: ['127.0.0.1'] });
 
-    const dataDir = await tempDataDir();
-    const database = testDbMode() === 'external' ? await externalDatabase() : undefined;
-    cleanups.push(async () => {
-      for (const pid of await postmastersOf(dataDir)) process.kill(pid, 'SIGKILL');
-      await fs.rm(dataDir, { recursive: true, force: true });
-      await database?.drop();
-    });
+    const storage = await processStorage();
+    cleanups.push(() => storage.remove());
     const apiKey = newApiKey();
     const env = baseEnv({
-      POSTLINE_DATA_DIR: dataDir,
+      ...storage.env,
       POSTLINE_BOOTSTRAP_API_KEY: apiKey,
       POSTLINE_DNS_SERVERS: dns.address,
       POSTLINE_SMTP_HOSTNAME: 'mta.postline.test',
       POSTLINE_WEBHOOK_ALLOW_PRIVATE: 'true',
-      ...(database ? { DATABASE_URL: database.url } : {}),
     });
 
     const first = await PostlineProcess.start({ ...env, POSTLINE_OUTBOUND_PORT: String((silent.address() as AddressInfo).port) });

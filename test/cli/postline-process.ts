@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createExternalDatabase } from '../support/postline.js';
+import { createExternalDatabase, testDbMode } from '../support/postline.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const entry = path.join(repoRoot, 'src', 'main.ts');
@@ -41,6 +41,25 @@ export async function tempDataDir(): Promise<string> {
 
 /** A fresh database on TEST_DATABASE_URL, dropped by `drop()`. */
 export const externalDatabase = () => createExternalDatabase('postline_cli');
+
+/**
+ * Where a `postline start` of a test keeps its data: a data directory and, when the suite runs on
+ * TEST_DATABASE_URL, a fresh database. `env` is what to start it with; `remove` kills an embedded
+ * server a killed process left behind and deletes both.
+ */
+export async function processStorage(): Promise<{ dataDir: string; env: Record<string, string>; remove(): Promise<void> }> {
+  const dataDir = await tempDataDir();
+  const database = testDbMode() === 'external' ? await externalDatabase() : undefined;
+  return {
+    dataDir,
+    env: { POSTLINE_DATA_DIR: dataDir, ...(database ? { DATABASE_URL: database.url } : {}) },
+    async remove() {
+      for (const pid of await postmastersOf(dataDir)) process.kill(pid, 'SIGKILL');
+      await fs.rm(dataDir, { recursive: true, force: true });
+      await database?.drop();
+    },
+  };
+}
 
 /** A running `postline start`; its pino log lines are kept in `lines`. */
 export class PostlineProcess {

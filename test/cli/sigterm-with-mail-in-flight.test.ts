@@ -4,15 +4,13 @@
 // POSTLINE_SHUTDOWN_TIMEOUT. Started again, it sends nothing twice. A real MX host that takes
 // three seconds to accept each message keeps the attempts in flight.
 import assert from 'node:assert/strict';
-import fs from 'node:fs/promises';
 import net from 'node:net';
 import { after, describe, it } from 'node:test';
 import { Resend } from 'resend';
 import { SMTPServer } from 'smtp-server';
 import { TestDnsServer } from '../support/dns-server.js';
 import { createVerifiedDomain } from '../support/domains.js';
-import { testDbMode } from '../support/postline.js';
-import { baseEnv, externalDatabase, newApiKey, PostlineProcess, postmastersOf, tempDataDir } from './postline-process.js';
+import { baseEnv, newApiKey, PostlineProcess, processStorage } from './postline-process.js';
 
 const EMAILS = 5;
 const ACCEPT_AFTER_MS = 3_000;
@@ -49,21 +47,15 @@ describe('SIGTERM with mail in flight', () => {
     dns.set('slow.test', { MX: [{ exchange: 'mx.slow.test', priority: 10 }] });
     dns.set('mx.slow.test', { A: ['127.0.0.1'] });
 
-    const dataDir = await tempDataDir();
-    const database = testDbMode() === 'external' ? await externalDatabase() : undefined;
-    cleanups.push(async () => {
-      for (const pid of await postmastersOf(dataDir)) process.kill(pid, 'SIGKILL');
-      await fs.rm(dataDir, { recursive: true, force: true });
-      await database?.drop();
-    });
+    const storage = await processStorage();
+    cleanups.push(() => storage.remove());
     const apiKey = newApiKey();
     const env = baseEnv({
-      POSTLINE_DATA_DIR: dataDir,
+      ...storage.env,
       POSTLINE_BOOTSTRAP_API_KEY: apiKey,
       POSTLINE_DNS_SERVERS: dns.address,
       POSTLINE_OUTBOUND_PORT: String((slowMx.server.address() as net.AddressInfo).port),
       POSTLINE_SHUTDOWN_TIMEOUT: '20s',
-      ...(database ? { DATABASE_URL: database.url } : {}),
     });
     const postline = await PostlineProcess.start(env);
     cleanups.push(() => postline.stop('SIGKILL'));

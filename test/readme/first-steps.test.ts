@@ -9,8 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { testDbMode } from '../support/postline.js';
-import { baseEnv, externalDatabase, PostlineProcess, postmastersOf, repoRoot, tempDataDir } from '../cli/postline-process.js';
+import { baseEnv, PostlineProcess, repoRoot, processStorage } from '../cli/postline-process.js';
 
 const run = promisify(execFile);
 
@@ -34,16 +33,9 @@ describe("the README's first steps", () => {
     assert.ok(script, 'the README has a send.mjs');
     assert.ok(script.code.includes(key), 'send.mjs uses the key Postline was started with');
 
-    const dataDir = await tempDataDir();
-    const database = testDbMode() === 'external' ? await externalDatabase() : undefined;
-    cleanups.push(async () => {
-      for (const pid of await postmastersOf(dataDir)) process.kill(pid, 'SIGKILL');
-      await fs.rm(dataDir, { recursive: true, force: true });
-      await database?.drop();
-    });
-    const postline = await PostlineProcess.start(
-      baseEnv({ POSTLINE_DATA_DIR: dataDir, POSTLINE_SANDBOX: 'true', POSTLINE_BOOTSTRAP_API_KEY: key, ...(database ? { DATABASE_URL: database.url } : {}) }),
-    );
+    const storage = await processStorage();
+    cleanups.push(() => storage.remove());
+    const postline = await PostlineProcess.start(baseEnv({ ...storage.env, POSTLINE_SANDBOX: 'true', POSTLINE_BOOTSTRAP_API_KEY: key }));
     cleanups.push(() => postline.stop('SIGKILL'));
     assert.ok(
       postline.lines.some((l) => l.includes('SANDBOX MODE')),
