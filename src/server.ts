@@ -107,7 +107,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
         );
       }
       const routes: Route[] = [
-        ...dashboardSessionRoutes(db, sessions, config.publicUrl),
+        ...dashboardSessionRoutes(db, sessions, config.publicUrl, config.sandbox),
         ...apiKeys.routes(),
         ...domains.routes(),
         ...inboundRoutes(db, config),

@@ -7,7 +7,7 @@ import { accountList } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import { array, constant, integer, nullable, object, string, uuid } from '../api/schema.js';
 import type { Db, Row } from '../db/database.js';
-import PostalMime from 'postal-mime';
+import PostalMime, { decodeWords } from 'postal-mime';
 
 const DKIM = array(object({ result: string(), domain: nullable(string()), selector: nullable(string()), comment: nullable(string()) }));
 const SUMMARY = {
@@ -66,7 +66,9 @@ export function sandboxRoutes(db: Db): Route[] {
             mail_from: string(),
             html: nullable(string()),
             text: nullable(string()),
-            headers: array(object({ name: string(), value: string() })),
+            headers: array(
+              object({ name: string(), value: string({ description: 'Unfolded, its encoded words (RFC 2047) decoded for reading; /raw has it as sent.' }) }),
+            ),
             attachments: array(object({ filename: nullable(string()), content_type: string(), size: integer() })),
             dkim_results: DKIM,
             size: integer(),
@@ -82,7 +84,7 @@ export function sandboxRoutes(db: Db): Route[] {
             mail_from: row.mail_from,
             html: parsed.html ?? null,
             text: parsed.text ?? null,
-            headers: parsed.headers.map((h) => ({ name: h.originalKey ?? h.key, value: h.value })),
+            headers: parsed.headers.map((h) => ({ name: h.originalKey ?? h.key, value: decodeWords(h.value) })),
             attachments: parsed.attachments.map((a) => ({
               filename: a.filename,
               content_type: a.mimeType,

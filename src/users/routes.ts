@@ -3,7 +3,7 @@
 // through the API's ordinary routes, authenticated by the session cookie (http/access.ts).
 import { ApiError } from '../api/errors.js';
 import type { Principal, Route, RouteContext, RouteResult } from '../api/route.js';
-import { constant, input, object, string, uuid } from '../api/schema.js';
+import { boolean, constant, input, object, string, uuid } from '../api/schema.js';
 import { objectBody, optionalString, rejectUnknown, requiredString } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import { decoyHash, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
@@ -16,9 +16,10 @@ const sessionSchema = object({
   user: object({ id: uuid(), email: string() }),
   account: object({ id: uuid(), name: string() }),
   csrf_token: string({ description: 'Send it back in the X-CSRF-Token header of every request that changes something.' }),
+  sandbox: boolean({ description: 'Whether this Postline runs in sandbox mode (POSTLINE_SANDBOX): mail is captured, GET /sandbox/messages lists it.' }),
 });
 
-export function dashboardSessionRoutes(db: Db, sessions: Sessions, publicUrl: string): Route[] {
+export function dashboardSessionRoutes(db: Db, sessions: Sessions, publicUrl: string, sandbox: boolean): Route[] {
   const throttle = new SignInThrottle();
   const publicHost = new URL(publicUrl).host;
   const sameOrigin = (ctx: RouteContext) => checkOrigin(ctx, publicHost);
@@ -30,7 +31,13 @@ export function dashboardSessionRoutes(db: Db, sessions: Sessions, publicUrl: st
   };
   const describe = async (userId: string, token: string) => {
     const row = await db.one('SELECT u.email, a.id, a.name FROM users u JOIN accounts a ON a.id = u.account_id WHERE u.id = $1', [userId]);
-    return { object: 'session', user: { id: userId, email: row!.email }, account: { id: row!.id, name: row!.name }, csrf_token: sessions.csrfToken(token) };
+    return {
+      object: 'session',
+      user: { id: userId, email: row!.email },
+      account: { id: row!.id, name: row!.name },
+      csrf_token: sessions.csrfToken(token),
+      sandbox,
+    };
   };
 
   return [
