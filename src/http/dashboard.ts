@@ -1,8 +1,11 @@
 // The dashboard's web app (web/, built to web/dist by `npm install`): its files at /dashboard,
 // every other path under it answered with index.html (the app routes in the browser), all
 // from this process, so it works with no internet access. Each answer carries the
-// Content-Security-Policy: scripts and styles from this origin only (none inline), no plugins,
-// never framed; frames only from this origin or blob:, for the sandboxed mail preview.
+// Content-Security-Policy: scripts from this origin only (none inline), no plugins, never
+// framed, no frame but srcdoc ones (which frame-src does not govern). The mail preview is an
+// <iframe sandbox srcdoc>, and a srcdoc document inherits this policy on top of its own
+// (web/src/pages/Captured.tsx): so styles may be inline (mail is styled inline) and images
+// remote (loaded only when the person asks; the frame's own policy blocks them otherwise).
 // The file list is read once at start; a path outside it is never looked up on disk.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -13,11 +16,11 @@ import { ApiError } from '../api/errors.js';
 const CSP = [
   "default-src 'none'",
   "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: https: http:",
   "font-src 'self'",
   "connect-src 'self'",
-  "frame-src 'self' blob:",
+  "frame-src 'none'",
   "frame-ancestors 'none'",
   "base-uri 'none'",
   "form-action 'self'",

@@ -3,7 +3,9 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Db } from '../../src/db/database.js';
+import { createUser } from '../../src/users/users.js';
 import { repoRoot } from '../cli/postline-process.js';
 
 export const artifactsDir = path.join(repoRoot, 'test-artifacts', 'dashboard');
@@ -26,4 +28,15 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const file = path.join(artifactsDir, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
   return file;
+}
+
+/**
+ * Signs `context` in as a new dashboard user of the account `account` (by name or id): the
+ * user is made as `postline users create` makes it, and its one-time link is used through the
+ * API, which sets the session cookie in the browser context.
+ */
+export async function signInNewUser(context: BrowserContext, postline: { url: string; db: Db }, account: string, email: string): Promise<void> {
+  const { token } = await createUser(postline.db, account, email);
+  const res = await context.request.post(`${postline.url}/dashboard/api/set-password`, { data: { token, password: 'correct horse battery' } });
+  if (res.status() !== 200) throw new Error(`set-password answered ${res.status()}: ${await res.text()}`);
 }

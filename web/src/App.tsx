@@ -1,7 +1,7 @@
 // The app: sign-in and set-password without a session, else the shell with its navigation
 // and the page the path names.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect } from 'react';
+import { lazy, Suspense, useEffect } from 'react';
 import { ApiFailure, api, type Session, setCsrfToken } from './api';
 import { ApiKeysPage } from './pages/ApiKeys';
 import { DomainPage, DomainsPage } from './pages/Domains';
@@ -9,6 +9,12 @@ import { NotBuiltYet } from './pages/NotBuiltYet';
 import { SetPasswordPage } from './pages/SetPassword';
 import { SignInPage } from './pages/SignIn';
 import { follow, navigate, usePath } from './router';
+
+// Pages beyond the first ones load when opened, keeping the shell small (issue 16: ≤ 300 KB).
+const QueuePage = lazy(() => import('./pages/Queue').then((m) => ({ default: m.QueuePage })));
+const QueueDestinationPage = lazy(() => import('./pages/Queue').then((m) => ({ default: m.QueueDestinationPage })));
+const CapturedListPage = lazy(() => import('./pages/Captured').then((m) => ({ default: m.CapturedListPage })));
+const CapturedMessagePage = lazy(() => import('./pages/Captured').then((m) => ({ default: m.CapturedMessagePage })));
 
 const PAGES = [
   { path: '/', title: 'Overview' },
@@ -24,6 +30,8 @@ const PAGES = [
   { path: '/suppressions', title: 'Suppressions' },
   { path: '/logs', title: 'Logs' },
   { path: '/queue', title: 'Queue' },
+  // Only a sandbox captures mail (POSTLINE_SANDBOX; the session says so).
+  { path: '/captured', title: 'Captured mail', sandboxOnly: true },
 ];
 
 export function App() {
@@ -43,7 +51,8 @@ export function App() {
 function Shell({ session, path }: { session: Session; path: string }) {
   const queryClient = useQueryClient();
   const section = `/${path.split('/')[1] ?? ''}`;
-  const page = PAGES.find((p) => p.path === section);
+  const pages = PAGES.filter((p) => !p.sandboxOnly || session.sandbox);
+  const page = pages.find((p) => p.path === section);
   useEffect(() => {
     document.title = `${page?.title ?? 'Not found'} · Postline`;
   }, [page]);
@@ -71,7 +80,7 @@ function Shell({ session, path }: { session: Session; path: string }) {
       </header>
       <nav aria-label="Main" className="sidebar">
         <ul>
-          {PAGES.map((p) => (
+          {pages.map((p) => (
             <li key={p.path}>
               <a href={`/dashboard${p.path}`} onClick={follow(p.path)} aria-current={p.path === section ? 'page' : undefined}>
                 {p.title}
@@ -81,7 +90,7 @@ function Shell({ session, path }: { session: Session; path: string }) {
         </ul>
       </nav>
       <main id="main" tabIndex={-1}>
-        {renderPage(path, page?.title)}
+        <Suspense fallback={<p className="loading">Loading…</p>}>{renderPage(path, page?.title)}</Suspense>
       </main>
     </div>
   );
@@ -91,6 +100,10 @@ function renderPage(path: string, title: string | undefined) {
   if (path === '/api-keys') return <ApiKeysPage />;
   if (path === '/domains') return <DomainsPage />;
   if (path.startsWith('/domains/')) return <DomainPage id={decodeURIComponent(path.slice('/domains/'.length))} />;
+  if (path === '/queue') return <QueuePage />;
+  if (path.startsWith('/queue/')) return <QueueDestinationPage destination={decodeURIComponent(path.slice('/queue/'.length))} />;
+  if (title === 'Captured mail' && path === '/captured') return <CapturedListPage />;
+  if (title === 'Captured mail') return <CapturedMessagePage id={decodeURIComponent(path.slice('/captured/'.length))} />;
   if (title) return <NotBuiltYet title={title} />;
   return (
     <>

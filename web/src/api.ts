@@ -32,6 +32,8 @@ export interface Session {
   user: { id: string; email: string };
   account: { id: string; name: string };
   csrf_token: string;
+  /** POSTLINE_SANDBOX: mail is captured, and the dashboard shows it. */
+  sandbox: boolean;
 }
 
 export interface List<T> {
