@@ -83,7 +83,8 @@ export class DeliveryWorker {
 
   constructor(private options: WorkerOptions) {
     const { config } = options;
-    this.counter = new OutcomeCounter(providerTable(config.providers));
+    const providers = providerTable(config.providers);
+    this.counter = new OutcomeCounter(providers);
     this.maxInFlightRows = Math.max(CLAIM_BATCH, config.deliveryConcurrency * 10);
     this.pool = new SmtpPool({
       ehloName: config.smtpHostname,
@@ -97,7 +98,7 @@ export class DeliveryWorker {
       pool: this.pool,
       limits: new DeliveryLimits(config.deliveryConcurrency, config.deliveryConcurrencyPerHost),
       mayStart: (job) => this.running && leaseLeft(job) >= MIN_LEASE_LEFT_MS,
-      pauses: new ActivePauses(options.db, providerTable(config.providers)),
+      pauses: new ActivePauses(options.db, providers),
     };
     if (config.sandbox) this.catcher = new SandboxCatcher(options.db, options.logger.child({ role: 'sandbox' }));
   }

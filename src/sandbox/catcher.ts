@@ -67,8 +67,11 @@ export class SandboxCatcher {
   }
 
   private async store(raw: Buffer, from: string, to: string[]): Promise<void> {
+    // Postline's Message-ID is `<email id@domain>` (emails/accept.ts): the email is found by its
+    // primary key, and the whole Message-ID must match, so a client's own id links to nothing.
     const messageId = /^Message-ID:\s*(<[^>\r\n]+>)/im.exec(raw.subarray(0, 64 * 1024).toString('latin1'))?.[1];
-    const [email] = messageId ? await this.db.query(`SELECT id, account_id FROM emails WHERE message_id = $1`, [messageId]) : [];
+    const emailId = messageId && /^<([0-9a-f-]{36})@/i.exec(messageId)?.[1];
+    const [email] = emailId ? await this.db.query(`SELECT id, account_id FROM emails WHERE id = $1 AND message_id = $2`, [emailId, messageId]) : [];
     const [dkim, parsed] = await Promise.all([this.verifyDkim(raw), PostalMime.parse(raw).catch(() => undefined)]);
     const fromHeader = parsed?.from ? (parsed.from.name ? `${parsed.from.name} <${parsed.from.address}>` : (parsed.from.address ?? '')) : '';
     await this.db.query(
