@@ -1,11 +1,9 @@
 // Captured mail (sandbox mode, src/sandbox/routes.ts), shown as Mailpit does: the list, and a
-// message's rendered HTML, text, headers, DKIM results and raw download. Mail is hostile
-// content: its HTML is rendered only in a frame sandboxed without scripts or same-origin, and
-// fetches nothing remote until the person asks.
+// message's rendered HTML, text, headers (mail-viewer.tsx), DKIM results and raw download.
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
 import { api, type List } from '../api';
 import { ErrorMessage, formatTime, Pager, useCursor } from '../components';
+import { HeaderTable, MailBody, type MailHeader } from '../mail-viewer';
 import { follow } from '../router';
 
 interface CapturedSummary {
@@ -21,7 +19,7 @@ interface CapturedMessage extends CapturedSummary {
   mail_from: string;
   html: string | null;
   text: string | null;
-  headers: { name: string; value: string }[];
+  headers: MailHeader[];
   attachments: { filename: string | null; content_type: string; size: number }[];
   dkim_results: { result: string; domain: string | null; selector: string | null; comment: string | null }[];
   size: number;
@@ -84,22 +82,7 @@ function Verdict({ value }: { value: string }) {
   return <span className={`status ${value === 'pass' ? 'status-verified' : value === 'none' ? '' : 'status-failed'}`}>{value}</span>;
 }
 
-/**
- * The srcdoc of the preview frame: the mail's HTML behind a CSP of its own. Inline styles are
- * what mail is made of; images only from the message itself (data:, cid:) unless remote ones
- * are asked for, since a remote image tells the sender the mail was opened. (The frame also
- * inherits the dashboard's CSP: src/http/dashboard.ts allows what is allowed here.)
- */
-function previewDocument(html: string, remote: boolean): string {
-  const anywhere = remote ? ' https: http:' : '';
-  const policy = `default-src 'none'; style-src 'unsafe-inline'${anywhere}; img-src data: cid:${anywhere}; font-src${anywhere || " 'none'"}`;
-  const meta = `<meta http-equiv="Content-Security-Policy" content="${policy}">`;
-  // After a doctype (so the mail keeps its rendering mode), else first: it guards what follows.
-  return html.replace(/^(\s*<!doctype[^>]*>)?/i, (doctype) => `${doctype}${meta}`);
-}
-
 export function CapturedMessagePage({ id }: { id: string }) {
-  const [remote, setRemote] = useState(false);
   const message = useQuery({ queryKey: ['captured-message', id], queryFn: () => api<CapturedMessage>('GET', `/sandbox/messages/${encodeURIComponent(id)}`) });
   const m = message.data;
   return (
@@ -135,24 +118,7 @@ export function CapturedMessagePage({ id }: { id: string }) {
               Download the raw message (.eml)
             </a>
           </p>
-          <h2>HTML</h2>
-          {m.html === null ? (
-            <p className="hint">This message has no HTML part.</p>
-          ) : (
-            <>
-              {!remote && (
-                <p className="row">
-                  <span className="hint">Remote images are blocked: loading them tells the sender the message was opened.</span>
-                  <button type="button" className="secondary small" onClick={() => setRemote(true)}>
-                    Load remote images
-                  </button>
-                </p>
-              )}
-              <iframe className="preview" title="The message's HTML" sandbox="" referrerPolicy="no-referrer" srcDoc={previewDocument(m.html, remote)} />
-            </>
-          )}
-          <h2>Text</h2>
-          {m.text === null ? <p className="hint">This message has no text part.</p> : <pre className="mail-text">{m.text}</pre>}
+          <MailBody html={m.html} text={m.text} />
           <h2>DKIM results</h2>
           {m.dkim_results.length === 0 ? (
             <p className="hint">No DKIM signature.</p>
@@ -196,22 +162,7 @@ export function CapturedMessagePage({ id }: { id: string }) {
               </ul>
             </>
           )}
-          <h2>Headers</h2>
-          <div className="table-wrap">
-            <table className="headers">
-              <tbody>
-                {m.headers.map((h, i) => (
-                  // biome-ignore lint/suspicious/noArrayIndexKey: a header may repeat (Received); their order is the message's
-                  <tr key={i}>
-                    <th scope="row">{h.name}</th>
-                    <td>
-                      <code>{h.value}</code>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <HeaderTable headers={m.headers} />
         </>
       )}
     </>
