@@ -2,6 +2,7 @@
 // screenshots go (test-artifacts/dashboard/, printed, kept after the run to be looked at).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import type { Db } from '../../src/db/database.js';
@@ -39,4 +40,20 @@ export async function signInNewUser(context: BrowserContext, postline: { url: st
   const { token } = await createUser(postline.db, account, email);
   const res = await context.request.post(`${postline.url}/dashboard/api/set-password`, { data: { token, password: 'correct horse battery' } });
   if (res.status() !== 200) throw new Error(`set-password answered ${res.status()}: ${await res.text()}`);
+}
+
+/**
+ * An axe-core scan of the page as it stands (WCAG 2.1 A and AA rules); fails listing each
+ * violation with the elements it found. axe is evaluated through the browser's debugging
+ * protocol, which the dashboard's Content-Security-Policy does not govern, so the page under
+ * test keeps its real policy.
+ */
+export async function assertAccessible(page: Page, what: string): Promise<void> {
+  const source = await fs.readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(source);
+  const violations = await page.evaluate(async () => {
+    const result = await (window as any).axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return result.violations.map((v: any) => `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.map((n: any) => n.target.join(' ')).join('\n    ')}`);
+  });
+  if (violations.length > 0) throw new Error(`${what}: ${violations.length} accessibility violation(s):\n  ${violations.join('\n  ')}`);
 }

@@ -12,7 +12,7 @@ import { Resend } from 'resend';
 import { baseEnv, externalDatabase, PostlineProcess, runCli, tempDataDir } from '../cli/postline-process.js';
 import { TestDnsServer } from '../support/dns-server.js';
 import { type PublishedRecord, publishRecords } from '../support/domains.js';
-import { artifactsDir, launchChromium, screenshot } from './browser.js';
+import { artifactsDir, assertAccessible, launchChromium, screenshot } from './browser.js';
 
 const IDLE_SECONDS = 10;
 const EMAIL = 'owner@dash.postline.test';
@@ -103,6 +103,7 @@ describe('dashboard: sign in, domains and API keys in a browser', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').filter({ hasText: 'Wrong email address or password.' }).waitFor();
     await screenshot(page, '03-sign-in-wrong-password');
+    await assertAccessible(page, 'sign-in with an error');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
@@ -124,6 +125,7 @@ describe('dashboard: sign in, domains and API keys in a browser', () => {
     for (const r of records) await page.getByText(r.value, { exact: true }).first().waitFor();
     assert.equal(await page.getByRole('button', { name: /^Copy the / }).count(), records.length);
     await screenshot(page, '04-domain-records');
+    await assertAccessible(page, 'a domain and its records');
     await page.getByRole('link', { name: '← Domains' }).click();
     await page.getByRole('link', { name: 'dash.postline.test' }).waitFor();
     await screenshot(page, '05-domains-list');
@@ -140,6 +142,7 @@ describe('dashboard: sign in, domains and API keys in a browser', () => {
     assert.match(token, /^re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}$/);
     await page.getByRole('cell', { name: 'from the dashboard', exact: true }).waitFor();
     await screenshot(page, '06-api-key-created');
+    await assertAccessible(page, 'API keys with a new token');
 
     const resend = new Resend(token, { baseUrl: server.url });
     publishRecords({ dns }, 'dash.postline.test', records);
