@@ -71,13 +71,14 @@ const RECORD_SCHEMA = object(
 );
 
 /** What POST /domains answers: domainDetail without `object`. */
-const DETAIL_REQUIRED = [...SUMMARY_REQUIRED, 'open_tracking', 'click_tracking', 'tracking_subdomain', 'records'];
+const DETAIL_REQUIRED = [...SUMMARY_REQUIRED, 'open_tracking', 'click_tracking', 'tracking_subdomain', 'tls', 'records'];
 export const CREATED_DOMAIN_SCHEMA = object(
   {
     ...DOMAIN_SUMMARY_SCHEMA.properties,
     open_tracking: boolean(),
     click_tracking: boolean(),
     tracking_subdomain: nullable(string()),
+    tls: oneOfValues(['opportunistic', 'enforced'], { description: 'Postline: the TLS policy set on create or update, so it can be read back.' }),
     records: array(RECORD_SCHEMA),
   },
   DETAIL_REQUIRED,
@@ -111,6 +112,8 @@ export function domainDetail(row: Row, mtaHost: string) {
     open_tracking: row.open_tracking,
     click_tracking: row.click_tracking,
     tracking_subdomain: row.tracking_subdomain,
+    // Postline's own field (Resend's answer leaves it out): a setting that is written can be read.
+    tls: row.tls,
     capabilities: capabilities(row),
     records: records(row, mtaHost, 'Receiving'),
     ...sandboxed(row),

@@ -2,8 +2,8 @@
 // screenshots go (test-artifacts/dashboard/, printed, kept after the run to be looked at).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import path from 'node:path';
+import axe from 'axe-core';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import type { Db } from '../../src/db/database.js';
 import { createUser } from '../../src/users/users.js';
@@ -49,8 +49,7 @@ export async function signInNewUser(context: BrowserContext, postline: { url: st
  * test keeps its real policy.
  */
 export async function assertAccessible(page: Page, what: string): Promise<void> {
-  const source = await fs.readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(source);
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axe.source);
   const violations = await page.evaluate(async () => {
     const result = await (window as any).axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
     return result.violations.map((v: any) => `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.map((n: any) => n.target.join(' ')).join('\n    ')}`);

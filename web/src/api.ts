@@ -65,5 +65,11 @@ export interface Domain {
   status: string;
   region: string;
   created_at: string;
+  capabilities: { sending: 'enabled' | 'disabled'; receiving: 'enabled' | 'disabled' };
+  /** Only on a domain made in sandbox mode: it sends without DNS, into the catcher. */
+  sandboxed?: true;
+  open_tracking?: boolean;
+  click_tracking?: boolean;
+  tls?: 'opportunistic' | 'enforced';
   records?: DnsRecord[];
 }

@@ -1,9 +1,10 @@
 // Domains: the account's sending domains (GET /domains), adding one, and a domain's page with
-// the DNS records to publish, each value with a copy button.
+// the DNS records to publish (each value with a copy button and its status), verify now, the
+// tracking, TLS and capability settings (PATCH /domains/:id), and delete after a confirmation.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, type Domain, type List } from '../api';
-import { CopyButton, ErrorMessage, formatTime } from '../components';
+import { ConfirmDialog, CopyButton, ErrorMessage, formatTime } from '../components';
 import { follow, navigate } from '../router';
 
 export function DomainsPage() {
@@ -37,6 +38,7 @@ export function DomainsPage() {
                   </td>
                   <td>
                     <Status value={d.status} />
+                    {d.sandboxed && <Sandboxed />}
                   </td>
                   <td>{d.region}</td>
                   <td>{formatTime(d.created_at)}</td>
@@ -81,7 +83,11 @@ function AddDomain() {
 }
 
 export function DomainPage({ id }: { id: string }) {
+  const queryClient = useQueryClient();
   const domain = useQuery({ queryKey: ['domain', id], queryFn: () => api<Domain>('GET', `/domains/${encodeURIComponent(id)}`) });
+  const refresh = () => Promise.all([queryClient.invalidateQueries({ queryKey: ['domain', id] }), queryClient.invalidateQueries({ queryKey: ['domains'] })]);
+  const verify = useMutation({ mutationFn: () => api('POST', `/domains/${encodeURIComponent(id)}/verify`), onSuccess: refresh });
+  const d = domain.data;
   return (
     <>
       <p>
@@ -90,14 +96,27 @@ export function DomainPage({ id }: { id: string }) {
         </a>
       </p>
       <ErrorMessage error={domain.error} />
-      {domain.data && (
+      {d && (
         <>
-          <h1>{domain.data.name}</h1>
+          <h1>{d.name}</h1>
           <p>
-            Status: <Status value={domain.data.status} /> · region {domain.data.region}
+            Status: <Status value={d.status} />
+            {d.sandboxed && <Sandboxed />} · region {d.region}
           </p>
+          {d.sandboxed && <p className="notice">This domain was added in sandbox mode: it sends without DNS, and its mail is captured, never delivered.</p>}
           <h2>DNS records</h2>
-          <p>Publish these records at your DNS provider. Postline checks them when the domain is verified.</p>
+          <p>Publish these records at your DNS provider, then verify: Postline looks each one up and shows what it found.</p>
+          <div className="row">
+            <button type="button" onClick={() => verify.mutate()} disabled={verify.isPending}>
+              {verify.isPending ? 'Verifying…' : 'Verify now'}
+            </button>
+            {verify.isSuccess && !verify.isPending && (
+              <span role="status">
+                Checked: <Status value={d.status} />
+              </span>
+            )}
+          </div>
+          <ErrorMessage error={verify.error} />
           <div className="table-wrap">
             <table className="records">
               <thead>
@@ -111,21 +130,21 @@ export function DomainPage({ id }: { id: string }) {
                 </tr>
               </thead>
               <tbody>
-                {domain.data.records?.map((r) => (
+                {d.records?.map((r) => (
                   <tr key={`${r.record}-${r.type}-${r.name}`}>
-                    <td>{r.record}</td>
-                    <td>{r.type}</td>
-                    <td>
+                    <td data-label="Record">{r.record}</td>
+                    <td data-label="Type">{r.type}</td>
+                    <td data-label="Name">
                       <code>{r.name}</code>
                     </td>
-                    <td>
+                    <td data-label="Value">
                       <div className="copy-row">
                         <code className="value">{r.value}</code>
                         <CopyButton value={r.value} label={`Copy the ${r.record} ${r.type} value`} />
                       </div>
                     </td>
-                    <td>{r.priority ?? ''}</td>
-                    <td>
+                    <td data-label="Priority">{r.priority ?? ''}</td>
+                    <td data-label="Status">
                       <Status value={r.status} />
                     </td>
                   </tr>
@@ -133,9 +152,97 @@ export function DomainPage({ id }: { id: string }) {
               </tbody>
             </table>
           </div>
+          <DomainSettings domain={d} onSaved={refresh} />
+          <DeleteDomain domain={d} />
         </>
       )}
     </>
+  );
+}
+
+/** Tracking, TLS and capabilities: the fields PATCH /domains/:id takes, saved together. */
+function DomainSettings({ domain, onSaved }: { domain: Domain; onSaved: () => Promise<unknown> }) {
+  const [openTracking, setOpenTracking] = useState(domain.open_tracking ?? false);
+  const [clickTracking, setClickTracking] = useState(domain.click_tracking ?? false);
+  const [tls, setTls] = useState(domain.tls ?? 'opportunistic');
+  const [receiving, setReceiving] = useState(domain.capabilities.receiving === 'enabled');
+  const save = useMutation({
+    mutationFn: () =>
+      api('PATCH', `/domains/${encodeURIComponent(domain.id)}`, {
+        open_tracking: openTracking,
+        click_tracking: clickTracking,
+        tls,
+        capabilities: { receiving: receiving ? 'enabled' : 'disabled' },
+      }),
+    onSuccess: onSaved,
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate();
+  };
+  return (
+    <form className="panel" onSubmit={submit} aria-labelledby="domain-settings-title">
+      <h2 id="domain-settings-title">Settings</h2>
+      <label className="choice">
+        <input type="checkbox" checked={openTracking} onChange={(e) => setOpenTracking(e.target.checked)} /> Track opens (a pixel in HTML mail)
+      </label>
+      <label className="choice">
+        <input type="checkbox" checked={clickTracking} onChange={(e) => setClickTracking(e.target.checked)} /> Track clicks (links go through Postline)
+      </label>
+      <label className="choice">
+        <input type="checkbox" checked={receiving} onChange={(e) => setReceiving(e.target.checked)} /> Receive mail at this domain (adds an MX record)
+      </label>
+      <label htmlFor="domain-tls">TLS to recipients' servers</label>
+      <select id="domain-tls" value={tls} onChange={(e) => setTls(e.target.value as 'opportunistic' | 'enforced')}>
+        <option value="opportunistic">Opportunistic: encrypt when the server offers it</option>
+        <option value="enforced">Enforced: never deliver without TLS</option>
+      </select>
+      <div className="row">
+        <button type="submit" disabled={save.isPending}>
+          {save.isPending ? 'Saving…' : 'Save settings'}
+        </button>
+        {save.isSuccess && !save.isPending && <span role="status">Saved.</span>}
+      </div>
+      <ErrorMessage error={save.error} />
+    </form>
+  );
+}
+
+function DeleteDomain({ domain }: { domain: Domain }) {
+  const queryClient = useQueryClient();
+  const [asking, setAsking] = useState(false);
+  const remove = useMutation({
+    mutationFn: () => api('DELETE', `/domains/${encodeURIComponent(domain.id)}`),
+    onSuccess: async () => {
+      setAsking(false);
+      queryClient.removeQueries({ queryKey: ['domain', domain.id] });
+      await queryClient.invalidateQueries({ queryKey: ['domains'] });
+      navigate('/domains');
+    },
+  });
+  return (
+    <section aria-labelledby="delete-domain-title">
+      <h2 id="delete-domain-title">Delete</h2>
+      <p>Mail from {domain.name} is refused once the domain is deleted.</p>
+      <button type="button" className="danger" onClick={() => setAsking(true)}>
+        Delete {domain.name}
+      </button>
+      <ErrorMessage error={remove.error} />
+      <ConfirmDialog open={asking} title={`Delete ${domain.name}?`} confirm="Delete domain" onConfirm={() => remove.mutate()} onClose={() => setAsking(false)}>
+        <p>
+          New emails from this domain are refused, and those from it still waiting in the queue may fail: its DKIM key is deleted with it. This cannot be
+          undone.
+        </p>
+      </ConfirmDialog>
+    </section>
+  );
+}
+
+function Sandboxed() {
+  return (
+    <span className="status status-sandboxed" title="Added in sandbox mode: sends without DNS, into the catcher">
+      sandboxed
+    </span>
   );
 }
 

@@ -1,0 +1,120 @@
+// The Domains page in a real browser: a domain added in the UI is not verified until its
+// records are on the (loopback) DNS server; "Verify now" then shows each record verified. Its
+// settings saved in the UI are what the API reads back, and it is deleted only after the
+// confirmation. Another account's domain is not found.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { type PublishedRecord, publishRecords } from '../support/domains.js';
+import { startTestPostline, type TestPostline } from '../support/postline.js';
+import { assertAccessible, launchChromium, screenshot, signInNewUser } from './browser.js';
+
+const NAME = 'pages.postline.test';
+
+describe('dashboard: a domain added, verified, set up and deleted in a browser', () => {
+  let t: TestPostline;
+  let browser: Browser;
+  let page: Page;
+  let id: string;
+
+  before(async () => {
+    t = await startTestPostline();
+    browser = await launchChromium();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await signInNewUser(context, { url: t.url, db: t.postline.db }, 'Default', 'owner@pages.postline.test');
+    page = await context.newPage();
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.stop();
+  });
+
+  const statuses = () => page.locator('table.records tbody tr td:last-child').allTextContents();
+
+  it('adds the domain; verifying before the records exist leaves them not found', async () => {
+    await page.goto(`${t.url}/dashboard/domains`);
+    await page.getByLabel('Domain name').fill(NAME);
+    await page.getByRole('button', { name: 'Add domain' }).click();
+    await page.getByRole('heading', { name: NAME }).waitFor();
+    id = page.url().split('/').pop()!;
+    assert.deepEqual(new Set(await statuses()), new Set(['not started']));
+    await page.getByRole('button', { name: 'Verify now' }).click();
+    await page.getByRole('status').filter({ hasText: 'Checked' }).waitFor();
+    const after = await statuses();
+    assert.ok(!after.includes('verified'), `nothing is published yet: ${after}`);
+    assert.notEqual((await t.resend.domains.get(id)).data?.status, 'verified');
+  });
+
+  it('verifies it once the records are published: every record verified', async () => {
+    const { data } = await t.resend.domains.get(id);
+    publishRecords(t, NAME, data!.records as PublishedRecord[]);
+    await page.getByRole('button', { name: 'Verify now' }).click();
+    await page.getByText('Status: verified').waitFor();
+    assert.deepEqual(new Set(await statuses()), new Set(['verified']));
+    assert.equal((await t.resend.domains.get(id)).data?.status, 'verified');
+    await screenshot(page, 'domains-01-verified');
+    await assertAccessible(page, 'a verified domain with its settings');
+  });
+
+  it('saves tracking, TLS and receiving settings, which the API reads back', async () => {
+    await page.getByLabel('Track opens').check();
+    await page.getByLabel('Track clicks').check();
+    await page.getByLabel("TLS to recipients' servers").selectOption('enforced');
+    await page.getByLabel('Receive mail at this domain').check();
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    const { data } = await t.resend.domains.get(id);
+    assert.equal(data?.open_tracking, true);
+    assert.equal(data?.click_tracking, true);
+    assert.equal((data as any)?.tls, 'enforced');
+    assert.equal(data?.capabilities.receiving, 'enabled');
+    // Receiving adds its MX record to the table.
+    await page
+      .locator('table.records tbody tr')
+      .filter({ hasText: 'MX' })
+      .filter({ hasText: NAME.split('.')[0]! })
+      .first()
+      .waitFor();
+    // A reload shows what was saved.
+    await page.reload();
+    assert.equal(await page.getByLabel('Track opens').isChecked(), true);
+    assert.equal(await page.getByLabel("TLS to recipients' servers").inputValue(), 'enforced');
+    await screenshot(page, 'domains-02-settings-saved');
+  });
+
+  it("answers not found for another account's domain", async () => {
+    const other = await t.sql(`INSERT INTO accounts (id, name) VALUES (gen_random_uuid(), 'Other') RETURNING id`);
+    await signInNewUser(page.context(), { url: t.url, db: t.postline.db }, other[0]!.id, 'other@pages.postline.test');
+    await page.goto(`${t.url}/dashboard/domains/${id}`);
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /not found/i })
+      .waitFor();
+    await signInNewUser(page.context(), { url: t.url, db: t.postline.db }, 'Default', 'owner2@pages.postline.test');
+  });
+
+  it('deletes the domain only after the confirmation', async () => {
+    await page.goto(`${t.url}/dashboard/domains/${id}`);
+    await page.getByRole('button', { name: `Delete ${NAME}` }).click();
+    const dialog = page.getByRole('dialog', { name: `Delete ${NAME}?` });
+    await dialog.waitFor();
+    await screenshot(page, 'domains-03-delete-confirmation');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    assert.equal((await t.resend.domains.get(id)).error, null, 'cancel keeps the domain');
+    await page.getByRole('button', { name: `Delete ${NAME}` }).click();
+    await dialog.getByRole('button', { name: 'Delete domain' }).click();
+    await page.getByRole('heading', { name: 'Domains', exact: true }).waitFor();
+    assert.equal((await t.resend.domains.get(id)).error?.name, 'not_found');
+    assert.equal(await page.getByRole('link', { name: NAME }).count(), 0);
+  });
+
+  it('reads at phone width', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByLabel('Domain name').fill('phone.postline.test');
+    await page.getByRole('button', { name: 'Add domain' }).click();
+    await page.getByRole('heading', { name: 'phone.postline.test' }).waitFor();
+    await screenshot(page, 'domains-04-phone');
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px`);
+  });
+});
