@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { eventually, publishMx, send, startDeliveryTest, waitForLastEvent } from '../delivery/support.js';
 import type { TestPostline } from '../support/postline.js';
-import { launchChromium, screenshot, signInNewUser } from './browser.js';
+import { assertAccessible, launchChromium, screenshot, signInNewUser } from './browser.js';
 
 describe('dashboard: the queue, seen and repaired in a browser', () => {
   let t: TestPostline;
@@ -67,6 +67,7 @@ describe('dashboard: the queue, seen and repaired in a browser', () => {
     );
     await eventually(async () => (await summary()).destinations[0]?.counts.paused === 2, 10_000, 'both paused');
     await screenshot(page, 'queue-03-paused');
+    await assertAccessible(page, 'the queue with a paused destination');
   });
 
   it('opens the destination: its messages, paused with the reason; resumes it', async () => {
@@ -76,6 +77,7 @@ describe('dashboard: the queue, seen and repaired in a browser', () => {
     for (const to of ['a@busy.test', 'b@busy.test']) await page.getByRole('cell', { name: to, exact: true }).waitFor();
     assert.equal(await page.getByRole('cell', { name: 'paused Their postmaster asked us to wait' }).count(), 2);
     await screenshot(page, 'queue-04-destination-paused');
+    await assertAccessible(page, "a paused destination's messages");
     await page.getByRole('button', { name: 'Resume' }).click();
     await page.getByRole('button', { name: 'Pause' }).waitFor();
     assert.equal(await page.getByText('Paused since').count(), 0);

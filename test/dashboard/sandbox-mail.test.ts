@@ -12,7 +12,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startTestPostline, type TestPostline } from '../support/postline.js';
-import { artifactsDir, launchChromium, screenshot, signInNewUser } from './browser.js';
+import { artifactsDir, assertAccessible, launchChromium, screenshot, signInNewUser } from './browser.js';
 
 // A 1×1 PNG, served by "another site" (another port) as a remote image in mail.
 const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYPj/HwADAQH/2ZzJWQAAAABJRU5ErkJggg==', 'base64');
@@ -86,6 +86,7 @@ describe('dashboard: captured mail in sandbox mode, and mail content never runs'
     assert.equal(await pwned(), undefined);
     assert.deepEqual(dialogs, []);
     await screenshot(page, 'sandbox-01-captured-list');
+    await assertAccessible(page, 'captured mail');
   });
 
   it('shows the message: HTML in a sandboxed frame without scripts, text, headers, DKIM; nothing runs', async () => {
@@ -111,6 +112,7 @@ describe('dashboard: captured mail in sandbox mode, and mail content never runs'
     assert.deepEqual(dialogs, []);
     assert.deepEqual(remoteRequests, [], 'no remote image before asking');
     await screenshot(page, 'sandbox-02-message');
+    await assertAccessible(page, 'a captured message');
     // A full-page capture leaves the frame blank in Chromium: the frame as a person sees it too.
     await page.locator('iframe.preview').scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(artifactsDir, 'sandbox-02-message-frame.png') });
