@@ -10,7 +10,7 @@ import type { Db } from '../db/database.js';
 import type { RequestLogs } from '../logs/request-logs.js';
 import access, { type AccessOptions } from './access.js';
 import { dashboard } from './dashboard.js';
-import errorReplies from './error-replies.js';
+import errorReplies, { clientErrorHandler, frameworkErrors, literalPercents, MAX_PARAM_LENGTH } from './error-replies.js';
 import jsonBody from './json-body.js';
 import requestLog from './request-log.js';
 import { routes, type RoutesOptions } from './routes.js';
@@ -33,7 +33,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // A number of hops: the addresses that many hops from the server are proxies.
     trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : (trustProxy ?? false),
     // Contacts are addressed by email in the path (`/contacts/a+b@x.com`), unencoded.
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    rewriteUrl: literalPercents,
+    frameworkErrors,
+    clientErrorHandler,
   });
   await app.register(jsonBody);
   await app.register(errorReplies, { bodyLimitBytes: deps.bodyLimitBytes });

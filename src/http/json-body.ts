@@ -5,16 +5,16 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { validation } from '../api/errors.js';
+import { mayHoldUnstorableEscapes } from '../api/storable.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** Characters of the body as received, for the request log. */
     bodySize?: number;
+    /** The body may hold strings PostgreSQL cannot store (api/storable.ts): routes.ts checks it. */
+    bodyMayHoldEscapes?: boolean;
   }
 }
-
-/** An escaped NUL (`\u0000`) in JSON text, not itself preceded by an escaping backslash. */
-const ESCAPED_NUL = /(?<!\\)(?:\\\\)*\\u0000/i;
 
 async function jsonBody(app: FastifyInstance): Promise<void> {
   app.removeContentTypeParser('application/json');
@@ -22,8 +22,7 @@ async function jsonBody(app: FastifyInstance): Promise<void> {
     const text = (raw as string).trim();
     req.bodySize = text.length;
     if (text === '') return done(null, undefined);
-    // PostgreSQL text cannot hold NUL: refuse it here rather than fail deep inside a write.
-    if (ESCAPED_NUL.test(text)) return done(validation('Strings must not contain NUL (\\u0000) characters.'), undefined);
+    req.bodyMayHoldEscapes = mayHoldUnstorableEscapes(text);
     try {
       done(null, JSON.parse(text));
     } catch {

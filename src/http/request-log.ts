@@ -2,6 +2,7 @@
 // bodies, recorded after the response is sent (logs/request-logs.ts batches the writes).
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { storableOrNull } from '../api/storable.js';
 import type { RequestLogs } from '../logs/request-logs.js';
 
 declare module 'fastify' {
@@ -26,7 +27,7 @@ async function requestLog(app: FastifyInstance, { requestLogs }: { requestLogs: 
       endpoint: req.url.split('?')[0]!,
       status: reply.statusCode,
       userAgent: req.headers['user-agent'],
-      requestBody: req.body,
+      requestBody: req.bodyMayHoldEscapes ? storableOrNull(req.body) : req.body,
       requestBodySize: req.bodySize,
       responseBody: jsonOrNull(reply.sentPayload),
     });

@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, validation } from '../api/errors.js';
 import type { Route, RouteContext } from '../api/route.js';
+import { assertStorable } from '../api/storable.js';
 import type { Db } from '../db/database.js';
 import { claimIdempotencyKey } from '../idempotency/idempotency-keys.js';
 import { formParts, registerMultipart } from './multipart.js';
@@ -55,6 +56,8 @@ export async function routes(app: FastifyInstance, options: RoutesOptions): Prom
 
 async function serve(options: RoutesOptions, route: Route, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   checkBodyShape(route, req);
+  // Form fields are decoded from %-escapes, so they may hold anything; JSON only through \u escapes.
+  assertStorable({ params: req.params, query: req.query, body: req.body, bodyMayHoldEscapes: req.bodyMayHoldEscapes === true || route.bodyShape === 'form' });
   const body = req.body;
   const ctx: RouteContext = {
     principal: req.principal!,

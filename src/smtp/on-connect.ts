@@ -4,6 +4,8 @@
 // the network in clear), on the STARTTLS ports until the client has upgraded. While the
 // server stops, new sessions get 421 (try again later) and open ones may finish.
 import type { SMTPServerSession } from 'smtp-server';
+// AUTH while it is disabled here is answered 538 5.7.11, not as an unknown command.
+import './auth-before-tls.js';
 import { REPLIES } from './replies.js';
 import { stateOf } from './session.js';
 

@@ -24,7 +24,9 @@ describe('SMTP AUTH', () => {
     assert.match(plain, /SIZE 41943040/);
     assert.match(plain, /ENHANCEDSTATUSCODES/);
     assert.doesNotMatch(plain, /SMTPUTF8/);
-    assert.match(await session.login(t.apiKey), /^5\d\d 5\.5\.\d /);
+    // RFC 4954 §6: the reply that tells the client to start TLS first.
+    assert.equal(await session.login(t.apiKey), '538 5.7.11 Encryption required for requested authentication mechanism');
+    assert.equal(await session.command('auth login'), '538 5.7.11 Encryption required for requested authentication mechanism');
     const secure = await session.startTls();
     assert.match(secure, /AUTH PLAIN LOGIN/);
     assert.doesNotMatch(secure, /STARTTLS/);
