@@ -5,10 +5,11 @@
 // presumes the silent one dead (nodes/node-presence.ts) and takes its rows.
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { Resend } from 'resend';
 import { TestDnsServer } from '../support/dns-server.js';
+import { startSilentHost } from '../support/silent-host.js';
 import { createVerifiedDomain } from '../support/domains.js';
 import { MxSink } from '../support/mx-sink.js';
 import { PostlineProcess, baseEnv, newApiKey, processStorage } from './postline-process.js';
@@ -27,13 +28,9 @@ describe('crash recovery: mail a killed node had claimed', () => {
     const sink = await new MxSink().start();
     cleanups.push(() => sink.stop());
     // An MX host that takes the connection and never says a word: the attempts hang.
-    const held: net.Socket[] = [];
-    const silent = net.createServer((socket) => held.push(socket.on('error', () => {})));
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    cleanups.push(async () => {
-      for (const socket of held) socket.destroy();
-      await new Promise((resolve) => silent.close(resolve));
-    });
+    const silent = await startSilentHost();
+    const { held } = silent;
+    cleanups.push(() => silent.stop());
     // A webhook endpoint that holds every request until `answering`, then acknowledges each.
     let answering = false;
     const hooks: { type: string; data: { email_id: string } }[] = [];
@@ -67,7 +64,7 @@ describe('crash recovery: mail a killed node had claimed', () => {
       POSTLINE_WEBHOOK_ALLOW_PRIVATE: 'true',
     });
 
-    const first = await PostlineProcess.start({ ...env, POSTLINE_OUTBOUND_PORT: String((silent.address() as AddressInfo).port) });
+    const first = await PostlineProcess.start({ ...env, POSTLINE_OUTBOUND_PORT: String(silent.port) });
     cleanups.push(() => first.stop('SIGKILL'));
     const resend = new Resend(apiKey, { baseUrl: first.url });
     await createVerifiedDomain({ dns, resend }, 'crash.test');

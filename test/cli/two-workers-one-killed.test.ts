@@ -5,11 +5,11 @@
 // machine, so this runs on TEST_DATABASE_URL only.
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
-import net, { type AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { Resend } from 'resend';
 import { TestDnsServer } from '../support/dns-server.js';
+import { startSilentHost } from '../support/silent-host.js';
 import { createVerifiedDomain } from '../support/domains.js';
 import { MxSink } from '../support/mx-sink.js';
 import { testDbMode } from '../support/postline.js';
@@ -32,13 +32,8 @@ describe('two worker nodes, one killed', () => {
     const sink = await new MxSink().start();
     cleanups.push(() => sink.stop());
     // Worker A's MX host takes connections and never greets: its attempts hang.
-    const held: net.Socket[] = [];
-    const silent = net.createServer((socket) => held.push(socket.on('error', () => {})));
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    cleanups.push(async () => {
-      for (const socket of held) socket.destroy();
-      await new Promise((resolve) => silent.close(resolve));
-    });
+    const silent = await startSilentHost();
+    cleanups.push(() => silent.stop());
     dns.set('dest.test', { MX: [{ exchange: 'mx.dest.test', priority: 10 }] });
     dns.set('mx.dest.test', { A: ['127.0.0.1'] });
 
@@ -76,7 +71,7 @@ describe('two worker nodes, one killed', () => {
     const ids = sent.data!.data.map((e) => e.id);
 
     // Worker A claims everything and hangs.
-    const a = await node('worker', (silent.address() as AddressInfo).port);
+    const a = await node('worker', silent.port);
     const claimedByA = async () => (await sql.query(`SELECT count(*)::int AS n FROM deliveries WHERE claimed_by IS NOT NULL`)).rows[0].n as number;
     for (let i = 0; (await claimedByA()) < EMAILS; i++) {
       assert.ok(i < 200, `worker A claimed only ${await claimedByA()} of ${EMAILS}`);
