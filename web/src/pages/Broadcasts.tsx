@@ -171,9 +171,10 @@ function BroadcastPage({ id }: { id: string }) {
             )}
           </dl>
           <Actions broadcast={b} path={path} />
-          {b.status !== 'draft' && <Figures id={id} path={path} />}
-          {b.status !== 'draft' && <Recipients id={id} path={path} />}
-          {b.status !== 'draft' && <ClickedLinks id={id} path={path} />}
+          {/* Figures once it has started going out (a scheduled or canceled one may never have). */}
+          {b.sent_at && <Figures id={id} path={path} />}
+          {b.sent_at && <Recipients id={id} path={path} />}
+          {b.sent_at && <ClickedLinks id={id} path={path} />}
           <MailBody html={b.html} text={b.text} />
         </>
       )}
@@ -409,7 +410,15 @@ function RecipientList({ id, path, type }: { id: string; path: string; type: Rec
                     )}
                   </th>
                   {(type === 'opened' || type === 'clicked') && <td className="number">{r.count}</td>}
-                  {type === 'clicked' && <td>{r.clicked_links?.map((l) => `${l.url} (${l.clicks})`).join(', ')}</td>}
+                  {type === 'clicked' && (
+                    <td className="link-cell">
+                      {r.clicked_links?.map((l) => (
+                        <span key={l.url} className="block">
+                          {l.url} ({l.clicks})
+                        </span>
+                      ))}
+                    </td>
+                  )}
                   {type === 'bounced' && <td>{r.bounce_type}</td>}
                 </tr>
               ))}
