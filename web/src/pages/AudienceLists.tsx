@@ -324,7 +324,8 @@ export function PropertiesTab() {
   return (
     <>
       <p>
-        Properties are the fields a contact may carry besides its name, used in broadcasts as merge tags: <code>{'{{{COMPANY|there}}}'}</code>.
+        Properties are the fields a contact may carry besides its name. Broadcasts use them as merge tags by their key: <code>{'{{{plan|free}}}'}</code> is a
+        contact's <code>plan</code>, or “free” when it has none.
       </p>
       <form className="panel stacked" onSubmit={submit} aria-labelledby="new-property-title">
         <h2 id="new-property-title">Create a property</h2>
