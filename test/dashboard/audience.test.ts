@@ -94,6 +94,7 @@ describe('dashboard: the audience, seen and changed in a browser', () => {
     const row = page.getByRole('row').filter({ has: page.getByText('done') });
     await row.waitFor();
     assert.deepEqual((await row.getByRole('cell').allTextContents()).slice(1), ['4', '3', '0', '0', '1']);
+    await assertAccessible(page, 'imports list');
   });
 
   it('finds a contact by name and unsubscribes it from the topic on its page', async () => {
