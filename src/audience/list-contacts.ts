@@ -1,12 +1,19 @@
-// GET /contacts[?segment_id=] and the segment's own lists, GET /segments/:id/contacts (what
-// the SDK calls for contacts.list({segmentId})) and the legacy GET /audiences/:id/contacts:
-// newest first, 100 per page unless `limit` says otherwise.
+// GET /contacts[?segment_id=][&search=] and the segment's own lists, GET /segments/:id/contacts
+// (what the SDK calls for contacts.list({segmentId})) and the legacy GET /audiences/:id/contacts:
+// newest first, 100 per page unless `limit` says otherwise. `search` (a Postline addition, for
+// the dashboard) keeps the contacts whose address or name holds the text, case-insensitively;
+// it walks the account's contacts newest first until a page is full, so a common text answers
+// at once and a rare one costs a scan of the account's contacts (no trigram index).
+import { validation } from '../api/errors.js';
 import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route, RouteDoc } from '../api/route.js';
-import { uuid } from '../api/schema.js';
+import { string, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { CONTACT_COLUMNS, CONTACT_SUMMARY_SCHEMA, contactSummary, toContact } from './contact-fields.js';
 import { findSegment, type SegmentNoun } from './segment-view.js';
+
+/** Longest `search` text: an address is at most 254 characters. */
+const MAX_SEARCH = 254;
 
 type ListUrl = '/contacts' | '/segments/:id/contacts' | '/audiences/:id/contacts';
 
@@ -16,7 +23,14 @@ function listContactsDoc(url: ListUrl): RouteDoc {
   if (url === '/contacts') {
     return listDoc('List contacts', CONTACT_SUMMARY_SCHEMA, {
       defaultLimit: 100,
-      query: { segment_id: uuid('Only the contacts of this segment.'), audience_id: uuid('Deprecated: as `segment_id`.') },
+      query: {
+        segment_id: uuid('Only the contacts of this segment.'),
+        audience_id: uuid('Deprecated: as `segment_id`.'),
+        search: string({
+          maxLength: MAX_SEARCH,
+          description: "Only contacts whose address, first or last name holds this text, case-insensitively (a Postline addition, not in Resend's API).",
+        }),
+      },
     });
   }
   return {
@@ -37,13 +51,15 @@ export function listContacts(db: Db, url: ListUrl): Route {
       const noun: SegmentNoun = url === '/audiences/:id/contacts' ? 'audience' : 'segment';
       const segmentParam = url === '/contacts' ? (query.segment_id ?? query.audience_id) : params.id;
       const segmentId = segmentParam === undefined ? undefined : (await findSegment(db, principal.accountId, segmentParam, noun)).id;
-      const { rows, hasMore } = await listPage(db, {
-        table: 'contacts',
-        columns: CONTACT_COLUMNS,
-        where: segmentId ? 'account_id = $1 AND id IN (SELECT contact_id FROM segment_contacts WHERE segment_id = $2)' : 'account_id = $1',
-        params: segmentId ? [principal.accountId, segmentId] : [principal.accountId],
-        page,
-      });
+      const search = url === '/contacts' ? parseSearch(query.search) : undefined;
+      const args: unknown[] = [principal.accountId];
+      const where = ['account_id = $1'];
+      if (segmentId) where.push(`id IN (SELECT contact_id FROM segment_contacts WHERE segment_id = $${args.push(segmentId)})`);
+      if (search !== undefined) {
+        const n = args.push(`%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+        where.push(`(email ILIKE $${n} OR concat_ws(' ', first_name, last_name) ILIKE $${n})`);
+      }
+      const { rows, hasMore } = await listPage(db, { table: 'contacts', columns: CONTACT_COLUMNS, where: where.join(' AND '), params: args, page });
       return {
         body: envelope(
           rows.map((r) => contactSummary(toContact(r))),
@@ -52,4 +68,11 @@ export function listContacts(db: Db, url: ListUrl): Route {
       };
     },
   };
+}
+
+/** `search`: absent, or 1 to MAX_SEARCH characters (blank means no filter). */
+function parseSearch(value: string | undefined): string | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  if (value.length > MAX_SEARCH) throw validation(`The \`search\` parameter must be at most ${MAX_SEARCH} characters.`);
+  return value.trim();
 }

@@ -7,6 +7,7 @@ import { cancelBroadcast } from './cancel-broadcast.js';
 import { createBroadcast } from './create-broadcast.js';
 import { deleteBroadcast } from './delete-broadcast.js';
 import { duplicateBroadcast } from './duplicate-broadcast.js';
+import { getBroadcastStats } from './get-broadcast-stats.js';
 import { getBroadcast } from './get-broadcast.js';
 import { listBroadcasts } from './list-broadcasts.js';
 import { listClickedLinks } from './list-clicked-links.js';
@@ -27,5 +28,6 @@ export function broadcastRoutes(db: Db, sandbox?: SandboxSending): Route[] {
     duplicateBroadcast(db),
     listRecipients(db),
     listClickedLinks(db),
+    getBroadcastStats(db),
   ];
 }

@@ -14,6 +14,8 @@ import { follow, navigate, usePath } from './router';
 const QueuePage = lazy(() => import('./pages/Queue').then((m) => ({ default: m.QueuePage })));
 const QueueDestinationPage = lazy(() => import('./pages/Queue').then((m) => ({ default: m.QueueDestinationPage })));
 const CapturedListPage = lazy(() => import('./pages/Captured').then((m) => ({ default: m.CapturedListPage })));
+const AudiencePage = lazy(() => import('./pages/Audience').then((m) => ({ default: m.AudiencePage })));
+const BroadcastsPage = lazy(() => import('./pages/Broadcasts').then((m) => ({ default: m.BroadcastsPage })));
 const CapturedMessagePage = lazy(() => import('./pages/Captured').then((m) => ({ default: m.CapturedMessagePage })));
 
 const PAGES = [
@@ -100,6 +102,8 @@ function renderPage(path: string, title: string | undefined) {
   if (path === '/api-keys') return <ApiKeysPage />;
   if (path === '/domains') return <DomainsPage />;
   if (path.startsWith('/domains/')) return <DomainPage id={decodeURIComponent(path.slice('/domains/'.length))} />;
+  if (path === '/audience' || path.startsWith('/audience/')) return <AudiencePage path={path} />;
+  if (path === '/broadcasts' || path.startsWith('/broadcasts/')) return <BroadcastsPage path={path} />;
   if (path === '/queue') return <QueuePage />;
   if (path.startsWith('/queue/')) return <QueueDestinationPage destination={decodeURIComponent(path.slice('/queue/'.length))} />;
   if (title === 'Captured mail' && path === '/captured') return <CapturedListPage />;

@@ -19,9 +19,12 @@ export class ApiFailure extends Error {
 
 export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = {};
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  // A FormData body (an upload) goes as multipart/form-data, its boundary set by the browser.
+  const form = body instanceof FormData;
+  if (body !== undefined && !form) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
-  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+  const payload = form ? body : body === undefined ? undefined : JSON.stringify(body);
+  const res = await fetch(path, { method, headers, body: payload, credentials: 'same-origin' });
   const data = await res.json().catch(() => undefined);
   if (!res.ok) throw new ApiFailure(res.status, data?.message ?? `${res.status} ${res.statusText}`, data?.name ?? 'error');
   return data as T;

@@ -1,6 +1,6 @@
 // The few controls every page shares, written plainly: native elements carry their own
 // keyboard and screen-reader behaviour (<dialog> traps focus and closes on Escape).
-import { type ReactNode, useEffect, useRef, useState } from 'react';
+import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { ApiFailure } from './api';
 
 /** Copies `value`; says so in a live region, for screen readers too. */
@@ -31,6 +31,8 @@ export function CopyButton({ value, label }: { value: string; label: string }) {
 /** A modal confirmation; `onConfirm` runs only after the person says yes. */
 export function ConfirmDialog(props: { open: boolean; title: string; children: ReactNode; confirm: string; onConfirm: () => void; onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
+  // An id of its own: a page may hold several dialogs, each named by its own title.
+  const titleId = useId();
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
@@ -38,8 +40,8 @@ export function ConfirmDialog(props: { open: boolean; title: string; children: R
     if (!props.open && dialog.open) dialog.close();
   }, [props.open]);
   return (
-    <dialog ref={ref} onClose={props.onClose} aria-labelledby="confirm-title">
-      <h2 id="confirm-title" className="dialog-title">
+    <dialog ref={ref} onClose={props.onClose} aria-labelledby={titleId}>
+      <h2 id={titleId} className="dialog-title">
         {props.title}
       </h2>
       <div>{props.children}</div>

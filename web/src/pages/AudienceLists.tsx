@@ -1,0 +1,393 @@
+// The audience's definitions: segments (create, list, a segment's members, delete), topics
+// (create with their default subscription and visibility, list, delete) and contact
+// properties (create with a type and a fallback, list, delete). Through /segments, /topics
+// and /contact-properties.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { api, type List } from '../api';
+import { ConfirmDialog, ErrorMessage, formatTime, Pager, useCursor } from '../components';
+import { follow, navigate } from '../router';
+import { type ContactSummary, fullName, qs, type Segment, type Topic } from './audience-common';
+
+interface Property {
+  id: string;
+  key: string;
+  type: 'string' | 'number';
+  fallback_value: string | number | null;
+  created_at: string;
+}
+
+/** A delete button for one row, asking first. */
+function DeleteButton(props: { what: string; explanation: string; path: string; queryKey: string; onDone?: () => void; small?: boolean }) {
+  const queryClient = useQueryClient();
+  const [asking, setAsking] = useState(false);
+  const remove = useMutation({
+    mutationFn: () => api('DELETE', props.path),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: [props.queryKey] });
+      props.onDone?.();
+    },
+  });
+  return (
+    <>
+      <button type="button" className={`danger${props.small ? ' small' : ''}`} onClick={() => setAsking(true)} aria-label={`Delete ${props.what}`}>
+        Delete
+      </button>
+      <ErrorMessage error={remove.error} />
+      <ConfirmDialog
+        open={asking}
+        title={`Delete ${props.what}?`}
+        confirm="Delete"
+        onConfirm={() => {
+          setAsking(false);
+          remove.mutate();
+        }}
+        onClose={() => setAsking(false)}
+      >
+        <p>{props.explanation}</p>
+      </ConfirmDialog>
+    </>
+  );
+}
+
+export function SegmentsTab() {
+  const queryClient = useQueryClient();
+  const cursor = useCursor();
+  const [name, setName] = useState('');
+  const list = useQuery({
+    queryKey: ['segments', cursor.after],
+    queryFn: () => api<List<Segment>>('GET', `/segments${qs({ limit: 25, after: cursor.after })}`),
+  });
+  const create = useMutation({
+    mutationFn: () => api<{ id: string }>('POST', '/segments', { name: name.trim() }),
+    onSuccess: () => {
+      setName('');
+      void queryClient.invalidateQueries({ queryKey: ['segments'] });
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  const rows = list.data?.data ?? [];
+  return (
+    <>
+      <p>A segment is a list of contacts a broadcast goes to. Add contacts to it from a contact's page or with an import.</p>
+      <form className="panel stacked" onSubmit={submit} aria-labelledby="new-segment-title">
+        <h2 id="new-segment-title">Create a segment</h2>
+        <label htmlFor="segment-name">Name</label>
+        <div className="row">
+          <input id="segment-name" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+          <button type="submit" disabled={create.isPending}>
+            Create segment
+          </button>
+        </div>
+        <ErrorMessage error={create.error} />
+      </form>
+      <h2>Segments</h2>
+      <ErrorMessage error={list.error} />
+      {list.data && rows.length === 0 && cursor.page === 1 && <p className="notice">No segments yet: create one above.</p>}
+      {rows.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Created</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((s) => (
+                <tr key={s.id}>
+                  <th scope="row">
+                    <a href={`/dashboard/audience/segments/${s.id}`} onClick={follow(`/audience/segments/${s.id}`)}>
+                      {s.name}
+                    </a>
+                  </th>
+                  <td>{formatTime(s.created_at)}</td>
+                  <td>
+                    <DeleteButton
+                      small
+                      what={`segment ${s.name}`}
+                      explanation="Its contacts stay; only the list goes. Broadcasts already sent to it keep their figures."
+                      path={`/segments/${s.id}`}
+                      queryKey="segments"
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager cursor={cursor} hasMore={list.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+    </>
+  );
+}
+
+export function SegmentPage({ id }: { id: string }) {
+  const cursor = useCursor();
+  const segment = useQuery({ queryKey: ['segment', id], queryFn: () => api<Segment>('GET', `/segments/${encodeURIComponent(id)}`) });
+  const members = useQuery({
+    queryKey: ['segment', id, 'contacts', cursor.after],
+    queryFn: () => api<List<ContactSummary>>('GET', `/segments/${encodeURIComponent(id)}/contacts${qs({ limit: 25, after: cursor.after })}`),
+  });
+  const rows = members.data?.data ?? [];
+  return (
+    <>
+      <p>
+        <a href="/dashboard/audience/segments" onClick={follow('/audience/segments')}>
+          ← Segments
+        </a>
+      </p>
+      <ErrorMessage error={segment.error ?? members.error} />
+      {segment.data && (
+        <>
+          <h1>{segment.data.name}</h1>
+          <p className="hint">Created {formatTime(segment.data.created_at)}</p>
+          <h2>Members</h2>
+          {members.data && rows.length === 0 && cursor.page === 1 && (
+            <p className="notice">Nobody is in this segment yet: add contacts from their page, or import a CSV into it.</p>
+          )}
+          {rows.length > 0 && (
+            <div className="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Address</th>
+                    <th scope="col">Name</th>
+                    <th scope="col">Added</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {rows.map((c) => (
+                    <tr key={c.id}>
+                      <th scope="row">
+                        <a href={`/dashboard/audience/contacts/${c.id}`} onClick={follow(`/audience/contacts/${c.id}`)}>
+                          {c.email}
+                        </a>
+                      </th>
+                      <td>{fullName(c) || '—'}</td>
+                      <td>{formatTime(c.created_at)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          <Pager cursor={cursor} hasMore={members.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+          <h2>Delete</h2>
+          <DeleteButton
+            what={`segment ${segment.data.name}`}
+            explanation="Its contacts stay; only the list goes."
+            path={`/segments/${segment.data.id}`}
+            queryKey="segments"
+            onDone={() => navigate('/audience/segments')}
+          />
+        </>
+      )}
+    </>
+  );
+}
+
+export function TopicsTab() {
+  const queryClient = useQueryClient();
+  const cursor = useCursor();
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [subscription, setSubscription] = useState<'opt_in' | 'opt_out'>('opt_in');
+  const [visibility, setVisibility] = useState<'public' | 'private'>('public');
+  const list = useQuery({ queryKey: ['topics', cursor.after], queryFn: () => api<List<Topic>>('GET', `/topics${qs({ limit: 25, after: cursor.after })}`) });
+  const create = useMutation({
+    mutationFn: () =>
+      api('POST', '/topics', { name: name.trim(), description: description.trim() || undefined, default_subscription: subscription, visibility }),
+    onSuccess: () => {
+      setName('');
+      setDescription('');
+      void queryClient.invalidateQueries({ queryKey: ['topics'] });
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  const rows = list.data?.data ?? [];
+  return (
+    <>
+      <p>Topics let contacts choose what they receive: a broadcast with a topic goes only to the contacts subscribed to it.</p>
+      <form className="panel stacked" onSubmit={submit} aria-labelledby="new-topic-title">
+        <h2 id="new-topic-title">Create a topic</h2>
+        <label htmlFor="topic-name">Name</label>
+        <input id="topic-name" required maxLength={50} value={name} onChange={(e) => setName(e.target.value)} />
+        <label htmlFor="topic-description">Description (optional)</label>
+        <input id="topic-description" maxLength={200} value={description} onChange={(e) => setDescription(e.target.value)} />
+        <fieldset>
+          <legend>Contacts who have not chosen are</legend>
+          <label className="choice">
+            <input type="radio" name="default-subscription" checked={subscription === 'opt_in'} onChange={() => setSubscription('opt_in')} />
+            Subscribed (opt-out)
+          </label>
+          <label className="choice">
+            <input type="radio" name="default-subscription" checked={subscription === 'opt_out'} onChange={() => setSubscription('opt_out')} />
+            Not subscribed (opt-in)
+          </label>
+        </fieldset>
+        <p className="hint">The default cannot be changed later: it decides for everyone without a choice of their own.</p>
+        <label htmlFor="topic-visibility">Visibility</label>
+        <select id="topic-visibility" value={visibility} onChange={(e) => setVisibility(e.target.value as 'public' | 'private')}>
+          <option value="public">Public: shown on the unsubscribe page</option>
+          <option value="private">Private</option>
+        </select>
+        <button type="submit" disabled={create.isPending}>
+          Create topic
+        </button>
+        <ErrorMessage error={create.error} />
+      </form>
+      <h2>Topics</h2>
+      <ErrorMessage error={list.error} />
+      {list.data && rows.length === 0 && cursor.page === 1 && <p className="notice">No topics yet: create one above.</p>}
+      {rows.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Default</th>
+                <th scope="col">Visibility</th>
+                <th scope="col">Created</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((t) => (
+                <tr key={t.id}>
+                  <th scope="row">
+                    {t.name}
+                    {t.description && <span className="hint block">{t.description}</span>}
+                  </th>
+                  <td>{t.default_subscription === 'opt_in' ? 'subscribed (opt-out)' : 'not subscribed (opt-in)'}</td>
+                  <td>{t.visibility}</td>
+                  <td>{formatTime(t.created_at)}</td>
+                  <td>
+                    <DeleteButton
+                      small
+                      what={`topic ${t.name}`}
+                      explanation="Contacts' choices for it are forgotten."
+                      path={`/topics/${t.id}`}
+                      queryKey="topics"
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager cursor={cursor} hasMore={list.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+    </>
+  );
+}
+
+export function PropertiesTab() {
+  const queryClient = useQueryClient();
+  const cursor = useCursor();
+  const [key, setKey] = useState('');
+  const [type, setType] = useState<'string' | 'number'>('string');
+  const [fallback, setFallback] = useState('');
+  const list = useQuery({
+    queryKey: ['contact-properties', cursor.after],
+    queryFn: () => api<List<Property>>('GET', `/contact-properties${qs({ limit: 25, after: cursor.after })}`),
+  });
+  const create = useMutation({
+    mutationFn: () =>
+      api('POST', '/contact-properties', {
+        key: key.trim(),
+        type,
+        fallback_value: fallback === '' ? null : type === 'number' ? Number(fallback) : fallback,
+      }),
+    onSuccess: () => {
+      setKey('');
+      setFallback('');
+      void queryClient.invalidateQueries({ queryKey: ['contact-properties'] });
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  const rows = list.data?.data ?? [];
+  return (
+    <>
+      <p>
+        Properties are the fields a contact may carry besides its name. Broadcasts use them as merge tags by their key: <code>{'{{{plan|free}}}'}</code> is a
+        contact's <code>plan</code>, or “free” when it has none.
+      </p>
+      <form className="panel stacked" onSubmit={submit} aria-labelledby="new-property-title">
+        <h2 id="new-property-title">Create a property</h2>
+        <label htmlFor="property-key">Key</label>
+        <input id="property-key" required pattern="[A-Za-z0-9_]+" value={key} onChange={(e) => setKey(e.target.value)} aria-describedby="property-key-hint" />
+        <p className="hint" id="property-key-hint">
+          Letters, digits and underscores.
+        </p>
+        <label htmlFor="property-type">Type</label>
+        <select id="property-type" value={type} onChange={(e) => setType(e.target.value as 'string' | 'number')}>
+          <option value="string">Text</option>
+          <option value="number">Number</option>
+        </select>
+        <label htmlFor="property-fallback">Fallback value (optional)</label>
+        <input id="property-fallback" type={type === 'number' ? 'number' : 'text'} step="any" value={fallback} onChange={(e) => setFallback(e.target.value)} />
+        <button type="submit" disabled={create.isPending}>
+          Create property
+        </button>
+        <ErrorMessage error={create.error} />
+      </form>
+      <h2>Properties</h2>
+      <ErrorMessage error={list.error} />
+      {list.data && rows.length === 0 && cursor.page === 1 && <p className="notice">No properties yet: create one above.</p>}
+      {rows.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Key</th>
+                <th scope="col">Type</th>
+                <th scope="col">Fallback</th>
+                <th scope="col">Created</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((p) => (
+                <tr key={p.id}>
+                  <th scope="row">
+                    <code>{p.key}</code>
+                  </th>
+                  <td>{p.type === 'number' ? 'number' : 'text'}</td>
+                  <td>{p.fallback_value === null ? '—' : String(p.fallback_value)}</td>
+                  <td>{formatTime(p.created_at)}</td>
+                  <td>
+                    <DeleteButton
+                      small
+                      what={`property ${p.key}`}
+                      explanation="Its value is removed from every contact."
+                      path={`/contact-properties/${p.id}`}
+                      queryKey="contact-properties"
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager cursor={cursor} hasMore={list.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+    </>
+  );
+}

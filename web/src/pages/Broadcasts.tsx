@@ -1,0 +1,476 @@
+// Broadcasts (src/broadcasts/): the list with each one's status, and a broadcast's page: its
+// content, send now or at a time the person writes ("tomorrow at 9am": POST /send parses it,
+// the page does not), cancel, duplicate, delete; its figures (GET /broadcasts/:id/stats),
+// recipients by outcome and clicked links. Composing is BroadcastCompose.tsx.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { api, type List } from '../api';
+import { ConfirmDialog, ErrorMessage, formatTime, Pager, useCursor } from '../components';
+import { MailBody } from '../mail-viewer';
+import { follow, navigate } from '../router';
+import { qs, type Segment, type Topic } from './audience-common';
+import { type Broadcast, BroadcastComposePage } from './BroadcastCompose';
+
+type BroadcastSummary = Pick<Broadcast, 'id' | 'name' | 'segment_id' | 'topic_id' | 'status' | 'created_at' | 'scheduled_at' | 'sent_at'>;
+const FIGURES = ['recipients', 'delivered', 'opened', 'clicked', 'unsubscribed', 'bounced', 'complained', 'suppressed'] as const;
+type Stats = Record<(typeof FIGURES)[number] | 'sent', number>;
+const RECIPIENT_TYPES = ['sent', 'delivered', 'opened', 'clicked', 'bounced', 'complained', 'unsubscribed', 'suppressed'] as const;
+type RecipientType = (typeof RECIPIENT_TYPES)[number];
+interface Recipient {
+  id: string;
+  contact_id: string | null;
+  email: string;
+  count?: number;
+  bounce_type?: string;
+  clicked_links?: { url: string; clicks: number }[];
+}
+interface ClickedLink {
+  id: string;
+  url: string;
+  clicks: number;
+  unique_clicks: number;
+}
+
+/** /broadcasts and everything below it. */
+export function BroadcastsPage({ path }: { path: string }) {
+  const [, , id, action] = path.split('/');
+  if (id === 'new') return <BroadcastComposePage />;
+  if (id && action === 'edit') return <BroadcastComposePage id={decodeURIComponent(id)} />;
+  if (id) return <BroadcastPage id={decodeURIComponent(id)} />;
+  return <BroadcastList />;
+}
+
+function StatusBadge({ status }: { status: Broadcast['status'] }) {
+  const tone = { draft: '', scheduled: 'status-pending', sending: 'status-pending', sent: 'status-verified', canceled: 'status-failed' }[status];
+  return <span className={`status ${tone}`}>{status}</span>;
+}
+
+function BroadcastList() {
+  const cursor = useCursor();
+  const list = useQuery({
+    queryKey: ['broadcasts', cursor.after],
+    queryFn: () => api<List<BroadcastSummary>>('GET', `/broadcasts${qs({ limit: 25, after: cursor.after })}`),
+    refetchInterval: (query) => (query.state.data?.data.some((b) => b.status === 'sending') ? 3000 : false),
+  });
+  const rows = list.data?.data ?? [];
+  return (
+    <>
+      <h1>Broadcasts</h1>
+      <p>One email to every contact of a segment, sent now or at a time you choose.</p>
+      <p>
+        <a className="button-link" href="/dashboard/broadcasts/new" onClick={follow('/broadcasts/new')}>
+          New broadcast
+        </a>
+      </p>
+      <ErrorMessage error={list.error} />
+      {list.data && rows.length === 0 && cursor.page === 1 && (
+        <p className="notice">No broadcasts yet: write one with “New broadcast”. It goes to a segment of your contacts (Audience).</p>
+      )}
+      {rows.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Status</th>
+                <th scope="col">Created</th>
+                <th scope="col">Scheduled for</th>
+                <th scope="col">Sent</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((b) => (
+                <tr key={b.id}>
+                  <th scope="row">
+                    <a href={`/dashboard/broadcasts/${b.id}`} onClick={follow(`/broadcasts/${b.id}`)}>
+                      {b.name || '(no name)'}
+                    </a>
+                  </th>
+                  <td>
+                    <StatusBadge status={b.status} />
+                  </td>
+                  <td>{formatTime(b.created_at)}</td>
+                  <td>{b.scheduled_at ? formatTime(b.scheduled_at) : '—'}</td>
+                  <td>{b.sent_at ? formatTime(b.sent_at) : '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager cursor={cursor} hasMore={list.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+    </>
+  );
+}
+
+function BroadcastPage({ id }: { id: string }) {
+  const path = `/broadcasts/${encodeURIComponent(id)}`;
+  const broadcast = useQuery({
+    queryKey: ['broadcast', id],
+    queryFn: () => api<Broadcast>('GET', path),
+    refetchInterval: (query) => (query.state.data?.status === 'sending' || query.state.data?.status === 'scheduled' ? 3000 : false),
+  });
+  const b = broadcast.data;
+  const segment = useQuery({
+    queryKey: ['segment', b?.segment_id],
+    queryFn: () => api<Segment>('GET', `/segments/${b!.segment_id}`),
+    enabled: !!b?.segment_id,
+  });
+  const topic = useQuery({ queryKey: ['topic', b?.topic_id], queryFn: () => api<Topic>('GET', `/topics/${b!.topic_id}`), enabled: !!b?.topic_id });
+  return (
+    <>
+      <p>
+        <a href="/dashboard/broadcasts" onClick={follow('/broadcasts')}>
+          ← Broadcasts
+        </a>
+      </p>
+      <ErrorMessage error={broadcast.error} />
+      {b && (
+        <>
+          <h1>{b.name || b.subject || '(no name)'}</h1>
+          <p>
+            <StatusBadge status={b.status} />
+            {b.status === 'scheduled' && b.scheduled_at && <> for {formatTime(b.scheduled_at)}</>}
+          </p>
+          <dl className="facts">
+            <dt>From</dt>
+            <dd>{b.from ?? '—'}</dd>
+            <dt>Subject</dt>
+            <dd>{b.subject ?? '—'}</dd>
+            {b.reply_to && (
+              <>
+                <dt>Reply-to</dt>
+                <dd>{b.reply_to.join(', ')}</dd>
+              </>
+            )}
+            <dt>Segment</dt>
+            <dd>
+              {b.segment_id ? (
+                segment.data ? (
+                  <a href={`/dashboard/audience/segments/${b.segment_id}`} onClick={follow(`/audience/segments/${b.segment_id}`)}>
+                    {segment.data.name}
+                  </a>
+                ) : segment.error ? (
+                  '(deleted)'
+                ) : (
+                  '…'
+                )
+              ) : (
+                '—'
+              )}
+            </dd>
+            <dt>Topic</dt>
+            <dd>{b.topic_id ? (topic.data?.name ?? (topic.error ? '(deleted)' : '…')) : 'none'}</dd>
+            <dt>Created</dt>
+            <dd>{formatTime(b.created_at)}</dd>
+            {b.sent_at && (
+              <>
+                <dt>Sent</dt>
+                <dd>{formatTime(b.sent_at)}</dd>
+              </>
+            )}
+          </dl>
+          <Actions broadcast={b} path={path} />
+          {/* Figures once it has started going out (a scheduled or canceled one may never have). */}
+          {b.sent_at && <Figures id={id} path={path} />}
+          {b.sent_at && <Recipients id={id} path={path} />}
+          {b.sent_at && <ClickedLinks id={id} path={path} />}
+          <MailBody html={b.html} text={b.text} />
+        </>
+      )}
+    </>
+  );
+}
+
+/** What can be done in the broadcast's state: edit, send or schedule, cancel, duplicate, delete. */
+function Actions({ broadcast: b, path }: { broadcast: Broadcast; path: string }) {
+  const queryClient = useQueryClient();
+  const [confirming, setConfirming] = useState<'cancel' | 'delete'>();
+  const refresh = () => {
+    void queryClient.invalidateQueries({ queryKey: ['broadcast', b.id] });
+    void queryClient.invalidateQueries({ queryKey: ['broadcasts'] });
+  };
+  const cancel = useMutation({ mutationFn: () => api('POST', `${path}/cancel`), onSuccess: refresh });
+  const duplicate = useMutation({
+    mutationFn: () => api<{ id: string }>('POST', `${path}/duplicate`),
+    onSuccess: ({ id }) => {
+      refresh();
+      navigate(`/broadcasts/${id}/edit`);
+    },
+  });
+  const remove = useMutation({
+    mutationFn: () => api('DELETE', path),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: ['broadcasts'] });
+      navigate('/broadcasts');
+    },
+  });
+  const unsent = b.status === 'draft' || b.status === 'scheduled';
+  return (
+    <section aria-labelledby="actions-title">
+      <h2 id="actions-title" className="visually-hidden">
+        Actions
+      </h2>
+      {unsent && <SendForm broadcast={b} path={path} onSent={refresh} />}
+      <div className="row">
+        {unsent && (
+          <a className="button-link secondary" href={`/dashboard/broadcasts/${b.id}/edit`} onClick={follow(`/broadcasts/${b.id}/edit`)}>
+            Edit
+          </a>
+        )}
+        {(b.status === 'scheduled' || b.status === 'sending') && (
+          <button type="button" className="danger" onClick={() => setConfirming('cancel')}>
+            {b.status === 'scheduled' ? 'Cancel the scheduled send' : 'Stop sending'}
+          </button>
+        )}
+        <button type="button" className="secondary" onClick={() => duplicate.mutate()} disabled={duplicate.isPending}>
+          Duplicate
+        </button>
+        {b.status === 'draft' && (
+          <button type="button" className="danger" onClick={() => setConfirming('delete')}>
+            Delete
+          </button>
+        )}
+      </div>
+      <ErrorMessage error={cancel.error ?? duplicate.error ?? remove.error} />
+      <ConfirmDialog
+        open={confirming === 'cancel'}
+        title={b.status === 'scheduled' ? 'Cancel this broadcast?' : 'Stop sending this broadcast?'}
+        confirm={b.status === 'scheduled' ? 'Cancel the send' : 'Stop sending'}
+        onConfirm={() => {
+          setConfirming(undefined);
+          cancel.mutate();
+        }}
+        onClose={() => setConfirming(undefined)}
+      >
+        <p>
+          {b.status === 'scheduled'
+            ? 'Nothing is sent. Duplicate it to send it another time.'
+            : 'No further contacts get it; emails already queued still go out.'}
+        </p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={confirming === 'delete'}
+        title="Delete this draft?"
+        confirm="Delete"
+        onConfirm={() => {
+          setConfirming(undefined);
+          remove.mutate();
+        }}
+        onClose={() => setConfirming(undefined)}
+      >
+        <p>The draft is gone for good.</p>
+      </ConfirmDialog>
+    </section>
+  );
+}
+
+/**
+ * Send now, or at a time as the person says it. The text goes to POST /send as it is typed:
+ * the server reads ISO 8601 and natural language alike, and says when it cannot.
+ */
+function SendForm({ broadcast: b, path, onSent }: { broadcast: Broadcast; path: string; onSent: () => void }) {
+  const [when, setWhen] = useState<'now' | 'later'>('now');
+  const [at, setAt] = useState('');
+  const [confirming, setConfirming] = useState(false);
+  const send = useMutation({
+    mutationFn: () => api('POST', `${path}/send`, when === 'later' ? { scheduled_at: at.trim() } : {}),
+    onSuccess: onSent,
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setConfirming(true);
+  };
+  const label = b.status === 'scheduled' ? 'Send or reschedule' : 'Send';
+  return (
+    <form className="panel stacked" onSubmit={submit} aria-labelledby="send-title">
+      <h2 id="send-title">{label}</h2>
+      <fieldset>
+        <legend>When</legend>
+        <label className="choice">
+          <input type="radio" name="when" checked={when === 'now'} onChange={() => setWhen('now')} />
+          Now
+        </label>
+        <label className="choice">
+          <input type="radio" name="when" checked={when === 'later'} onChange={() => setWhen('later')} />
+          At a time
+        </label>
+      </fieldset>
+      {when === 'later' && (
+        <>
+          <label htmlFor="send-at">Send at</label>
+          <input id="send-at" required placeholder="tomorrow at 9am" value={at} onChange={(e) => setAt(e.target.value)} aria-describedby="send-at-hint" />
+          <p className="hint" id="send-at-hint">
+            Plain words (“tomorrow at 9am”, “in 2 hours”, “Friday at 3pm ET”) or ISO 8601; times without a zone are UTC; at most 30 days ahead.
+          </p>
+        </>
+      )}
+      <button type="submit" disabled={send.isPending}>
+        {when === 'now' ? 'Send now…' : 'Schedule…'}
+      </button>
+      <ErrorMessage error={send.error} />
+      <ConfirmDialog
+        open={confirming}
+        title={when === 'now' ? 'Send this broadcast now?' : `Schedule this broadcast for “${at.trim()}”?`}
+        confirm={when === 'now' ? 'Send now' : 'Schedule'}
+        onConfirm={() => {
+          setConfirming(false);
+          send.mutate();
+        }}
+        onClose={() => setConfirming(false)}
+      >
+        <p>Every contact of its segment{b.topic_id ? ' subscribed to its topic' : ''} who has not unsubscribed gets it.</p>
+      </ConfirmDialog>
+    </form>
+  );
+}
+
+function Figures({ id, path }: { id: string; path: string }) {
+  const stats = useQuery({
+    queryKey: ['broadcast', id, 'stats'],
+    queryFn: () => api<Stats>('GET', `${path}/stats`),
+    // Deliveries, opens and clicks keep coming after the fan-out is done.
+    refetchInterval: 3000,
+  });
+  const s = stats.data;
+  return (
+    <section aria-labelledby="figures-title">
+      <h2 id="figures-title">Figures</h2>
+      <ErrorMessage error={stats.error} />
+      {s && (
+        <dl className="figures">
+          {FIGURES.map((f) => (
+            <div key={f}>
+              <dt>{f}</dt>
+              <dd>
+                {s[f].toLocaleString()}
+                {f !== 'recipients' && s.sent > 0 && f !== 'suppressed' && <span className="hint block">{Math.round((s[f] / s.sent) * 100)} %</span>}
+              </dd>
+            </div>
+          ))}
+        </dl>
+      )}
+    </section>
+  );
+}
+
+function Recipients({ id, path }: { id: string; path: string }) {
+  const [type, setType] = useState<RecipientType>('sent');
+  return (
+    <section aria-labelledby="recipients-title">
+      <h2 id="recipients-title">Recipients</h2>
+      <label htmlFor="recipient-type">Show</label>
+      <select id="recipient-type" value={type} onChange={(e) => setType(e.target.value as RecipientType)}>
+        {RECIPIENT_TYPES.map((t) => (
+          <option key={t} value={t}>
+            {t}
+          </option>
+        ))}
+      </select>
+      {/* Keyed by the type, so another type starts again at page 1. */}
+      <RecipientList key={type} id={id} path={path} type={type} />
+    </section>
+  );
+}
+
+function RecipientList({ id, path, type }: { id: string; path: string; type: RecipientType }) {
+  const cursor = useCursor();
+  const list = useQuery({
+    queryKey: ['broadcast', id, 'recipients', type, cursor.after],
+    queryFn: () => api<List<Recipient>>('GET', `${path}/recipients${qs({ type, limit: 25, after: cursor.after })}`),
+    refetchInterval: 5000,
+  });
+  const rows = list.data?.data ?? [];
+  return (
+    <>
+      <ErrorMessage error={list.error} />
+      {list.data && rows.length === 0 && cursor.page === 1 && <p className="hint">No recipient is {type} yet.</p>}
+      {rows.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <caption className="visually-hidden">Recipients {type}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Address</th>
+                {(type === 'opened' || type === 'clicked') && <th scope="col">Times</th>}
+                {type === 'clicked' && <th scope="col">Links</th>}
+                {type === 'bounced' && <th scope="col">Bounce</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r) => (
+                <tr key={r.id}>
+                  <th scope="row">
+                    {r.contact_id ? (
+                      <a href={`/dashboard/audience/contacts/${r.contact_id}`} onClick={follow(`/audience/contacts/${r.contact_id}`)}>
+                        {r.email}
+                      </a>
+                    ) : (
+                      r.email
+                    )}
+                  </th>
+                  {(type === 'opened' || type === 'clicked') && <td className="number">{r.count}</td>}
+                  {type === 'clicked' && (
+                    <td className="link-cell">
+                      {r.clicked_links?.map((l) => (
+                        <span key={l.url} className="block">
+                          {l.url} ({l.clicks})
+                        </span>
+                      ))}
+                    </td>
+                  )}
+                  {type === 'bounced' && <td>{r.bounce_type}</td>}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager cursor={cursor} hasMore={list.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+    </>
+  );
+}
+
+function ClickedLinks({ id, path }: { id: string; path: string }) {
+  const cursor = useCursor();
+  const list = useQuery({
+    queryKey: ['broadcast', id, 'clicked-links', cursor.after],
+    queryFn: () => api<List<ClickedLink>>('GET', `${path}/clicked-links${qs({ limit: 25, after: cursor.after })}`),
+    refetchInterval: 5000,
+  });
+  const rows = list.data?.data ?? [];
+  return (
+    <section aria-labelledby="links-title">
+      <h2 id="links-title">Clicked links</h2>
+      <ErrorMessage error={list.error} />
+      {list.data && rows.length === 0 && cursor.page === 1 && (
+        <p className="hint">No clicks yet (links are counted when click tracking is on for the sending domain).</p>
+      )}
+      {rows.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Link</th>
+                <th scope="col">Clicks</th>
+                <th scope="col">Recipients who clicked</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((l) => (
+                <tr key={l.id}>
+                  <th scope="row" className="link-cell">
+                    {l.url}
+                  </th>
+                  <td className="number">{l.clicks}</td>
+                  <td className="number">{l.unique_clicks}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager cursor={cursor} hasMore={list.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+    </section>
+  );
+}
