@@ -5,7 +5,8 @@
 //   2. the payload's from, subject and reply_to beat the template's; one missing from both
 //      is the validate step's usual missing_required_field error;
 //   3. the template's subject, html and text are rendered now, with the values sent, the
-//      inline fallbacks and the variables' fallback values (src/templates/variables.ts).
+//      inline fallbacks and the variables' fallback values (src/templates/render-content.ts,
+//      which the dashboard's preview renders with too).
 //
 // It runs before validate and hands it a plain payload, so a templated email is checked by
 // exactly the rules of any other. One query for all the templates a submission names; none
@@ -15,7 +16,7 @@ import type { Body } from '../api/validate.js';
 import { rejectUnknown } from '../api/validate.js';
 import type { Queryable } from '../db/database.js';
 import { findPublishedTemplates, type PublishedTemplate } from '../templates/find-template.js';
-import { checkValue, renderString, type RenderInput, type VariableValue } from '../templates/variables.js';
+import { renderContent } from '../templates/render-content.js';
 
 const isObject = (v: unknown): v is Body => v !== null && typeof v === 'object' && !Array.isArray(v);
 const present = (body: Body, field: string) => body[field] !== undefined && body[field] !== null;
@@ -81,20 +82,16 @@ function templateRef(payload: Body): TemplateRef {
 }
 
 function render(payload: Body, template: PublishedTemplate, sent: Record<string, unknown>): Body {
-  const definitions = new Map(template.variables.map((v) => [v.key, v]));
-  const values: Record<string, VariableValue> = {};
-  for (const [key, value] of Object.entries(sent)) {
-    values[key] = checkValue(value, definitions.get(key)?.type, `The template variable \`${key}\``);
-  }
-  const input: RenderInput = { definitions, values };
   const { template: _template, ...rest } = payload;
+  // A subject sent with the email replaces the template's, which is then not rendered at all.
+  const rendered = renderContent({ ...template, subject: present(rest, 'subject') ? null : template.subject }, sent);
   return {
     ...rest,
     from: present(rest, 'from') ? rest.from : template.from,
-    subject: present(rest, 'subject') ? rest.subject : template.subject && renderString(template.subject, input, 'text'),
+    subject: present(rest, 'subject') ? rest.subject : rendered.subject,
     reply_to: present(rest, 'reply_to') ? rest.reply_to : template.reply_to,
-    html: renderString(template.html, input, 'html'),
+    html: rendered.html,
     // No text in the template: the validate step leaves it undefined and compose generates it.
-    text: template.text === null ? undefined : renderString(template.text, input, 'text'),
+    text: rendered.text ?? undefined,
   };
 }

@@ -135,6 +135,40 @@ const FIELD_SCHEMAS: Record<string, JsonSchema> = {
 export const CREATE_TEMPLATE_SCHEMA = input(FIELD_SCHEMAS, ['name', 'html']);
 export const UPDATE_TEMPLATE_SCHEMA = input(FIELD_SCHEMAS);
 
+/** POST /templates/preview's body: a draft's content, as the editor holds it, and sample values. */
+export const PREVIEW_TEMPLATE_SCHEMA = input(
+  {
+    subject: FIELD_SCHEMAS.subject!,
+    html: FIELD_SCHEMAS.html!,
+    text: FIELD_SCHEMAS.text!,
+    variables: FIELD_SCHEMAS.variables!,
+    values: {
+      type: 'object',
+      additionalProperties: { oneOf: [string(), number()] },
+      description: "Sample values by key, as an email's `template.variables`; a variable without one shows its fallback.",
+    },
+  },
+  ['html'],
+);
+
+/**
+ * POST /templates/preview: html is required; the draft is checked as saving checks it (every
+ * placeholder defined), so what previews is what can be saved.
+ */
+export function parsePreview(raw: Body): { subject: string | null; html: string; text: string | null; variables: VariableInput[]; values: Body } {
+  rejectUnknown(raw, ['subject', 'html', 'text', 'variables', 'values']);
+  const html = text(raw, 'html', { required: true })!;
+  const subject = text(raw, 'subject', { singleLine: true, max: 998 }) ?? null;
+  const body = text(raw, 'text') ?? null;
+  const defined = variables(raw) ?? [];
+  const values = raw.values ?? {};
+  if (values === null || typeof values !== 'object' || Array.isArray(values)) {
+    throw validation('The `values` field must be an object of strings and numbers.');
+  }
+  checkPlaceholders({ subject, html, text: body, variables: defined });
+  return { subject, html, text: body, variables: defined, values: values as Body };
+}
+
 /** POST /templates: name and html are required. */
 export function parseCreate(raw: Body): TemplateFields {
   rejectUnknown(raw, FIELDS);

@@ -1,5 +1,6 @@
 // The /webhooks routes, one file per operation, for server.ts to mount: managing endpoints
-// (Resend's create/list/get/update/remove and rotate-signing-secret) and their delivery log
+// (Resend's create/list/get/update/remove and rotate-signing-secret; the event types one may
+// subscribe to) and their delivery log
 // (the SDK's webhooks.events.*: messages, attempts, replay).
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
@@ -8,6 +9,7 @@ import { createWebhook } from './create-webhook.js';
 import { getMessage } from './get-message.js';
 import { getWebhook } from './get-webhook.js';
 import { listAttempts } from './list-attempts.js';
+import { listEventTypes } from './list-event-types.js';
 import { listMessages } from './list-messages.js';
 import { listWebhooks } from './list-webhooks.js';
 import { deleteWebhook } from './delete-webhook.js';
@@ -19,6 +21,7 @@ export function webhookRoutes(db: Db, destinations: DestinationPolicy): Route[] 
   return [
     createWebhook(db, destinations),
     listWebhooks(db),
+    listEventTypes(),
     getWebhook(db),
     updateWebhook(db, destinations),
     deleteWebhook(db),

@@ -10,7 +10,12 @@ import type { DnsResolver } from '../dns/resolver.js';
 import { DestinationPolicy } from '../egress/destination-policy.js';
 import { EMAIL_EVENTS, OTHER_EVENTS } from '../events/catalogue.js';
 
-const WEBHOOK_EVENT_TYPES: readonly string[] = [...Object.keys(EMAIL_EVENTS), ...Object.keys(OTHER_EVENTS)];
+/** Every type of the catalogue, in its order, with its description (GET /webhooks/event-types). */
+export const WEBHOOK_EVENT_TYPES: readonly { type: string; description: string }[] = [
+  ...Object.entries(EMAIL_EVENTS).map(([type, e]) => ({ type, description: e.description })),
+  ...Object.entries(OTHER_EVENTS).map(([type, description]) => ({ type, description })),
+];
+const TYPES = WEBHOOK_EVENT_TYPES.map((e) => e.type);
 export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const;
 
 const MAX_ENDPOINT_LENGTH = 2048;
@@ -55,15 +60,15 @@ export function parseEvents(body: Body, required: boolean): string[] | undefined
     throw validation('The `events` field must be a non-empty array of event types.');
   }
   for (const type of value) {
-    if (typeof type !== 'string' || !WEBHOOK_EVENT_TYPES.includes(type)) {
-      throw validation(`Unknown event type ${JSON.stringify(type)} in \`events\`. Expected any of: ${WEBHOOK_EVENT_TYPES.join(', ')}.`);
+    if (typeof type !== 'string' || !TYPES.includes(type)) {
+      throw validation(`Unknown event type ${JSON.stringify(type)} in \`events\`. Expected any of: ${TYPES.join(', ')}.`);
     }
   }
   return [...new Set(value as string[])];
 }
 
 const ENDPOINT_SCHEMA = string({ format: 'uri', maxLength: MAX_ENDPOINT_LENGTH, description: 'An http(s) URL.' });
-const EVENTS_SCHEMA = array(oneOfValues(WEBHOOK_EVENT_TYPES), { minItems: 1 });
+const EVENTS_SCHEMA = array(oneOfValues(TYPES), { minItems: 1 });
 /** The bodies of POST /webhooks and PATCH /webhooks/:id, as parseEndpoint and parseEvents read them. */
 export const CREATE_WEBHOOK_SCHEMA = input({ endpoint: ENDPOINT_SCHEMA, events: EVENTS_SCHEMA }, ['endpoint', 'events']);
 export const UPDATE_WEBHOOK_SCHEMA = input({ endpoint: ENDPOINT_SCHEMA, events: EVENTS_SCHEMA, status: oneOfValues(WEBHOOK_STATUSES) });

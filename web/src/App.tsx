@@ -17,6 +17,11 @@ const CapturedListPage = lazy(() => import('./pages/Captured').then((m) => ({ de
 const AudiencePage = lazy(() => import('./pages/Audience').then((m) => ({ default: m.AudiencePage })));
 const BroadcastsPage = lazy(() => import('./pages/Broadcasts').then((m) => ({ default: m.BroadcastsPage })));
 const CapturedMessagePage = lazy(() => import('./pages/Captured').then((m) => ({ default: m.CapturedMessagePage })));
+const WebhooksPage = lazy(() => import('./pages/Webhooks').then((m) => ({ default: m.WebhooksPage })));
+const WebhookPage = lazy(() => import('./pages/Webhooks').then((m) => ({ default: m.WebhookPage })));
+const WebhookMessagePage = lazy(() => import('./pages/Webhooks').then((m) => ({ default: m.WebhookMessagePage })));
+const TemplatesPage = lazy(() => import('./pages/Templates').then((m) => ({ default: m.TemplatesPage })));
+const TemplatePage = lazy(() => import('./pages/Templates').then((m) => ({ default: m.TemplatePage })));
 
 const PAGES = [
   { path: '/', title: 'Overview' },
@@ -106,6 +111,15 @@ function renderPage(path: string, title: string | undefined) {
   if (path === '/broadcasts' || path.startsWith('/broadcasts/')) return <BroadcastsPage path={path} />;
   if (path === '/queue') return <QueuePage />;
   if (path.startsWith('/queue/')) return <QueueDestinationPage destination={decodeURIComponent(path.slice('/queue/'.length))} />;
+  if (path === '/webhooks') return <WebhooksPage />;
+  const webhook = /^\/webhooks\/([^/]+)(?:\/messages\/([^/]+))?$/.exec(path);
+  if (webhook?.[2]) return <WebhookMessagePage id={decodeURIComponent(webhook[1]!)} messageId={decodeURIComponent(webhook[2])} />;
+  if (webhook) return <WebhookPage id={decodeURIComponent(webhook[1]!)} />;
+  if (path === '/templates') return <TemplatesPage />;
+  if (path.startsWith('/templates/')) {
+    const id = decodeURIComponent(path.slice('/templates/'.length));
+    return <TemplatePage key={id} id={id} />;
+  }
   if (title === 'Captured mail' && path === '/captured') return <CapturedListPage />;
   if (title === 'Captured mail') return <CapturedMessagePage id={decodeURIComponent(path.slice('/captured/'.length))} />;
   if (title) return <NotBuiltYet title={title} />;

@@ -22,6 +22,14 @@ function previewDocument(html: string, remote: boolean): string {
   return html.replace(/^(\s*<!doctype[^>]*>)?/i, (doctype) => `${doctype}${meta}`);
 }
 
+/**
+ * Only the sandboxed frame, for pages with headings of their own (the template editor's live
+ * preview): no scripts, no same-origin, remote content only when `remote`.
+ */
+export function PreviewFrame({ html, title, remote = false }: { html: string; title: string; remote?: boolean }) {
+  return <iframe className="preview" title={title} sandbox="" referrerPolicy="no-referrer" srcDoc={previewDocument(html, remote)} />;
+}
+
 /** The HTML and text parts under their own headings, as a reader sees them. */
 export function MailBody({ html, text }: { html: string | null; text: string | null }) {
   const [remote, setRemote] = useState(false);
@@ -40,7 +48,7 @@ export function MailBody({ html, text }: { html: string | null; text: string | n
               </button>
             </p>
           )}
-          <iframe className="preview" title="The message's HTML" sandbox="" referrerPolicy="no-referrer" srcDoc={previewDocument(html, remote)} />
+          <PreviewFrame html={html} remote={remote} title="The message's HTML" />
         </>
       )}
       <h2>Text</h2>

@@ -1,0 +1,512 @@
+// Webhooks (src/webhooks/routes.ts): the account's endpoints, a new one with its events picked
+// from the catalogue (GET /webhooks/event-types, so no list of types lives here), and an
+// endpoint's page: its signing secret on request, rotated after a confirmation, enable and
+// disable, edit, delete; its messages page by page, and a message's attempts with replay.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useId, useState } from 'react';
+import { api, type List } from '../api';
+import { ConfirmDialog, CopyButton, ErrorMessage, formatTime, Pager, useCursor } from '../components';
+import { follow, navigate } from '../router';
+
+interface Webhook {
+  id: string;
+  endpoint: string;
+  events: string[];
+  status: 'enabled' | 'disabled';
+  created_at: string;
+}
+interface WebhookDetail extends Webhook {
+  signing_secret: string;
+}
+interface EventType {
+  type: string;
+  description: string;
+}
+interface WebhookMessage {
+  id: string;
+  type: string;
+  status: 'pending' | 'attempting' | 'success' | 'failed';
+  attempts: number;
+  next_attempt_at: string | null;
+  created_at: string;
+}
+interface WebhookMessageDetail extends WebhookMessage {
+  payload: unknown;
+}
+interface Attempt {
+  id: string;
+  http_status_code: number;
+  response: string;
+  latency_ms: number;
+  sent_at: string;
+}
+
+// Deliveries move by themselves; a few seconds old is fresh enough for a person watching.
+const REFRESH_MS = 3000;
+const pagePath = (path: string, after: string | undefined) => `${path}?limit=20${after ? `&after=${encodeURIComponent(after)}` : ''}`;
+const webhookPath = (id: string) => `/webhooks/${encodeURIComponent(id)}`;
+const messagePath = (id: string, messageId: string) => `${webhookPath(id)}/events/${encodeURIComponent(messageId)}`;
+
+function StatusBadge({ status }: { status: string }) {
+  const tone =
+    status === 'enabled' || status === 'success' ? 'status-verified' : status === 'failed' || status === 'disabled' ? 'status-failed' : 'status-pending';
+  return <span className={`status ${tone}`}>{status}</span>;
+}
+
+export function WebhooksPage() {
+  const cursor = useCursor();
+  const list = useQuery({ queryKey: ['webhooks', cursor.after], queryFn: () => api<List<Webhook>>('GET', pagePath('/webhooks', cursor.after)) });
+  const rows = list.data?.data ?? [];
+  return (
+    <>
+      <h1>Webhooks</h1>
+      <p>Postline POSTs each event you pick to your endpoint, signed (Standard Webhooks), and retries until your endpoint answers 2xx.</p>
+      <CreateWebhook />
+      <h2>Endpoints</h2>
+      <ErrorMessage error={list.error} />
+      {list.data && rows.length === 0 && cursor.page === 1 && <p className="notice">No webhooks yet: add your endpoint above and pick the events it wants.</p>}
+      {rows.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Endpoint</th>
+                <th scope="col">Events</th>
+                <th scope="col">Status</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((w) => (
+                <tr key={w.id}>
+                  <th scope="row">
+                    <a className="endpoint" href={`/dashboard/webhooks/${w.id}`} onClick={follow(`/webhooks/${w.id}`)}>
+                      {w.endpoint}
+                    </a>
+                  </th>
+                  <td>
+                    <EventList events={w.events} />
+                  </td>
+                  <td>
+                    <StatusBadge status={w.status} />
+                  </td>
+                  <td>{formatTime(w.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager cursor={cursor} hasMore={list.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+    </>
+  );
+}
+
+function EventList({ events }: { events: string[] }) {
+  return (
+    <ul className="event-list">
+      {events.map((e) => (
+        <li key={e}>
+          <code className="event-type">{e}</code>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Checkboxes for the catalogue's event types, each with what it means. */
+function EventPicker({ value, onChange }: { value: string[]; onChange: (events: string[]) => void }) {
+  const id = useId();
+  const types = useQuery({
+    queryKey: ['webhook-event-types'],
+    queryFn: () => api<List<EventType>>('GET', '/webhooks/event-types'),
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+  const all = types.data?.data ?? [];
+  const toggle = (type: string, on: boolean) =>
+    onChange(on ? all.map((t) => t.type).filter((t) => t === type || value.includes(t)) : value.filter((t) => t !== type));
+  return (
+    <fieldset className="event-picker">
+      <legend>Events</legend>
+      <ErrorMessage error={types.error} />
+      <p className="row">
+        <button type="button" className="secondary small" onClick={() => onChange(all.map((t) => t.type))}>
+          Select all
+        </button>
+        <button type="button" className="secondary small" onClick={() => onChange([])}>
+          Clear
+        </button>
+        <span className="hint" aria-live="polite">
+          {value.length} of {all.length} selected
+        </span>
+      </p>
+      <div className="event-options">
+        {all.map((t, i) => (
+          <div key={t.type} className="event-option">
+            <label className="choice">
+              <input type="checkbox" checked={value.includes(t.type)} onChange={(e) => toggle(t.type, e.target.checked)} aria-describedby={`${id}-${i}`} />
+              <code className="event-type">{t.type}</code>
+            </label>
+            <span id={`${id}-${i}`} className="hint block">
+              {t.description}
+            </span>
+          </div>
+        ))}
+      </div>
+    </fieldset>
+  );
+}
+
+function CreateWebhook() {
+  const queryClient = useQueryClient();
+  const [endpoint, setEndpoint] = useState('');
+  const [events, setEvents] = useState<string[]>([]);
+  const [noEvents, setNoEvents] = useState(false);
+  const create = useMutation({
+    mutationFn: () => api<{ id: string }>('POST', '/webhooks', { endpoint, events }),
+    onSuccess: async (created) => {
+      await queryClient.invalidateQueries({ queryKey: ['webhooks'] });
+      navigate(`/webhooks/${created.id}`);
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setNoEvents(events.length === 0);
+    if (events.length > 0) create.mutate();
+  };
+  return (
+    <form className="panel wide" onSubmit={submit} aria-labelledby="create-webhook-title">
+      <h2 id="create-webhook-title">Add an endpoint</h2>
+      <label htmlFor="webhook-endpoint">Endpoint URL</label>
+      <input
+        id="webhook-endpoint"
+        type="url"
+        required
+        placeholder="https://example.com/webhooks/postline"
+        value={endpoint}
+        onChange={(e) => setEndpoint(e.target.value)}
+      />
+      <EventPicker value={events} onChange={setEvents} />
+      {noEvents && events.length === 0 && (
+        <p role="alert" className="error">
+          Pick at least one event.
+        </p>
+      )}
+      <ErrorMessage error={create.error} />
+      <button type="submit" disabled={create.isPending}>
+        {create.isPending ? 'Adding…' : 'Add endpoint'}
+      </button>
+    </form>
+  );
+}
+
+export function WebhookPage({ id }: { id: string }) {
+  const queryClient = useQueryClient();
+  const webhook = useQuery({ queryKey: ['webhook', id], queryFn: () => api<WebhookDetail>('GET', webhookPath(id)) });
+  const [confirming, setConfirming] = useState<'rotate' | 'delete'>();
+  const [editing, setEditing] = useState(false);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['webhook', id] }).then(() => queryClient.invalidateQueries({ queryKey: ['webhooks'] }));
+  const rotate = useMutation({
+    mutationFn: () => api('POST', `${webhookPath(id)}/signing-secret/rotate`),
+    onSuccess: refresh,
+    onSettled: () => setConfirming(undefined),
+  });
+  const setStatus = useMutation({ mutationFn: (status: 'enabled' | 'disabled') => api('PATCH', webhookPath(id), { status }), onSuccess: refresh });
+  const remove = useMutation({
+    mutationFn: () => api('DELETE', webhookPath(id)),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: ['webhooks'] });
+      navigate('/webhooks');
+    },
+    onSettled: () => setConfirming(undefined),
+  });
+  const w = webhook.data;
+  return (
+    <>
+      <p>
+        <a href="/dashboard/webhooks" onClick={follow('/webhooks')}>
+          ← Webhooks
+        </a>
+      </p>
+      <ErrorMessage error={webhook.error} />
+      {w && (
+        <>
+          <h1 className="endpoint">{w.endpoint}</h1>
+          <dl className="facts">
+            <dt>Status</dt>
+            <dd>
+              <StatusBadge status={w.status} />
+            </dd>
+            <dt>Created</dt>
+            <dd>{formatTime(w.created_at)}</dd>
+            <dt>Events</dt>
+            <dd>
+              <EventList events={w.events} />
+            </dd>
+          </dl>
+          <div className="row">
+            {w.status === 'enabled' ? (
+              <button type="button" className="secondary" onClick={() => setStatus.mutate('disabled')} disabled={setStatus.isPending}>
+                Disable
+              </button>
+            ) : (
+              <button type="button" onClick={() => setStatus.mutate('enabled')} disabled={setStatus.isPending}>
+                Enable
+              </button>
+            )}
+            <button type="button" className="secondary" onClick={() => setEditing(!editing)} aria-expanded={editing}>
+              Edit endpoint and events
+            </button>
+            <button type="button" className="danger" onClick={() => setConfirming('delete')}>
+              Delete
+            </button>
+          </div>
+          {w.status === 'disabled' && <p className="notice">Disabled: no new messages are made and none is sent until you enable it again.</p>}
+          <ErrorMessage error={setStatus.error ?? remove.error ?? rotate.error} />
+          {editing && <EditWebhook webhook={w} onDone={() => setEditing(false)} />}
+          <SigningSecret webhook={w} onRotate={() => setConfirming('rotate')} />
+          <Messages id={id} />
+          {/* One dialog for both questions: ConfirmDialog's title has a fixed id, so two on a page would share a name. */}
+          <ConfirmDialog
+            open={confirming !== undefined}
+            title={confirming === 'rotate' ? 'Rotate the signing secret?' : 'Delete this webhook?'}
+            confirm={confirming === 'rotate' ? 'Rotate secret' : 'Delete webhook'}
+            onConfirm={() => (confirming === 'rotate' ? rotate.mutate() : remove.mutate())}
+            onClose={() => setConfirming(undefined)}
+          >
+            {confirming === 'rotate' ? (
+              <p>A new secret signs from now on. For 24 hours the current one signs beside it, so your endpoint can switch without refusing webhooks.</p>
+            ) : (
+              <p>Postline stops sending to {w.endpoint} at once, and its messages and their attempts are deleted. This cannot be undone.</p>
+            )}
+          </ConfirmDialog>
+        </>
+      )}
+    </>
+  );
+}
+
+function EditWebhook({ webhook, onDone }: { webhook: WebhookDetail; onDone: () => void }) {
+  const queryClient = useQueryClient();
+  const [endpoint, setEndpoint] = useState(webhook.endpoint);
+  const [events, setEvents] = useState(webhook.events);
+  const save = useMutation({
+    mutationFn: () => api('PATCH', webhookPath(webhook.id), { endpoint, events }),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: ['webhook', webhook.id] });
+      await queryClient.invalidateQueries({ queryKey: ['webhooks'] });
+      onDone();
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate();
+  };
+  return (
+    <form className="panel wide" onSubmit={submit} aria-labelledby="edit-webhook-title">
+      <h2 id="edit-webhook-title">Edit</h2>
+      <label htmlFor="edit-endpoint">Endpoint URL</label>
+      <input id="edit-endpoint" type="url" required value={endpoint} onChange={(e) => setEndpoint(e.target.value)} />
+      <EventPicker value={events} onChange={setEvents} />
+      <ErrorMessage error={save.error} />
+      <div className="row">
+        <button type="submit" disabled={save.isPending || events.length === 0}>
+          Save changes
+        </button>
+        <button type="button" className="secondary" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** The secret stays hidden until asked for: a screen may be shared or filmed. */
+function SigningSecret({ webhook, onRotate }: { webhook: WebhookDetail; onRotate: () => void }) {
+  const [shown, setShown] = useState(false);
+  return (
+    <section aria-labelledby="secret-title">
+      <h2 id="secret-title">Signing secret</h2>
+      <p className="hint">Your endpoint verifies each request's signature with it (the standardwebhooks library, or the SDK's webhooks.verify).</p>
+      <div className="copy-row secret">
+        {shown ? (
+          <code className="secret-value" data-testid="signing-secret">
+            {webhook.signing_secret}
+          </code>
+        ) : (
+          <code className="secret-value">
+            <span aria-hidden="true">whsec_••••••••••••••••••••••••</span>
+            <span className="visually-hidden">Hidden</span>
+          </code>
+        )}
+        <button type="button" className="secondary small" onClick={() => setShown(!shown)} aria-expanded={shown}>
+          {shown ? 'Hide' : 'Reveal'}
+        </button>
+        {shown && <CopyButton value={webhook.signing_secret} label="Copy the signing secret" />}
+        <button type="button" className="secondary small" onClick={onRotate}>
+          Rotate
+        </button>
+      </div>
+    </section>
+  );
+}
+
+function Messages({ id }: { id: string }) {
+  const cursor = useCursor();
+  const messages = useQuery({
+    queryKey: ['webhook-messages', id, cursor.after],
+    queryFn: () => api<List<WebhookMessage>>('GET', pagePath(`${webhookPath(id)}/events`, cursor.after)),
+    refetchInterval: REFRESH_MS,
+  });
+  const rows = messages.data?.data ?? [];
+  return (
+    <section aria-labelledby="messages-title">
+      <h2 id="messages-title">Messages</h2>
+      <ErrorMessage error={messages.error} />
+      {messages.data && rows.length === 0 && cursor.page === 1 && (
+        <p className="notice">No messages yet: one is made for each event of the picked types from now on (send an email to see one).</p>
+      )}
+      {rows.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Event</th>
+                <th scope="col">Status</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Next attempt</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((m) => (
+                <tr key={m.id}>
+                  <th scope="row">
+                    <a
+                      href={`/dashboard/webhooks/${id}/messages/${m.id}`}
+                      onClick={follow(`/webhooks/${id}/messages/${m.id}`)}
+                      aria-label={`${m.type}, message ${m.id}`}
+                    >
+                      <code className="event-type">{m.type}</code>
+                    </a>
+                  </th>
+                  <td>
+                    <StatusBadge status={m.status} />
+                  </td>
+                  <td className="number">{m.attempts}</td>
+                  <td>{m.next_attempt_at ? formatTime(m.next_attempt_at) : '—'}</td>
+                  <td>{formatTime(m.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager cursor={cursor} hasMore={messages.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+    </section>
+  );
+}
+
+export function WebhookMessagePage({ id, messageId }: { id: string; messageId: string }) {
+  const queryClient = useQueryClient();
+  const cursor = useCursor();
+  const message = useQuery({
+    queryKey: ['webhook-message', id, messageId],
+    queryFn: () => api<WebhookMessageDetail>('GET', messagePath(id, messageId)),
+    refetchInterval: REFRESH_MS,
+  });
+  const attempts = useQuery({
+    queryKey: ['webhook-attempts', id, messageId, cursor.after],
+    queryFn: () => api<List<Attempt>>('GET', pagePath(`${messagePath(id, messageId)}/attempts`, cursor.after)),
+    refetchInterval: REFRESH_MS,
+  });
+  const replay = useMutation({
+    mutationFn: () => api('POST', `${messagePath(id, messageId)}/replay`),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['webhook-message', id, messageId] }),
+  });
+  const m = message.data;
+  const rows = attempts.data?.data ?? [];
+  return (
+    <>
+      <p>
+        <a href={`/dashboard/webhooks/${id}`} onClick={follow(`/webhooks/${id}`)}>
+          ← Webhook
+        </a>
+      </p>
+      <ErrorMessage error={message.error} />
+      {m && (
+        <>
+          <h1>
+            <code>{m.type}</code>
+          </h1>
+          <dl className="facts">
+            <dt>Message</dt>
+            <dd>
+              <code>{m.id}</code>
+            </dd>
+            <dt>Status</dt>
+            <dd>
+              <StatusBadge status={m.status} />
+            </dd>
+            <dt>Attempts</dt>
+            <dd>{m.attempts}</dd>
+            <dt>Next attempt</dt>
+            <dd>{m.next_attempt_at ? formatTime(m.next_attempt_at) : '—'}</dd>
+            <dt>Created</dt>
+            <dd>{formatTime(m.created_at)}</dd>
+          </dl>
+          <button type="button" onClick={() => replay.mutate()} disabled={replay.isPending}>
+            Replay
+          </button>
+          <p className="hint">Sends it again with the same webhook-id, so your endpoint can tell it is the same event.</p>
+          {replay.isSuccess && (
+            <p className="notice" role="status">
+              Replay queued: the attempt appears below in a moment.
+            </p>
+          )}
+          <ErrorMessage error={replay.error} />
+        </>
+      )}
+      <h2>Attempts</h2>
+      <ErrorMessage error={attempts.error} />
+      {attempts.data && rows.length === 0 && cursor.page === 1 && <p className="notice">Not attempted yet.</p>}
+      {rows.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Sent</th>
+                <th scope="col">Response code</th>
+                <th scope="col">Duration</th>
+                <th scope="col">Response</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((a) => (
+                <tr key={a.id}>
+                  <td>{formatTime(a.sent_at)}</td>
+                  <td>
+                    <span className={`status ${a.http_status_code >= 200 && a.http_status_code < 300 ? 'status-verified' : 'status-failed'}`}>
+                      {a.http_status_code === 0 ? 'no response' : a.http_status_code}
+                    </span>
+                  </td>
+                  <td className="number">{a.latency_ms} ms</td>
+                  <td>
+                    <code className="reply-text">{a.response || '(empty)'}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager cursor={cursor} hasMore={attempts.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+      {m && (
+        <>
+          <h2>Payload</h2>
+          <pre className="mail-text">{JSON.stringify(m.payload, null, 2)}</pre>
+        </>
+      )}
+    </>
+  );
+}
