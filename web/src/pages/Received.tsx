@@ -1,7 +1,8 @@
 // Received mail (/emails/receiving, src/inbound/): what arrived for the account's receiving
 // domains, and a message's page with the same viewer as captured and sent mail
 // (mail-viewer.tsx: HTML in a sandboxed frame, text, headers), the sender's SPF, DKIM and DMARC
-// verdicts as Postline recorded them, its attachments and the raw message (signed downloads).
+// verdicts as Postline recorded them (`authentication`, not the header, whose text the sender
+// partly chose), its attachments and the raw message (signed downloads).
 import { useQuery } from '@tanstack/react-query';
 import { Fragment } from 'react';
 import { api, type List } from '../api';
@@ -38,6 +39,8 @@ interface ReceivedMessage extends ReceivedSummary {
   text: string | null;
   headers: Record<string, string>;
   raw: SignedDownload;
+  /** Postline's own: the verdicts recorded when the message arrived. */
+  authentication: { spf: string; dkim: string; dmarc: string };
 }
 type Attachment = AttachmentSummary & SignedDownload;
 
@@ -94,21 +97,6 @@ export function ReceivedListPage() {
   );
 }
 
-/**
- * The verdicts in Postline's own Authentication-Results header. It puts that header in front of
- * every message it receives, so it is the first of its name (the API gives the first of each
- * name); a sender's own, further down, is never read.
- */
-function verdicts(headers: Record<string, string>): { method: string; result: string }[] {
-  const name = Object.keys(headers).find((h) => h.toLowerCase() === 'authentication-results');
-  if (!name) return [];
-  const value = headers[name]!;
-  return ['spf', 'dkim', 'dmarc'].map((method) => ({
-    method,
-    result: new RegExp(`(?:^|[;\\s])${method}=([a-z]+)`, 'i').exec(value)?.[1]?.toLowerCase() ?? 'none',
-  }));
-}
-
 function Verdict({ value }: { value: string }) {
   return <span className={`status ${value === 'pass' ? 'status-verified' : value === 'none' ? '' : 'status-failed'}`}>{value}</span>;
 }
@@ -155,11 +143,11 @@ export function ReceivedMessagePage({ id }: { id: string }) {
             <dd>{m.received_for.join(', ')}</dd>
             <dt>Received</dt>
             <dd>{formatTime(m.created_at)}</dd>
-            {verdicts(m.headers).map((v) => (
-              <Fragment key={v.method}>
-                <dt>{v.method.toUpperCase()}</dt>
+            {(['spf', 'dkim', 'dmarc'] as const).map((method) => (
+              <Fragment key={method}>
+                <dt>{method.toUpperCase()}</dt>
                 <dd>
-                  <Verdict value={v.result} />
+                  <Verdict value={m.authentication[method]} />
                 </dd>
               </Fragment>
             ))}
