@@ -1,7 +1,9 @@
 // GET /emails/receiving/:id: one received email of the caller's account, with its body, its
 // headers, a signed link to the raw message and its attachment list. Another account's id, or
 // an outbound email's, is "Email not found". `html_format` (data_uri by default, or cid) says
-// how inline images appear in the html; the response echoes the form served.
+// how inline images appear in the html; the response echoes the form served. `authentication`
+// (Postline's own) gives the SPF, DKIM and DMARC verdicts recorded when the message arrived:
+// the Authentication-Results header says the same, but holds text the sender chose.
 import { ApiError, notFound } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
@@ -30,10 +32,12 @@ export function getReceived(db: Db, links: () => Promise<ReceivedLinks>): Route 
         throw new ApiError('invalid_parameter', 'The `html_format` parameter must be `data_uri` or `cid`.');
       }
       const row = isUuid(params.id)
-        ? await db.one(`SELECT ${RECEIVED_COLUMNS}, html, text, headers, inbound_message_id FROM received_emails WHERE id = $1 AND account_id = $2`, [
-            params.id,
-            principal.accountId,
-          ])
+        ? await db.one(
+            `SELECT ${RECEIVED_COLUMNS}, html, text, headers, inbound_message_id,
+                    (SELECT json_build_object('spf', m.spf, 'dkim', m.dkim, 'dmarc', m.dmarc) FROM inbound_messages m WHERE m.id = received_emails.inbound_message_id) AS authentication
+               FROM received_emails WHERE id = $1 AND account_id = $2`,
+            [params.id, principal.accountId],
+          )
         : undefined;
       if (!row) throw notFound('Email');
       const attachments = (await attachmentsOf(db, [row.id])).get(row.id)!;
@@ -51,6 +55,7 @@ export function getReceived(db: Db, links: () => Promise<ReceivedLinks>): Route 
           headers: headerObject(row.headers),
           raw: signedDownload(await links(), 'raw', row.id),
           html_format: format,
+          authentication: row.authentication,
         },
       };
     },

@@ -73,6 +73,15 @@ export const RECEIVED_SCHEMA = object({
   headers: { type: 'object', additionalProperties: string() },
   raw: object(SIGNED_DOWNLOAD_SCHEMA),
   html_format: string(),
+  authentication: object(
+    {
+      spf: string({ description: 'pass, fail, softfail, neutral, none, temperror or permerror.' }),
+      dkim: string({ description: "The best signature's result: pass if any passes; none when unsigned." }),
+      dmarc: string({ description: 'pass, fail, none, temperror or permerror.' }),
+    },
+    ['spf', 'dkim', 'dmarc'],
+    { description: "Postline's own: the sender's SPF, DKIM and DMARC verdicts, as recorded when the message arrived." },
+  ),
 });
 
 /** The attachment metadata embedded in a received email (no URL: those come from the attachment routes). */

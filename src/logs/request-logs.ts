@@ -2,7 +2,7 @@
 // POSTLINE_LOG_RETENTION_DAYS. Entries are buffered and written in multi-row INSERTs a few
 // times a second, so logging never adds a round trip to a request.
 import crypto from 'node:crypto';
-import { validation, notFound } from '../api/errors.js';
+import { ApiError, validation, notFound } from '../api/errors.js';
 import { isUuid, restTimestamp } from '../api/format.js';
 import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
@@ -73,6 +73,48 @@ export async function purgeRequestLogs(db: Queryable, days: number, now: Date = 
     total += row!.n;
     if (row!.n < PURGE_BATCH) return total;
   }
+}
+
+/** The `/logs` filters (Postline's own, beside Resend's pagination), for the route's doc. */
+const FILTERS_QUERY = {
+  status: string({
+    pattern: '^[1-5]([0-9]{2}|xx)$',
+    description: 'Only responses with this status (`422`) or of this class (`4xx`).',
+    examples: ['422', '5xx'],
+  }),
+  endpoint: string({
+    minLength: 1,
+    maxLength: 500,
+    description: 'Only requests whose path starts with this (`/emails` matches `/emails/batch` and `/emails/:id`).',
+  }),
+  api_key_id: uuid('Only requests made with this API key.'),
+};
+
+/** Reads the `/logs` filters into SQL conditions on top of `account_id = $1`; 422 for a bad one. */
+function logFilters(query: Record<string, string | undefined>): { where: string; params: unknown[] } {
+  const conditions = ['account_id = $1'];
+  const params: unknown[] = [];
+  const add = (sql: (n: string) => string, value: unknown) => {
+    params.push(value);
+    conditions.push(sql(`$${params.length + 1}`));
+  };
+  const { status, endpoint, api_key_id: keyId } = query;
+  if (status !== undefined) {
+    const match = /^([1-5])([0-9]{2}|xx)$/.exec(status);
+    if (!match) throw new ApiError('invalid_parameter', 'The `status` parameter must be a status code (`422`) or a class (`4xx`).');
+    if (match[2] === 'xx') add((n) => `response_status BETWEEN ${n}::int AND ${n}::int + 99`, Number(match[1]) * 100);
+    else add((n) => `response_status = ${n}::int`, Number(status));
+  }
+  if (endpoint !== undefined) {
+    if (endpoint === '' || endpoint.length > 500) throw new ApiError('invalid_parameter', 'The `endpoint` parameter must be a path of 1 to 500 characters.');
+    // A prefix, matched literally: LIKE's wildcards in the path stand for themselves.
+    add((n) => `endpoint LIKE ${n} ESCAPE '\\'`, `${endpoint.replace(/[\\%_]/g, '\\$&')}%`);
+  }
+  if (keyId !== undefined) {
+    if (!isUuid(keyId)) throw new ApiError('invalid_parameter', 'The `api_key_id` parameter must be a valid id.');
+    add((n) => `api_key_id = ${n}`, keyId);
+  }
+  return { where: conditions.join(' AND '), params };
 }
 
 /** Columns in the order record() buffers them, with their SQL types. */
@@ -164,15 +206,17 @@ export class RequestLogs {
       {
         method: 'GET',
         url: '/logs',
-        doc: listDoc('List API request logs', LOG_SUMMARY_SCHEMA),
+        doc: listDoc('List API request logs', LOG_SUMMARY_SCHEMA, { query: FILTERS_QUERY }),
         handler: async ({ principal, query }) => {
+          const page = parsePage(query);
+          const filters = logFilters(query);
           await this.flush();
           const { rows, hasMore } = await listPage(db, {
             table: 'request_logs',
             columns: 'id, created_at, endpoint, method, response_status, user_agent',
-            where: 'account_id = $1',
-            params: [principal.accountId],
-            page: parsePage(query),
+            where: filters.where,
+            params: [principal.accountId, ...filters.params],
+            page,
           });
           return { body: envelope(rows.map(summary), hasMore) };
         },

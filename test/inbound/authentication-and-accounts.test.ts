@@ -40,6 +40,8 @@ describe('inbound: sender authentication is recorded, not enforced; one message,
     const email = await latest(t.resend);
     assert.equal(email.subject, 'Wire money');
     assert.deepEqual(await verdicts(email.id), ['fail', 'none', 'fail']);
+    // The API says so too (Postline's own field), whatever text the sender put in its headers.
+    assert.deepEqual((email as unknown as { authentication: unknown }).authentication, { spf: 'fail', dkim: 'none', dmarc: 'fail' });
     assert.match(email.headers!['Authentication-Results']!, /spf=fail/);
     assert.match(email.headers!['Authentication-Results']!, /dmarc=fail/);
     assert.match(email.headers!['Received-SPF']!, /^fail/);

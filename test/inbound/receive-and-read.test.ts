@@ -126,6 +126,7 @@ describe('inbound: mail for a receiving domain is stored, reported and readable 
     assert.match(headers['Authentication-Results']!, /dkim=pass/);
     assert.match(headers['Authentication-Results']!, /spf=pass/);
     assert.match(headers['Authentication-Results']!, /dmarc=pass/);
+    assert.deepEqual((data as unknown as { authentication: unknown }).authentication, { spf: 'pass', dkim: 'pass', dmarc: 'pass' }, "Postline's own field");
     assert.match(headers.Received!, /by mta\.postline\.test \(Postline\) with ESMTP/);
     assert.ok(data!.raw);
     assert.match(data!.raw!.download_url, new RegExp(`^${t.url}/downloads/received-emails/${emailId}\\?expires=\\d+&signature=`));

@@ -22,6 +22,14 @@ const WebhookPage = lazy(() => import('./pages/Webhooks').then((m) => ({ default
 const WebhookMessagePage = lazy(() => import('./pages/Webhooks').then((m) => ({ default: m.WebhookMessagePage })));
 const TemplatesPage = lazy(() => import('./pages/Templates').then((m) => ({ default: m.TemplatesPage })));
 const TemplatePage = lazy(() => import('./pages/Templates').then((m) => ({ default: m.TemplatePage })));
+const AutomationsPage = lazy(() => import('./pages/Automations').then((m) => ({ default: m.AutomationsPage })));
+const AutomationPage = lazy(() => import('./pages/Automations').then((m) => ({ default: m.AutomationPage })));
+const RunPage = lazy(() => import('./pages/Automations').then((m) => ({ default: m.RunPage })));
+const ReceivedListPage = lazy(() => import('./pages/Received').then((m) => ({ default: m.ReceivedListPage })));
+const ReceivedMessagePage = lazy(() => import('./pages/Received').then((m) => ({ default: m.ReceivedMessagePage })));
+const SuppressionsPage = lazy(() => import('./pages/Suppressions').then((m) => ({ default: m.SuppressionsPage })));
+const LogsPage = lazy(() => import('./pages/Logs').then((m) => ({ default: m.LogsPage })));
+const LogPage = lazy(() => import('./pages/Logs').then((m) => ({ default: m.LogPage })));
 
 const PAGES = [
   { path: '/', title: 'Overview' },
@@ -120,6 +128,15 @@ function renderPage(path: string, title: string | undefined) {
     const id = decodeURIComponent(path.slice('/templates/'.length));
     return <TemplatePage key={id} id={id} />;
   }
+  if (path === '/automations') return <AutomationsPage />;
+  const run = /^\/automations\/([^/]+)\/runs\/([^/]+)$/.exec(path);
+  if (run) return <RunPage automationId={decodeURIComponent(run[1]!)} runId={decodeURIComponent(run[2]!)} />;
+  if (path.startsWith('/automations/')) return <AutomationPage id={decodeURIComponent(path.slice('/automations/'.length))} />;
+  if (path === '/received') return <ReceivedListPage />;
+  if (path.startsWith('/received/')) return <ReceivedMessagePage id={decodeURIComponent(path.slice('/received/'.length))} />;
+  if (path === '/suppressions') return <SuppressionsPage />;
+  if (path === '/logs') return <LogsPage />;
+  if (path.startsWith('/logs/')) return <LogPage id={decodeURIComponent(path.slice('/logs/'.length))} />;
   if (title === 'Captured mail' && path === '/captured') return <CapturedListPage />;
   if (title === 'Captured mail') return <CapturedMessagePage id={decodeURIComponent(path.slice('/captured/'.length))} />;
   if (title) return <NotBuiltYet title={title} />;

@@ -1,0 +1,189 @@
+// Received mail (/emails/receiving, src/inbound/): what arrived for the account's receiving
+// domains, and a message's page with the same viewer as captured and sent mail
+// (mail-viewer.tsx: HTML in a sandboxed frame, text, headers), the sender's SPF, DKIM and DMARC
+// verdicts as Postline recorded them (`authentication`, not the header, whose text the sender
+// partly chose), its attachments and the raw message (signed downloads).
+import { useQuery } from '@tanstack/react-query';
+import { Fragment } from 'react';
+import { api, type List } from '../api';
+import { ErrorMessage, formatTime, Pager, useCursor } from '../components';
+import { HeaderTable, MailBody, type MailHeader } from '../mail-viewer';
+import { follow } from '../router';
+
+interface AttachmentSummary {
+  id: string;
+  filename: string | null;
+  size: number;
+  content_type: string;
+  content_id: string | null;
+  content_disposition: string | null;
+}
+interface ReceivedSummary {
+  id: string;
+  from: string;
+  to: string[];
+  cc: string[];
+  reply_to: string[];
+  received_for: string[];
+  subject: string;
+  message_id: string | null;
+  created_at: string;
+  attachments: AttachmentSummary[];
+}
+interface SignedDownload {
+  download_url: string;
+  expires_at: string;
+}
+interface ReceivedMessage extends ReceivedSummary {
+  html: string | null;
+  text: string | null;
+  headers: Record<string, string>;
+  raw: SignedDownload;
+  /** Postline's own: the verdicts recorded when the message arrived. */
+  authentication: { spf: string; dkim: string; dmarc: string };
+}
+type Attachment = AttachmentSummary & SignedDownload;
+
+export function ReceivedListPage() {
+  const cursor = useCursor();
+  const list = useQuery({
+    queryKey: ['received', cursor.after],
+    queryFn: () => api<List<ReceivedSummary>>('GET', `/emails/receiving?limit=50${cursor.after ? `&after=${cursor.after}` : ''}`),
+    refetchInterval: 10_000,
+  });
+  const rows = list.data?.data ?? [];
+  return (
+    <>
+      <h1>Received mail</h1>
+      <p>Mail that arrived for your receiving domains, newest first.</p>
+      <ErrorMessage error={list.error} />
+      {list.data && rows.length === 0 && cursor.page === 1 && (
+        <p className="notice">
+          Nothing received yet. Turn receiving on for a domain and point its MX record at this Postline: mail sent to any address there appears here.
+        </p>
+      )}
+      {rows.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Subject</th>
+                <th scope="col">From</th>
+                <th scope="col">To</th>
+                <th scope="col">Attachments</th>
+                <th scope="col">Received</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((m) => (
+                <tr key={m.id}>
+                  <th scope="row">
+                    <a href={`/dashboard/received/${m.id}`} onClick={follow(`/received/${m.id}`)}>
+                      {m.subject || '(no subject)'}
+                    </a>
+                  </th>
+                  <td>{m.from}</td>
+                  <td>{m.received_for.join(', ')}</td>
+                  <td className="number">{m.attachments.length}</td>
+                  <td>{formatTime(m.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager cursor={cursor} hasMore={list.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+    </>
+  );
+}
+
+function Verdict({ value }: { value: string }) {
+  return <span className={`status ${value === 'pass' ? 'status-verified' : value === 'none' ? '' : 'status-failed'}`}>{value}</span>;
+}
+
+export function ReceivedMessagePage({ id }: { id: string }) {
+  const message = useQuery({ queryKey: ['received-message', id], queryFn: () => api<ReceivedMessage>('GET', `/emails/receiving/${encodeURIComponent(id)}`) });
+  // The attachment routes give each a signed download URL (the message's own list does not).
+  const attachments = useQuery({
+    queryKey: ['received-attachments', id],
+    queryFn: () => api<List<Attachment>>('GET', `/emails/receiving/${encodeURIComponent(id)}/attachments`),
+    enabled: (message.data?.attachments.length ?? 0) > 0,
+  });
+  const m = message.data;
+  const headers: MailHeader[] = m ? Object.entries(m.headers).map(([name, value]) => ({ name, value })) : [];
+  return (
+    <>
+      <p>
+        <a href="/dashboard/received" onClick={follow('/received')}>
+          ← Received mail
+        </a>
+      </p>
+      <ErrorMessage error={message.error} />
+      {m && (
+        <>
+          <h1 className="subject">{m.subject || '(no subject)'}</h1>
+          <dl className="facts">
+            <dt>From</dt>
+            <dd>{m.from}</dd>
+            <dt>To</dt>
+            <dd>{m.to.join(', ') || '—'}</dd>
+            {m.cc.length > 0 && (
+              <>
+                <dt>Cc</dt>
+                <dd>{m.cc.join(', ')}</dd>
+              </>
+            )}
+            {m.reply_to.length > 0 && (
+              <>
+                <dt>Reply to</dt>
+                <dd>{m.reply_to.join(', ')}</dd>
+              </>
+            )}
+            <dt>Delivered to</dt>
+            <dd>{m.received_for.join(', ')}</dd>
+            <dt>Received</dt>
+            <dd>{formatTime(m.created_at)}</dd>
+            {(['spf', 'dkim', 'dmarc'] as const).map((method) => (
+              <Fragment key={method}>
+                <dt>{method.toUpperCase()}</dt>
+                <dd>
+                  <Verdict value={m.authentication[method]} />
+                </dd>
+              </Fragment>
+            ))}
+          </dl>
+          <p>
+            {/* A signed URL on Postline itself, valid for an hour: no key needed, always a download. */}
+            <a href={m.raw.download_url} download={`${m.id}.eml`}>
+              Download the raw message (.eml)
+            </a>
+          </p>
+          <MailBody html={m.html} text={m.text} />
+          {m.attachments.length > 0 && (
+            <>
+              <h2>Attachments</h2>
+              <ErrorMessage error={attachments.error} />
+              <ul className="attachments">
+                {((attachments.data?.data ?? m.attachments) as (AttachmentSummary & Partial<SignedDownload>)[]).map((a) => (
+                  <li key={a.id}>
+                    {a.download_url ? (
+                      <a href={a.download_url} download={a.filename ?? ''}>
+                        {a.filename ?? '(no name)'}
+                      </a>
+                    ) : (
+                      (a.filename ?? '(no name)')
+                    )}{' '}
+                    <span className="hint">
+                      {a.content_type} · {a.size.toLocaleString()} bytes{a.content_id ? ' · inline' : ''}
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+          <HeaderTable headers={headers} />
+        </>
+      )}
+    </>
+  );
+}

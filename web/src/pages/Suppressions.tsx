@@ -1,0 +1,220 @@
+// Suppressions (/suppressions, src/suppressions/): the addresses Postline will not send to, and
+// why (a hard bounce, a complaint, or added by hand), filtered by that reason or looked up by
+// address; add one, remove one after a confirmation.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { ApiFailure, api, type List } from '../api';
+import { ConfirmDialog, ErrorMessage, formatTime, Pager, useCursor } from '../components';
+
+const ORIGINS = ['bounce', 'complaint', 'manual'] as const;
+type Origin = (typeof ORIGINS)[number];
+interface Suppression {
+  id: string;
+  email: string;
+  origin: Origin;
+  source_id: string | null;
+  created_at: string;
+}
+
+const REASONS: Record<Origin, string> = {
+  bounce: 'Hard bounce',
+  complaint: 'Complaint (marked as spam)',
+  manual: 'Added by hand',
+};
+
+export function SuppressionsPage() {
+  const [origin, setOrigin] = useState<Origin | ''>('');
+  const [found, setFound] = useState<{ address: string; entry: Suppression | null }>();
+  const [removing, setRemoving] = useState<Suppression>();
+  const queryClient = useQueryClient();
+  const remove = useMutation({
+    mutationFn: (s: Suppression) => api('DELETE', `/suppressions/${s.id}`),
+    onSuccess: (_, s) => {
+      if (found?.entry?.id === s.id) setFound({ address: found.address, entry: null });
+      void queryClient.invalidateQueries({ queryKey: ['suppressions'] });
+    },
+  });
+  return (
+    <>
+      <h1>Suppressions</h1>
+      <p>
+        Postline sends nothing to these addresses: an email to one of them is recorded as suppressed and never attempted. Remove an address to send to it again.
+      </p>
+      <AddSuppression />
+      <FindSuppression onFound={setFound} />
+      {found && (
+        <div className="panel spaced" aria-live="polite">
+          {found.entry ? (
+            <SuppressionTable rows={[found.entry]} onRemove={setRemoving} caption={`Found ${found.address}`} />
+          ) : (
+            <p>
+              <strong>{found.address}</strong> is not suppressed.
+            </p>
+          )}
+        </div>
+      )}
+      <h2>Suppressed addresses</h2>
+      <div className="row inline-filter">
+        <label htmlFor="suppression-origin">Reason</label>
+        <select id="suppression-origin" value={origin} onChange={(e) => setOrigin(e.target.value as Origin | '')}>
+          <option value="">Any reason</option>
+          {ORIGINS.map((o) => (
+            <option key={o} value={o}>
+              {REASONS[o]}
+            </option>
+          ))}
+        </select>
+      </div>
+      <ErrorMessage error={remove.error} />
+      {/* Keyed by the filter: another reason starts again at the first page. */}
+      <SuppressionList key={origin} origin={origin} onRemove={setRemoving} />
+      <ConfirmDialog
+        open={removing !== undefined}
+        title={`Remove ${removing?.email ?? ''}?`}
+        confirm="Remove"
+        onConfirm={() => {
+          if (removing) remove.mutate(removing);
+          setRemoving(undefined);
+        }}
+        onClose={() => setRemoving(undefined)}
+      >
+        <p>
+          Postline will send to this address again.
+          {removing?.origin !== 'manual' && ' It was suppressed because mail to it failed or was reported as spam: sending again may hurt your reputation.'}
+        </p>
+      </ConfirmDialog>
+    </>
+  );
+}
+
+function SuppressionList({ origin, onRemove }: { origin: Origin | ''; onRemove: (s: Suppression) => void }) {
+  const cursor = useCursor();
+  const list = useQuery({
+    queryKey: ['suppressions', origin, cursor.after],
+    queryFn: () => api<List<Suppression>>('GET', `/suppressions?limit=50${origin ? `&origin=${origin}` : ''}${cursor.after ? `&after=${cursor.after}` : ''}`),
+  });
+  const rows = list.data?.data ?? [];
+  return (
+    <>
+      <ErrorMessage error={list.error} />
+      {list.data && rows.length === 0 && cursor.page === 1 && (
+        <p className="notice">
+          {origin
+            ? `No address is suppressed for this reason.`
+            : 'No address is suppressed. Hard bounces and complaints add addresses here by themselves; add one above to stop mail to it.'}
+        </p>
+      )}
+      {rows.length > 0 && <SuppressionTable rows={rows} onRemove={onRemove} />}
+      <Pager cursor={cursor} hasMore={list.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+    </>
+  );
+}
+
+function SuppressionTable({ rows, onRemove, caption }: { rows: Suppression[]; onRemove: (s: Suppression) => void; caption?: string }) {
+  return (
+    <div className="table-wrap">
+      <table>
+        {caption && <caption className="visually-hidden">{caption}</caption>}
+        <thead>
+          <tr>
+            <th scope="col">Address</th>
+            <th scope="col">Reason</th>
+            <th scope="col">Since</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((s) => (
+            <tr key={s.id}>
+              <th scope="row">{s.email}</th>
+              <td>
+                {REASONS[s.origin] ?? s.origin}
+                {s.source_id && <span className="hint block">email {s.source_id}</span>}
+              </td>
+              <td>{formatTime(s.created_at)}</td>
+              <td>
+                <button type="button" className="danger small" onClick={() => onRemove(s)} aria-label={`Remove ${s.email}`}>
+                  Remove
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function AddSuppression() {
+  const queryClient = useQueryClient();
+  const [email, setEmail] = useState('');
+  const [added, setAdded] = useState<string>();
+  const add = useMutation({
+    mutationFn: (address: string) => api('POST', '/suppressions', { email: address }),
+    onSuccess: (_, address) => {
+      setAdded(address);
+      setEmail('');
+      void queryClient.invalidateQueries({ queryKey: ['suppressions'] });
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setAdded(undefined);
+    add.mutate(email.trim());
+  };
+  return (
+    <form className="panel spaced" onSubmit={submit} aria-labelledby="add-suppression-title">
+      <h2 id="add-suppression-title">Suppress an address</h2>
+      <p className="hint">Its reason is recorded as “added by hand”; bounces and complaints are added by Postline itself.</p>
+      <label htmlFor="suppression-email">Address</label>
+      <div className="row">
+        <input id="suppression-email" type="email" required placeholder="someone@example.com" value={email} onChange={(e) => setEmail(e.target.value)} />
+        <button type="submit" disabled={add.isPending}>
+          Suppress
+        </button>
+      </div>
+      <ErrorMessage error={add.error} />
+      {added && (
+        <p role="status" className="hint">
+          {added} is suppressed.
+        </p>
+      )}
+    </form>
+  );
+}
+
+/** Looks one address up (GET /suppressions/:address): the list itself is paged, not searched. */
+function FindSuppression({ onFound }: { onFound: (found: { address: string; entry: Suppression | null } | undefined) => void }) {
+  const [address, setAddress] = useState('');
+  const find = useMutation({
+    mutationFn: async (value: string) => {
+      try {
+        return await api<Suppression>('GET', `/suppressions/${encodeURIComponent(value)}`);
+      } catch (error) {
+        if (error instanceof ApiFailure && error.status === 404) return null;
+        throw error;
+      }
+    },
+    onSuccess: (entry, value) => onFound({ address: value, entry }),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    onFound(undefined);
+    find.mutate(address.trim().toLowerCase());
+  };
+  return (
+    <form className="panel spaced" onSubmit={submit} aria-labelledby="find-suppression-title">
+      <h2 id="find-suppression-title">Is an address suppressed?</h2>
+      <label htmlFor="suppression-find">Address</label>
+      <div className="row">
+        <input id="suppression-find" type="email" required placeholder="someone@example.com" value={address} onChange={(e) => setAddress(e.target.value)} />
+        <button type="submit" className="secondary" disabled={find.isPending}>
+          Look up
+        </button>
+      </div>
+      <ErrorMessage error={find.error} />
+    </form>
+  );
+}
