@@ -15,6 +15,7 @@ const QueuePage = lazy(() => import('./pages/Queue').then((m) => ({ default: m.Q
 const QueueDestinationPage = lazy(() => import('./pages/Queue').then((m) => ({ default: m.QueueDestinationPage })));
 const CapturedListPage = lazy(() => import('./pages/Captured').then((m) => ({ default: m.CapturedListPage })));
 const CapturedMessagePage = lazy(() => import('./pages/Captured').then((m) => ({ default: m.CapturedMessagePage })));
+const OverviewPage = lazy(() => import('./pages/Overview').then((m) => ({ default: m.OverviewPage })));
 
 const PAGES = [
   { path: '/', title: 'Overview' },
@@ -97,6 +98,7 @@ function Shell({ session, path }: { session: Session; path: string }) {
 }
 
 function renderPage(path: string, title: string | undefined) {
+  if (path === '/') return <OverviewPage />;
   if (path === '/api-keys') return <ApiKeysPage />;
   if (path === '/domains') return <DomainsPage />;
   if (path.startsWith('/domains/')) return <DomainPage id={decodeURIComponent(path.slice('/domains/'.length))} />;
