@@ -143,3 +143,25 @@ export async function readEmailMetrics(q: Queryable, query: MetricsQuery): Promi
   }
   return { totals, periods };
 }
+
+/**
+ * Folds the shards of every hour that ended over an hour ago into shard 0 (housekeeping,
+ * worker-role.ts), so a month is read from one row per hour and metric. Writers only add to
+ * the hour their transaction began in, so nothing writes these rows any more; a late one would
+ * make a new shard row, folded the next time. Deleting and adding are one statement: a reader
+ * sees the sums before or after, never in between. Returns the rows folded.
+ */
+export async function foldEmailMetricShards(q: Queryable): Promise<number> {
+  const rows = await q.query<{ n: number }>(
+    `WITH folded AS (
+       DELETE FROM email_metrics WHERE hour < date_trunc('hour', now()) - interval '1 hour' AND shard <> 0
+       RETURNING account_id, hour, metric, count
+     ), added AS (
+       INSERT INTO email_metrics AS m (account_id, hour, metric, shard, count)
+       SELECT account_id, hour, metric, 0, sum(count) FROM folded GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+       ON CONFLICT (account_id, hour, metric, shard) DO UPDATE SET count = m.count + EXCLUDED.count
+     )
+     SELECT count(*)::int AS n FROM folded`,
+  );
+  return rows[0]!.n;
+}

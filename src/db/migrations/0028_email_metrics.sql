@@ -6,7 +6,9 @@
 --
 -- `shard` is the writing connection's pg_backend_pid() % 16: concurrent writers (the accept
 -- group commits, delivery outcome batches) add to different rows of the same hour instead of
--- queueing on one row's lock until the other commits; readers sum the shards.
+-- queueing on one row's lock until the other commits; readers sum the shards. Housekeeping
+-- folds the shards of hours that ended over an hour ago into shard 0 (foldEmailMetricShards),
+-- so a past hour is one row per metric.
 CREATE TABLE email_metrics (
   account_id  uuid NOT NULL,
   hour        timestamptz NOT NULL,
