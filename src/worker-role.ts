@@ -12,6 +12,7 @@ import type { Db } from './db/database.js';
 import { releaseDeliveriesOfNodes } from './delivery/claim.js';
 import { DeliveryWorker } from './delivery/worker.js';
 import { DnsResolver } from './dns/resolver.js';
+import { foldEmailMetricShards } from './events/email-metrics.js';
 import type { AcceptDeps } from './emails/accept.js';
 import { composeDeferred } from './emails/compose-deferred.js';
 import { ScheduledEmailReleaser } from './emails/release-scheduled.js';
@@ -126,6 +127,7 @@ export function startWorkerRole({ db, config, dns, accept, requestLogs, logger }
   const keepHouse = () => {
     void requestLogs.purgeOlderThan(config.logRetentionDays).catch((err) => logger.warn({ err }, 'log purge failed'));
     void purgeExpiredIdempotencyKeys(db).catch((err) => logger.warn({ err }, 'idempotency purge failed'));
+    void foldEmailMetricShards(db).catch((err) => logger.warn({ err }, 'email metrics fold failed'));
     if (config.receivedRetentionMs !== undefined) {
       void purgeReceivedMail(db, config.receivedRetentionMs).catch((err) => logger.warn({ err }, 'received mail purge failed'));
     }

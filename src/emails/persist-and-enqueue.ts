@@ -11,7 +11,7 @@
 // emails (broadcast_id, contact_id, bulk priority) with src/broadcasts/ and 0014_broadcasts.sql.
 import type { Queryable } from '../db/database.js';
 import { messageColumns, type StoredMessage } from '../email-row/stored-message.js';
-import { outboundEvent, recordEventsCte } from '../events/record-events.js';
+import { outboundEvent, recordEventsCtes } from '../events/record-events.js';
 import type { EmailRequest } from './email-request.js';
 import type { ExclusionOrigin } from './apply-suppressions.js';
 import { recordSuppressed } from './apply-suppressions.js';
@@ -160,9 +160,7 @@ export async function persistAndEnqueue(q: Queryable, emails: OutgoingEmail[]): 
          FROM unnest($${base + 1}::uuid[], $${base + 2}::uuid[], $${base + 3}::text[], $${base + 4}::text[],
                      $${base + 5}::text[], $${base + 6}::timestamptz[], $${base + 7}::smallint[])
               AS v(email_id, account_id, recipient, domain, status, due, priority)
-     ), ev AS (
-       ${recordEventsCte(events, params, 'e')}
-     )
+     ), ${recordEventsCtes('ev', events, params, 'e')}
      SELECT id, created_at FROM e`,
     params,
     'persist-and-enqueue',

@@ -14,6 +14,7 @@ import { getAttachment } from './get-attachment.js';
 import { listAttachments } from './list-attachments.js';
 import { cancelEmail } from './cancel-email.js';
 import { getEmail } from './get-email.js';
+import { getEmailMetrics } from './get-email-metrics.js';
 import { GroupCommitter } from './group-commit.js';
 import { listEmails } from './list-emails.js';
 import { sendBatchEmails } from './send-batch-emails.js';
@@ -46,6 +47,7 @@ export function emailRoutes(db: Db, config: EmailConfig, dns: DnsResolver, accep
     sendEmail(accept),
     sendBatchEmails(accept),
     listEmails(db),
+    getEmailMetrics(db),
     getEmail(db),
     updateEmail(db),
     cancelEmail(db),

@@ -7,7 +7,7 @@ import type { EmailEventType, EventType } from './catalogue.js';
 /** What every event about an outbound email carries. */
 export interface EmailEventData {
   email_id: string;
-  /** The email's creation; an event written with its email (recordEventsCte) takes the row's. */
+  /** The email's creation; an event written with its email (recordEventsCtes) takes the row's. */
   created_at?: string;
   from: string;
   to: string[];

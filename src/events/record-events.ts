@@ -3,6 +3,7 @@
 // when its state change is: never lost, never invented. Webhook dispatch reads `events`.
 import type { Queryable } from '../db/database.js';
 import { EMAIL_EVENTS, type EmailEventType } from './catalogue.js';
+import { countEventsCte, RECORDED_COLUMNS } from './email-metrics.js';
 import type { EmailEventData, NewEvent, OutboundEvent } from './payloads.js';
 
 export type { NewEvent } from './payloads.js';
@@ -21,8 +22,9 @@ export interface AlsoSetOnEmails {
 }
 
 /**
- * Inserts events in one statement, and in the same statement moves each email they are about
- * to its last event's `last_event` (the catalogue's). Call inside the state change's
+ * Inserts events in one statement, and in the same statement adds them to the account's email
+ * metrics (email-metrics.ts) and moves each email they are about to its last event's
+ * `last_event` (the catalogue's). Call inside the state change's
  * transaction, after the change itself: an email keeps `scheduled` while a delivery of it
  * still waits for its time (a suppressed recipient of a scheduled email does not change what
  * the email is, unless nobody is left), which the writer reads from the deliveries as they
@@ -38,9 +40,12 @@ export async function recordEvents(q: Queryable, events: NewEvent[], also?: Also
     events.map((e) => e.emailId ?? null),
     events.map((e) => JSON.stringify(e.data)),
   ];
-  const insert = `INSERT INTO events (account_id, type, email_id, data) SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::jsonb[])`;
+  const recorded = `recorded AS (
+       INSERT INTO events (account_id, type, email_id, data) SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::jsonb[])
+       RETURNING ${RECORDED_COLUMNS}
+     ), counted AS (${countEventsCte('recorded')})`;
   if (ids.length === 0) {
-    await q.query(insert, params);
+    await q.query(`WITH ${recorded} SELECT 1`, params);
     return;
   }
   const columns = also?.columns ?? [];
@@ -52,7 +57,7 @@ export async function recordEvents(q: Queryable, events: NewEvent[], also?: Also
     return `(${types.map((type, i) => `$${at + i + 1}::${type}`).join(', ')})`;
   });
   await q.query(
-    `WITH recorded AS (${insert})
+    `WITH ${recorded}
      UPDATE emails e
         SET last_event = CASE WHEN v.last_event IS NOT NULL
                                AND (e.last_event <> 'scheduled'
@@ -75,26 +80,30 @@ function lastEvents(events: NewEvent[]): Map<string, string> {
 }
 
 /**
- * recordEvents as a data-modifying CTE of the statement that makes the state change, so both
- * reach the database in one round trip (persist-and-enqueue.ts). `emails` names a CTE of that
- * statement returning (id, created_at) of the emails the events are about: an event's data
- * without `created_at` takes its email's, as the database set it. Pushes its parameters onto
+ * recordEvents as data-modifying CTEs of the statement that makes the state change, so both
+ * reach the database in one round trip (persist-and-enqueue.ts): `name AS (the events), …
+ * (their metrics)`, to follow WITH or a comma. `emails` names a CTE of that statement
+ * returning (id, created_at) of the emails the events are about: an event's data without
+ * `created_at` takes its email's, as the database set it. Pushes its parameters onto
  * `params`. The events keep their order.
  */
-export function recordEventsCte(events: NewEvent[], params: unknown[], emails: string): string {
+export function recordEventsCtes(name: string, events: NewEvent[], params: unknown[], emails: string): string {
   const at = params.push(
     events.map((e) => e.accountId),
     events.map((e) => e.type),
     events.map((e) => e.emailId ?? null),
     events.map((e) => JSON.stringify(e.data)),
   );
-  return `INSERT INTO events (account_id, type, email_id, data)
+  return `${name} AS (
+       INSERT INTO events (account_id, type, email_id, data)
        SELECT v.account_id, v.type, v.email_id,
               jsonb_build_object('created_at', to_char(x.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) || v.data
          FROM unnest($${at - 3}::uuid[], $${at - 2}::text[], $${at - 1}::uuid[], $${at}::jsonb[]) WITH ORDINALITY
               AS v(account_id, type, email_id, data, n)
          JOIN ${emails} x ON x.id = v.email_id
-        ORDER BY v.n`;
+        ORDER BY v.n
+       RETURNING ${RECORDED_COLUMNS}
+     ), ${name}_metrics AS (${countEventsCte(name)})`;
 }
 
 /** The `last_event` an email takes when this event is recorded for it. */
@@ -105,7 +114,7 @@ export function lastEventOf(type: EmailEventType): string | null {
 /** The columns of an outbound email that its events' data come from. */
 export interface EmailForEvent {
   id: string;
-  /** Left out by an email being written in the same statement (recordEventsCte). */
+  /** Left out by an email being written in the same statement (recordEventsCtes). */
   created_at?: Date | string;
   from_address: string;
   subject: string;

@@ -23,7 +23,6 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
  */
 const NOT_YET_SERVED = [
   'POST /emails/{}/share',
-  'GET /emails/metrics',
   'POST /domains/claim',
   'GET /domains/{}/claim',
   'POST /domains/{}/claim/verify',

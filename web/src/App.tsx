@@ -30,6 +30,7 @@ const ReceivedMessagePage = lazy(() => import('./pages/Received').then((m) => ({
 const SuppressionsPage = lazy(() => import('./pages/Suppressions').then((m) => ({ default: m.SuppressionsPage })));
 const LogsPage = lazy(() => import('./pages/Logs').then((m) => ({ default: m.LogsPage })));
 const LogPage = lazy(() => import('./pages/Logs').then((m) => ({ default: m.LogPage })));
+const OverviewPage = lazy(() => import('./pages/Overview').then((m) => ({ default: m.OverviewPage })));
 
 const PAGES = [
   { path: '/', title: 'Overview' },
@@ -112,6 +113,7 @@ function Shell({ session, path }: { session: Session; path: string }) {
 }
 
 function renderPage(path: string, title: string | undefined) {
+  if (path === '/') return <OverviewPage />;
   if (path === '/api-keys') return <ApiKeysPage />;
   if (path === '/domains') return <DomainsPage />;
   if (path.startsWith('/domains/')) return <DomainPage id={decodeURIComponent(path.slice('/domains/'.length))} />;
