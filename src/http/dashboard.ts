@@ -6,10 +6,12 @@
 // <iframe sandbox srcdoc>, and a srcdoc document inherits this policy on top of its own
 // (web/src/pages/Captured.tsx): so styles may be inline (mail is styled inline) and images
 // remote (loaded only when the person asks; the frame's own policy blocks them otherwise).
-// The file list is read once at start; a path outside it is never looked up on disk.
+// The file list is read once at start; a path outside it is never looked up on disk. Text
+// files go gzipped to browsers that take it (each compressed once, on first request).
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../api/errors.js';
 
@@ -68,28 +70,39 @@ function fileName(url: string): string {
   }
 }
 
+const COMPRESSIBLE = new Set(['.html', '.js', '.css', '.svg', '.json']);
+
 export async function dashboard(app: FastifyInstance): Promise<void> {
   const dist = builtApp();
   // A few hundred KB, kept in memory: no disk read per request.
   const files = dist ? filesUnder(dist) : new Map<string, Buffer>();
-  const send = (reply: FastifyReply, name: string) => {
-    const body = files.get(name)!;
+  const gzipped = new Map<string, Buffer>();
+  const send = (reply: FastifyReply, name: string, acceptEncoding: string | undefined) => {
+    let body = files.get(name)!;
     reply.header('content-security-policy', CSP).header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer');
     // Vite names assets by their content: cached for good; index.html always asked again.
     reply.header('cache-control', name.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+    if (COMPRESSIBLE.has(path.extname(name))) {
+      reply.header('vary', 'accept-encoding');
+      if (/\bgzip\b/.test(acceptEncoding ?? '')) {
+        if (!gzipped.has(name)) gzipped.set(name, gzipSync(body, { level: 9 }));
+        body = gzipped.get(name)!;
+        reply.header('content-encoding', 'gzip');
+      }
+    }
     return reply.type(TYPES[path.extname(name)] ?? 'application/octet-stream').send(body);
   };
-  const serve = async (url: string, reply: FastifyReply) => {
+  const serve = async (url: string, acceptEncoding: string | undefined, reply: FastifyReply) => {
     if (url.startsWith('/dashboard/api/')) throw new ApiError('not_found', 'The requested endpoint does not exist.');
     if (!files.has('index.html')) {
       return reply.code(503).type('text/plain; charset=utf-8').send('The dashboard is not built: run `npm install` (or `npm run build:web`).\n');
     }
     const name = fileName(url);
-    if (files.has(name) && name !== '') return send(reply, name);
+    if (files.has(name) && name !== '') return send(reply, name, acceptEncoding);
     if (name.startsWith('assets/')) throw new ApiError('not_found', 'No such file.');
-    return send(reply, 'index.html');
+    return send(reply, 'index.html', acceptEncoding);
   };
   const config = { dashboardFile: true };
-  app.get('/dashboard', { config }, (req, reply) => serve(req.url, reply));
-  app.get('/dashboard/*', { config }, (req, reply) => serve(req.url, reply));
+  app.get('/dashboard', { config }, (req, reply) => serve(req.url, req.headers['accept-encoding'], reply));
+  app.get('/dashboard/*', { config }, (req, reply) => serve(req.url, req.headers['accept-encoding'], reply));
 }

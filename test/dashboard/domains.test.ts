@@ -108,6 +108,17 @@ describe('dashboard: a domain added, verified, set up and deleted in a browser',
     assert.equal(await page.getByRole('link', { name: NAME }).count(), 0);
   });
 
+  it('sends the app gzipped to a browser that takes it, and plain to one that does not', async () => {
+    const html = await (await fetch(`${t.url}/dashboard/`)).text();
+    const script = /src="(\/dashboard\/assets\/index-[\w-]+\.js)"/.exec(html)![1]!;
+    const zipped = await fetch(t.url + script, { headers: { 'accept-encoding': 'gzip' } });
+    assert.equal(zipped.headers.get('content-encoding'), 'gzip');
+    assert.equal(zipped.headers.get('vary'), 'accept-encoding');
+    const plain = await fetch(t.url + script, { headers: { 'accept-encoding': 'identity' } });
+    assert.equal(plain.headers.get('content-encoding'), null);
+    assert.equal(await zipped.text(), await plain.text());
+  });
+
   it('reads at phone width', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.getByLabel('Domain name').fill('phone.postline.test');
