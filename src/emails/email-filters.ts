@@ -16,7 +16,7 @@ export const EMAIL_FILTERS_QUERY: Record<string, JsonSchema> = {
   created_before: string({ description: 'Only emails created before this time (ISO 8601, a date or a date and time).' }),
 };
 
-export interface EmailFilters {
+interface EmailFilters {
   /** SQL conditions on `emails`, joined by AND, numbering their parameters from `firstParam`. */
   conditions: string[];
   params: unknown[];
