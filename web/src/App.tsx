@@ -13,6 +13,8 @@ import { follow, navigate, usePath } from './router';
 // Pages beyond the first ones load when opened, keeping the shell small (issue 16: ≤ 300 KB).
 const QueuePage = lazy(() => import('./pages/Queue').then((m) => ({ default: m.QueuePage })));
 const QueueDestinationPage = lazy(() => import('./pages/Queue').then((m) => ({ default: m.QueueDestinationPage })));
+const EmailsPage = lazy(() => import('./pages/Emails').then((m) => ({ default: m.EmailsPage })));
+const EmailPage = lazy(() => import('./pages/Emails').then((m) => ({ default: m.EmailPage })));
 const CapturedListPage = lazy(() => import('./pages/Captured').then((m) => ({ default: m.CapturedListPage })));
 const CapturedMessagePage = lazy(() => import('./pages/Captured').then((m) => ({ default: m.CapturedMessagePage })));
 
@@ -100,6 +102,8 @@ function renderPage(path: string, title: string | undefined) {
   if (path === '/api-keys') return <ApiKeysPage />;
   if (path === '/domains') return <DomainsPage />;
   if (path.startsWith('/domains/')) return <DomainPage id={decodeURIComponent(path.slice('/domains/'.length))} />;
+  if (path === '/emails') return <EmailsPage />;
+  if (path.startsWith('/emails/')) return <EmailPage id={decodeURIComponent(path.slice('/emails/'.length))} />;
   if (path === '/queue') return <QueuePage />;
   if (path.startsWith('/queue/')) return <QueueDestinationPage destination={decodeURIComponent(path.slice('/queue/'.length))} />;
   if (title === 'Captured mail' && path === '/captured') return <CapturedListPage />;
