@@ -123,7 +123,7 @@ function explainWhere(query: string, recipient: string): string {
   if (name === 'last_event') return `last_event = '${value}'`;
   if (name === 'from') return `from_address ILIKE '%${value}%'`;
   if (name === 'subject') return `subject ILIKE '%${value}%'`;
-  if (name === 'to') return `EXISTS (SELECT 1 FROM deliveries d WHERE d.email_id = emails.id AND lower(d.recipient) = lower('${recipient}'))`;
+  if (name === 'to') return `id IN (SELECT d.email_id FROM deliveries d WHERE d.account_id = $1 AND lower(d.recipient) = lower('${recipient}'))`;
   if (name === 'tag') {
     const [n, v] = value.split(':');
     return `tags @> '${JSON.stringify([v === undefined ? { name: n } : { name: n, value: v }])}'::jsonb`;

@@ -64,8 +64,9 @@ export function parseEmailFilters(query: Record<string, string | undefined>, tak
   const to = text(query, 'to', 320);
   if (to !== undefined) {
     if (!/^[^\s@]+@[^\s@]+$/.test(to.trim())) throw invalid('to', 'an email address');
-    // Every recipient (to, cc, bcc) has a delivery row with the bare address: one probe per email.
-    conditions.push(`EXISTS (SELECT 1 FROM deliveries d WHERE d.email_id = emails.id AND lower(d.recipient) = lower(${bind(to.trim())}))`);
+    // Every recipient (to, cc, bcc) has a delivery row with the bare address, found by
+    // deliveries_recipient (0027); $1 is the account (list-emails.ts binds it first).
+    conditions.push(`id IN (SELECT d.email_id FROM deliveries d WHERE d.account_id = $1 AND lower(d.recipient) = lower(${bind(to.trim())}))`);
   }
   const tag = text(query, 'tag', 512);
   if (tag !== undefined) {
