@@ -62,13 +62,14 @@ export interface ListEnvelope<T> {
 /**
  * Lists rows of `table` where `where` holds (with `params`), newest first, by keyset on
  * (created_at, id). `columns` is the select list. The cursor row must satisfy `where` too, so
- * another account's id as a cursor finds nothing.
+ * another account's id as a cursor finds nothing (or `cursorWhere`, the account alone, for a
+ * filtered list whose cursor row may have stopped matching the filters).
  */
 export async function listPage(
   q: Queryable,
-  options: { table: string; columns: string; where: string; params: unknown[]; page: Page },
+  options: { table: string; columns: string; where: string; params: unknown[]; page: Page; cursorWhere?: string },
 ): Promise<{ rows: Row[]; hasMore: boolean }> {
-  const { table, columns, where, params, page } = options;
+  const { table, columns, where, params, page, cursorWhere = where } = options;
   const args = [...params];
   let cursorClause = '';
   const backwards = page.before !== undefined;
@@ -76,7 +77,7 @@ export async function listPage(
   if (cursor) {
     args.push(cursor);
     const op = backwards ? '>' : '<';
-    cursorClause = `AND (created_at, id) ${op} (SELECT created_at, id FROM ${table} WHERE id = $${args.length} AND ${where})`;
+    cursorClause = `AND (created_at, id) ${op} (SELECT created_at, id FROM ${table} WHERE id = $${args.length} AND ${cursorWhere})`;
   }
   args.push(page.limit + 1);
   const order = backwards ? 'ASC' : 'DESC';

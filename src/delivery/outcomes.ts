@@ -1,6 +1,7 @@
-// Recording what happened to each recipient: the queue row's new state, the email's events
-// (through recordEvents, the one event writer) and the email's last_event, in one transaction,
-// so webhooks never see an event whose state change was lost or the reverse.
+// Recording what happened to each recipient: the queue row's new state, the attempt itself
+// (delivery_attempts), the email's events (through recordEvents, the one event writer) and the
+// email's last_event, in one transaction, so webhooks never see an event whose state change
+// was lost or the reverse.
 //
 // Results are written in batches: the worker hands each finished attempt to `record`, and
 // whatever piles up while one transaction commits goes into the next (group commit). Every
@@ -150,6 +151,7 @@ async function write(q: Queryable, rows: Row[]): Promise<void> {
   );
   const held = new Set(updated.map((r) => r.id));
   const written = rows.filter((r) => held.has(r.outcome.delivery.id));
+  await recordAttempts(q, written);
   // Messages composed for this attempt (compose at delivery, worker.ts) are stored with the
   // events, so a retry sends the same bytes.
   await recordEvents(q, eventsOf(written), composedMessages(composedEmails(written)));
@@ -166,6 +168,26 @@ async function write(q: Queryable, rows: Row[]): Promise<void> {
   await suppressAfterOutcomes(
     q,
     written.map((r) => r.outcome),
+  );
+}
+
+/**
+ * Every attempt, kept (deliveries hold only the last one): GET /emails/:id/attempts reads them.
+ * One statement for the whole batch, on the hot path like the rest of `write`.
+ */
+async function recordAttempts(q: Queryable, written: Row[]): Promise<void> {
+  if (written.length === 0) return;
+  await q.query(
+    `INSERT INTO delivery_attempts (email_id, delivery_id, recipient, mx, response, outcome)
+     SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[])`,
+    [
+      written.map((r) => r.outcome.delivery.email.id),
+      written.map((r) => r.outcome.delivery.id),
+      written.map((r) => r.outcome.delivery.recipient),
+      written.map((r) => r.outcome.mx ?? null),
+      written.map((r) => r.outcome.verdict.response),
+      written.map((r) => r.outcome.verdict.kind),
+    ],
   );
 }
 

@@ -12,7 +12,7 @@ export const SUMMARY_COLUMNS = 'id, from_address, to_addresses, cc, bcc, reply_t
 /** With the message's state and, for a small SMTP submission, the message its html and text are read from (get-email.ts). */
 export const DETAIL_COLUMNS = `${SUMMARY_COLUMNS}, html, text, tags, ${VIEW_MESSAGE_COLUMNS}`;
 
-const LAST_EVENTS = Object.values(EMAIL_EVENTS).flatMap((e) => (e.lastEvent ? [e.lastEvent] : []));
+export const LAST_EVENTS = Object.values(EMAIL_EVENTS).flatMap((e) => (e.lastEvent ? [e.lastEvent] : []));
 const addresses = array(string());
 
 /** emailSummary's shape, for the routes' docs. */

@@ -6,6 +6,7 @@ import type { Route } from '../api/route.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { DnsResolver } from '../dns/resolver.js';
+import { listDeliveryAttempts } from '../delivery/list-attempts.js';
 import { DestinationPolicy } from '../egress/destination-policy.js';
 import { signers } from '../signing/url-signing.js';
 import type { AcceptDeps } from './accept.js';
@@ -15,7 +16,9 @@ import { listAttachments } from './list-attachments.js';
 import { cancelEmail } from './cancel-email.js';
 import { getEmail } from './get-email.js';
 import { getEmailMetrics } from './get-email-metrics.js';
+import { getRawEmail } from './get-raw-email.js';
 import { GroupCommitter } from './group-commit.js';
+import { listEmailEvents } from './list-email-events.js';
 import { listEmails } from './list-emails.js';
 import { sendBatchEmails } from './send-batch-emails.js';
 import { sendEmail } from './send-email.js';
@@ -49,6 +52,9 @@ export function emailRoutes(db: Db, config: EmailConfig, dns: DnsResolver, accep
     listEmails(db),
     getEmailMetrics(db),
     getEmail(db),
+    listEmailEvents(db),
+    listDeliveryAttempts(db),
+    getRawEmail(db),
     updateEmail(db),
     cancelEmail(db),
     listAttachments(db, links),

@@ -5,7 +5,6 @@ import { lazy, Suspense, useEffect } from 'react';
 import { ApiFailure, api, type Session, setCsrfToken } from './api';
 import { ApiKeysPage } from './pages/ApiKeys';
 import { DomainPage, DomainsPage } from './pages/Domains';
-import { NotBuiltYet } from './pages/NotBuiltYet';
 import { SetPasswordPage } from './pages/SetPassword';
 import { SignInPage } from './pages/SignIn';
 import { follow, navigate, usePath } from './router';
@@ -13,6 +12,8 @@ import { follow, navigate, usePath } from './router';
 // Pages beyond the first ones load when opened, keeping the shell small (issue 16: ≤ 300 KB).
 const QueuePage = lazy(() => import('./pages/Queue').then((m) => ({ default: m.QueuePage })));
 const QueueDestinationPage = lazy(() => import('./pages/Queue').then((m) => ({ default: m.QueueDestinationPage })));
+const EmailsPage = lazy(() => import('./pages/Emails').then((m) => ({ default: m.EmailsPage })));
+const EmailPage = lazy(() => import('./pages/Emails').then((m) => ({ default: m.EmailPage })));
 const CapturedListPage = lazy(() => import('./pages/Captured').then((m) => ({ default: m.CapturedListPage })));
 const AudiencePage = lazy(() => import('./pages/Audience').then((m) => ({ default: m.AudiencePage })));
 const BroadcastsPage = lazy(() => import('./pages/Broadcasts').then((m) => ({ default: m.BroadcastsPage })));
@@ -119,6 +120,8 @@ function renderPage(path: string, title: string | undefined) {
   if (path.startsWith('/domains/')) return <DomainPage id={decodeURIComponent(path.slice('/domains/'.length))} />;
   if (path === '/audience' || path.startsWith('/audience/')) return <AudiencePage path={path} />;
   if (path === '/broadcasts' || path.startsWith('/broadcasts/')) return <BroadcastsPage path={path} />;
+  if (path === '/emails') return <EmailsPage />;
+  if (path.startsWith('/emails/')) return <EmailPage id={decodeURIComponent(path.slice('/emails/'.length))} />;
   if (path === '/queue') return <QueuePage />;
   if (path.startsWith('/queue/')) return <QueueDestinationPage destination={decodeURIComponent(path.slice('/queue/'.length))} />;
   if (path === '/webhooks') return <WebhooksPage />;
@@ -141,7 +144,6 @@ function renderPage(path: string, title: string | undefined) {
   if (path.startsWith('/logs/')) return <LogPage id={decodeURIComponent(path.slice('/logs/'.length))} />;
   if (title === 'Captured mail' && path === '/captured') return <CapturedListPage />;
   if (title === 'Captured mail') return <CapturedMessagePage id={decodeURIComponent(path.slice('/captured/'.length))} />;
-  if (title) return <NotBuiltYet title={title} />;
   return (
     <>
       <h1>Not found</h1>

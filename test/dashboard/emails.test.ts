@@ -1,0 +1,215 @@
+// The Emails page in a real browser, against a real MX sink and DNS: an email sent with the
+// resend SDK is delivered and listed; the list filters by recipient, subject and last event
+// (kept in the URL, so Back returns to the previous filters); an email's page shows its
+// timeline, the attempt with the MX host and 250 reply, the preview; a 5xx bounce shows its
+// reply; a scheduled email is rescheduled and canceled from its page after a confirmation; a
+// hostile email (subject, sender name, header, HTML with script and event handlers) shows as
+// text and runs nothing on the list or its page.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { eventually, publishMx, send, startDeliveryTest, waitForLastEvent } from '../delivery/support.js';
+import type { TestPostline } from '../support/postline.js';
+import { assertAccessible, launchChromium, screenshot, signInNewUser } from './browser.js';
+
+const HOSTILE_SUBJECT = '<script>window.__pwned=1</script> Invoice';
+const HOSTILE_HTML = [
+  '<h1>Visible heading</h1>',
+  '<img src=x onerror="window.parent.__pwned=1; alert(1)">',
+  '<script>parent.__pwned=1; window.__pwned=1; alert(2)</script>',
+  '<svg onload="parent.__pwned=1"></svg>',
+].join('\n');
+
+describe('dashboard: emails, their filters and an email page', () => {
+  let t: TestPostline;
+  let browser: Browser;
+  let page: Page;
+  const dialogs: string[] = [];
+  const ids: Record<string, string> = {};
+
+  before(async () => {
+    t = await startDeliveryTest();
+    publishMx(t, 'inbox.test', [{ name: 'mx.inbox.test', priority: 10, address: '127.0.0.1' }]);
+    publishMx(t, 'strict.test', [{ name: 'mx.strict.test', priority: 10, address: '127.0.0.1' }]);
+    t.sink.onRecipient = (address) => (address === 'ghost@strict.test' ? { code: 550, message: '5.1.1 No such mailbox here' } : undefined);
+    browser = await launchChromium();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    await signInNewUser(context, { url: t.url, db: t.postline.db }, 'Default', 'sender@emails.postline.test');
+    page = await context.newPage();
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.stop();
+  });
+
+  const pwned = () => page.evaluate(() => (window as { __pwned?: unknown }).__pwned);
+  const subjectsShown = async () => page.locator('table.emails tbody th').allTextContents();
+  const filterBy = async (fill: (p: Page) => Promise<unknown>, expected: string[]) => {
+    await fill(page);
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('table.emails tbody tr').length === n || (n === 0 && !!document.querySelector('.notice')),
+      expected.length,
+    );
+    await page.waitForTimeout(300);
+    assert.deepEqual(await subjectsShown(), expected);
+  };
+
+  it('says what to do when no email was sent yet', async () => {
+    await page.goto(`${t.url}/dashboard/emails`);
+    await page.getByText('No emails yet').waitFor();
+    await screenshot(page, 'emails-01-empty');
+  });
+
+  it('lists an email sent with the SDK once delivered, and filters by recipient, subject and last event', async () => {
+    const sent = await t.resend.emails.send({
+      from: 'Reports <reports@sender.test>',
+      to: 'alice@inbox.test',
+      subject: 'Quarterly report',
+      html: '<h1>Figures</h1><p>All good.</p>',
+      tags: [{ name: 'kind', value: 'report' }],
+    });
+    assert.equal(sent.error, null);
+    ids.report = sent.data!.id;
+    ids.bounce = await send(t, { to: 'ghost@strict.test', subject: 'Lost letter' });
+    await waitForLastEvent(t, ids.report, 'delivered');
+    await waitForLastEvent(t, ids.bounce, 'bounced');
+    await page.reload();
+    await page.getByRole('link', { name: 'Quarterly report' }).waitFor();
+    const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'Quarterly report' }) });
+    await row.getByText('delivered').waitFor();
+    assert.deepEqual(await subjectsShown(), ['Lost letter', 'Quarterly report']);
+    await assertAccessible(page, 'emails list');
+    await screenshot(page, 'emails-02-list');
+
+    await filterBy((p) => p.getByLabel('Recipient address').fill('alice@inbox.test'), ['Quarterly report']);
+    assert.match(page.url(), /\?to=alice%40inbox\.test$/);
+    await page.getByLabel('Recipient address').fill('');
+    await filterBy((p) => p.getByLabel('Subject contains').fill('LETTER'), ['Lost letter']);
+    await page.getByLabel('Subject contains').fill('');
+    await filterBy((p) => p.getByLabel('Last event').selectOption('bounced'), ['Lost letter']);
+    assert.match(page.url(), /last_event=bounced/);
+    await screenshot(page, 'emails-03-filtered');
+    await filterBy((p) => p.getByLabel('Last event').selectOption('opened'), []);
+    await page.getByText('No email matches these filters').waitFor();
+    // Back: the previous filter, its form value and its results.
+    await page.goBack();
+    await page.waitForFunction(() => location.search === '?last_event=bounced');
+    await page.getByRole('link', { name: 'Lost letter' }).waitFor();
+    assert.equal(await page.getByLabel('Last event').inputValue(), 'bounced');
+    assert.deepEqual(await subjectsShown(), ['Lost letter']);
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await page.getByRole('link', { name: 'Quarterly report' }).waitFor();
+  });
+
+  it("opens an email: facts, timeline, the attempt's MX host and 250 reply, the preview, the raw message", async () => {
+    await page.getByRole('link', { name: 'Quarterly report' }).click();
+    await page.getByRole('heading', { name: 'Quarterly report', level: 1 }).waitFor();
+    await page.getByText('kind: report').waitFor();
+    const timeline = page.locator('ol.timeline li');
+    await timeline.nth(1).waitFor();
+    assert.match((await timeline.allTextContents()).join(' | '), /^sent .*\| delivered .*alice@inbox\.test/);
+    const attempt = page.locator('table.attempts tbody tr');
+    await attempt.first().waitFor();
+    const cells = await attempt.first().getByRole('cell').allTextContents();
+    assert.equal(cells[1], 'alice@inbox.test');
+    assert.equal(cells[2], 'mx.inbox.test');
+    assert.match(cells[3]!, /^250 /);
+    assert.equal(cells[4], 'delivered');
+    await page.frameLocator('iframe.preview').getByRole('heading', { name: 'Figures' }).waitFor();
+    assert.equal(await page.locator('iframe.preview').getAttribute('sandbox'), '');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: /Download the raw message/ }).click()]);
+    assert.equal(download.suggestedFilename(), `${ids.report}.eml`);
+    await page.getByRole('button', { name: 'Show headers' }).click();
+    await page.getByRole('rowheader', { name: 'DKIM-Signature' }).waitFor();
+    await assertAccessible(page, 'email page');
+    await screenshot(page, 'emails-04-email');
+  });
+
+  it("shows a bounce's 5xx reply in its attempts and timeline", async () => {
+    await page.goto(`${t.url}/dashboard/emails/${ids.bounce}`);
+    await page.getByRole('heading', { name: 'Lost letter', level: 1 }).waitFor();
+    await page.locator('table.attempts tbody tr').first().waitFor();
+    const cells = await page.locator('table.attempts tbody tr').first().getByRole('cell').allTextContents();
+    assert.equal(cells[2], 'mx.strict.test');
+    assert.match(cells[3]!, /^550 5\.1\.1 No such mailbox here/);
+    assert.equal(cells[4], 'bounced');
+    await page
+      .locator('ol.timeline')
+      .getByText(/Permanent .*No such mailbox here/)
+      .waitFor();
+    await screenshot(page, 'emails-05-bounced');
+  });
+
+  it('reschedules a scheduled email and cancels it, each after a confirmation', async () => {
+    const tomorrow = new Date(Date.now() + 86_400_000);
+    ids.scheduled = await send(t, { to: 'later@inbox.test', subject: 'For tomorrow', scheduledAt: tomorrow.toISOString() });
+    await page.goto(`${t.url}/dashboard/emails/${ids.scheduled}`);
+    await page.getByRole('heading', { name: 'Scheduled' }).waitFor();
+    await page.getByText('The message is composed and signed at its first delivery attempt').waitFor();
+    // Two days ahead, at 09:30 local time.
+    const later = new Date(Date.now() + 2 * 86_400_000);
+    later.setHours(9, 30, 0, 0);
+    const pad = (n: number) => String(n).padStart(2, '0');
+    await page.getByLabel('Send at (your time)').fill(`${later.getFullYear()}-${pad(later.getMonth() + 1)}-${pad(later.getDate())}T09:30`);
+    await page.getByRole('button', { name: 'Reschedule' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Reschedule this email?' });
+    await confirm.waitFor();
+    await screenshot(page, 'emails-06-reschedule-confirm');
+    await confirm.getByRole('button', { name: 'Reschedule' }).click();
+    await eventually(
+      async () => Date.parse((await t.resend.emails.get(ids.scheduled!)).data!.scheduled_at!.replace(' ', 'T').replace(/\+00$/, 'Z')) === later.getTime(),
+    );
+    await page.getByRole('button', { name: 'Cancel sending' }).click();
+    const cancel = page.getByRole('dialog', { name: 'Cancel this email?' });
+    await cancel.getByRole('button', { name: 'Cancel sending' }).click();
+    await waitForLastEvent(t, ids.scheduled, 'canceled');
+    await page.locator('dl.facts').getByText('canceled').waitFor();
+    assert.equal(await page.getByRole('heading', { name: 'Scheduled' }).count(), 0);
+    await screenshot(page, 'emails-07-canceled');
+  });
+
+  it('shows a hostile email as text on the list and its page; nothing of it runs', async () => {
+    const sent = await t.resend.emails.send({
+      from: '"<img src=x onerror=window.__pwned=1> Mallory" <mallory@sender.test>',
+      to: 'alice@inbox.test',
+      subject: HOSTILE_SUBJECT,
+      html: HOSTILE_HTML,
+      text: 'The plain text part <script>window.__pwned=1</script>',
+      headers: { 'X-Payload': '<script>window.__pwned=1</script><img src=x onerror="alert(3)">' },
+    });
+    assert.equal(sent.error, null);
+    await waitForLastEvent(t, sent.data!.id, 'delivered');
+    await page.goto(`${t.url}/dashboard/emails`);
+    await page.getByRole('link', { name: HOSTILE_SUBJECT }).waitFor();
+    assert.match((await page.getByRole('cell', { name: /Mallory/ }).textContent()) ?? '', /<img src=x onerror=window.__pwned=1> Mallory/);
+    assert.equal(await pwned(), undefined);
+    await page.getByRole('link', { name: HOSTILE_SUBJECT }).click();
+    await page.getByRole('heading', { name: HOSTILE_SUBJECT }).waitFor();
+    await page.frameLocator('iframe.preview').getByRole('heading', { name: 'Visible heading' }).waitFor();
+    await page.getByText('The plain text part <script>window.__pwned=1</script>').waitFor();
+    await page.getByRole('button', { name: 'Show headers' }).click();
+    const payload = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'X-Payload' }) });
+    assert.match((await payload.getByRole('cell').textContent()) ?? '', /^<script>window\.__pwned=1<\/script><img src=x onerror="alert\(3\)">$/);
+    assert.equal(await page.locator('iframe.preview').getAttribute('sandbox'), '');
+    const frame = page.frames().find((f) => f !== page.mainFrame())!;
+    assert.equal(await frame.evaluate(() => (window as { __pwned?: unknown }).__pwned), undefined);
+    assert.equal(await pwned(), undefined);
+    assert.deepEqual(dialogs, []);
+    await screenshot(page, 'emails-08-hostile');
+  });
+
+  it('reads at phone width', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${t.url}/dashboard/emails`);
+    await page.getByRole('link', { name: 'Quarterly report' }).waitFor();
+    await screenshot(page, 'emails-09-phone-list');
+    await page.goto(`${t.url}/dashboard/emails/${ids.report}`);
+    await page.locator('table.attempts').waitFor();
+    await screenshot(page, 'emails-10-phone-email');
+  });
+});
