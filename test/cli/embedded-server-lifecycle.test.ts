@@ -64,7 +64,9 @@ describe('embedded PostgreSQL across Postline processes', { skip: testDbMode() =
     const { dataDir, start, sdk } = await setup();
     // Started together on an empty directory: they also race for initdb.
     const [a, b] = await Promise.all([start({ detached: true }), start()]);
-    assert.equal((await postmastersOf(dataDir)).length, 1);
+    // The race's loser may have launched a server of its own, which finds the data directory
+    // locked and exits: one server remains, and within a bounded wait.
+    await eventually(async () => (await postmastersOf(dataDir)).length === 1, 'one server on the data directory', 5_000);
 
     const fromA = await sdk(a).apiKeys.create({ name: 'via a' });
     assert.equal(fromA.error, null);
