@@ -8,7 +8,7 @@ import { validation } from '../api/errors.js';
 import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route, RouteDoc } from '../api/route.js';
 import { string, uuid } from '../api/schema.js';
-import type { Db } from '../db/database.js';
+import { type Db, likeLiteral } from '../db/database.js';
 import { CONTACT_COLUMNS, CONTACT_SUMMARY_SCHEMA, contactSummary, toContact } from './contact-fields.js';
 import { findSegment, type SegmentNoun } from './segment-view.js';
 
@@ -56,7 +56,7 @@ export function listContacts(db: Db, url: ListUrl): Route {
       const where = ['account_id = $1'];
       if (segmentId) where.push(`id IN (SELECT contact_id FROM segment_contacts WHERE segment_id = $${args.push(segmentId)})`);
       if (search !== undefined) {
-        const n = args.push(`%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+        const n = args.push(`%${likeLiteral(search)}%`);
         where.push(`(email ILIKE $${n} OR concat_ws(' ', first_name, last_name) ILIKE $${n})`);
       }
       const { rows, hasMore } = await listPage(db, { table: 'contacts', columns: CONTACT_COLUMNS, where: where.join(' AND '), params: args, page });

@@ -69,3 +69,6 @@ export function openDb(url: string, options: { max?: number; applicationName?: s
     },
   };
 }
+
+/** `text` for a LIKE/ILIKE pattern with its wildcards and the escape character taken literally. */
+export const likeLiteral = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);

@@ -3,6 +3,7 @@
 // deliveries), with its value as a bind parameter. A bad value is a 422 naming the parameter.
 import { ApiError } from '../api/errors.js';
 import { type JsonSchema, oneOfValues, string } from '../api/schema.js';
+import { likeLiteral } from '../db/database.js';
 import { LAST_EVENTS } from './email-view.js';
 
 /** The filters' docs (the route's query parameters beside limit, after and before). */
@@ -24,8 +25,8 @@ interface EmailFilters {
 
 const invalid = (name: string, what: string) => new ApiError('invalid_parameter', `The \`${name}\` parameter must be ${what}.`);
 
-/** ILIKE's wildcards and escape character taken literally. */
-const likeLiteral = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/** A substring, ILIKE's wildcards taken literally. */
+const containing = (text: string) => `%${likeLiteral(text)}%`;
 
 // A date (2026-11-26), or a date and time with an optional zone (2026-11-26T09:00:00Z).
 const ISO = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$/;
@@ -58,9 +59,9 @@ export function parseEmailFilters(query: Record<string, string | undefined>, tak
     conditions.push(`last_event = ${bind(lastEvent)}`);
   }
   const from = text(query, 'from', 320);
-  if (from !== undefined) conditions.push(`from_address ILIKE ${bind(likeLiteral(from))}`);
+  if (from !== undefined) conditions.push(`from_address ILIKE ${bind(containing(from))}`);
   const subject = text(query, 'subject', 998);
-  if (subject !== undefined) conditions.push(`subject ILIKE ${bind(likeLiteral(subject))}`);
+  if (subject !== undefined) conditions.push(`subject ILIKE ${bind(containing(subject))}`);
   const to = text(query, 'to', 320);
   if (to !== undefined) {
     if (!/^[^\s@]+@[^\s@]+$/.test(to.trim())) throw invalid('to', 'an email address');

@@ -7,7 +7,7 @@ import { isUuid, restTimestamp } from '../api/format.js';
 import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import { constant, integer, nullable, object, restTime, string, uuid } from '../api/schema.js';
-import type { Db, Queryable, Row } from '../db/database.js';
+import { type Db, likeLiteral, type Queryable, type Row } from '../db/database.js';
 
 export interface RequestLogEntry {
   accountId: string;
@@ -108,7 +108,7 @@ function logFilters(query: Record<string, string | undefined>): { where: string;
   if (endpoint !== undefined) {
     if (endpoint === '' || endpoint.length > 500) throw new ApiError('invalid_parameter', 'The `endpoint` parameter must be a path of 1 to 500 characters.');
     // A prefix, matched literally: LIKE's wildcards in the path stand for themselves.
-    add((n) => `endpoint LIKE ${n} ESCAPE '\\'`, `${endpoint.replace(/[\\%_]/g, '\\$&')}%`);
+    add((n) => `endpoint LIKE ${n} ESCAPE '\\'`, `${likeLiteral(endpoint)}%`);
   }
   if (keyId !== undefined) {
     if (!isUuid(keyId)) throw new ApiError('invalid_parameter', 'The `api_key_id` parameter must be a valid id.');
