@@ -64,6 +64,7 @@ try {
     ['to=one recipient (~5 emails)', `to=${encodeURIComponent(sample.recipient)}`],
     ['subject=invoice (25 %)', 'subject=invoice'],
     ['subject=password (1 %)', 'subject=password'],
+    ['subject=zzyzx (no match)', 'subject=zzyzx'],
     ['tag=category:receipt (10 %)', 'tag=category%3Areceipt'],
     ['tag=campaign (1 %)', 'tag=campaign'],
     [`created ${day} (one day)`, `created_after=${day}&created_before=${nextDay}`],
