@@ -7,6 +7,7 @@
 // Topics shown: the account's public topics, and the broadcast's own topic even when private
 // (the contact is reading mail sent under it).
 import type { Queryable } from '../db/database.js';
+import { countUnsubscribe } from '../events/email-metrics.js';
 import { findContact, setTopicSubscriptions, updateContact, type Contact } from './contact-store.js';
 
 export interface TopicPreference {
@@ -65,11 +66,13 @@ export async function saveTopicChoices(q: Queryable, prefs: Preferences, chosen:
   if (prefs.broadcastTopicId && !chosen.has(prefs.broadcastTopicId)) await noteUnsubscribe(q, prefs, broadcastId);
 }
 
+/** Where the unsubscribe came from; the first from a broadcast counts in the email metrics. */
 async function noteUnsubscribe(q: Queryable, prefs: Preferences, broadcastId: string): Promise<void> {
-  await q.query(
+  const noted = await q.query(
     `INSERT INTO broadcast_unsubscribes (broadcast_id, contact_id)
      SELECT id, $2 FROM broadcasts WHERE id = $1 AND account_id = $3
-     ON CONFLICT DO NOTHING`,
+     ON CONFLICT DO NOTHING RETURNING 1`,
     [broadcastId, prefs.contact.id, prefs.contact.accountId],
   );
+  if (noted.length > 0) await countUnsubscribe(q, prefs.contact.accountId);
 }

@@ -127,7 +127,7 @@ export function getEmailMetrics(db: Db): Route {
         "Counts and rates of the account's emails over a date range (default: the 7 days up to now), as totals and, with `dimensions=period`, one row per period of `granularity` in `timezone`, empty periods included. " +
         'Counts are of events recorded in the range, precise to the hour: a range is rounded out to whole hours. Rates are percentages (two decimals, 0 when their denominator is 0): ' +
         'delivery_rate = delivered / sent, bounce_rate = bounced / sent, open_rate = unique_opened / delivered, click_rate = unique_clicked / delivered, complaint_rate = complained / delivered, unsubscribe_rate = unsubscribed / delivered. ' +
-        '`unique_opened` / `unique_clicked` count emails opened / clicked for the first time in the range. Postline records no per-email unsubscribe, so `unsubscribed` is 0. ' +
+        '`unique_opened` / `unique_clicked` count emails opened / clicked for the first time in the range. `unsubscribed` counts contacts who left through a broadcast’s unsubscribe link (page or one-click), once per contact and broadcast. ' +
         'The `domain`, `email` and `broadcast` dimensions and the `domain_id`, `email_id` and `broadcast_id` filters are not available in Postline and answer 422.',
       query: {
         start_date: string({ description: 'ISO 8601 date (the start of that day in `timezone`) or date-time. Default: 6 days before end_date.' }),

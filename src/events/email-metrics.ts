@@ -30,8 +30,8 @@ export type CountMetric = (typeof COUNT_METRICS)[number];
 /**
  * The metric each email event counts as; null: counted nowhere. A bounce also counts as
  * bounced_permanent / _transient / _undetermined by its `bounce.type`, and an email's first
- * open and first click as unique_opened / unique_clicked. Postline records no event for an
- * unsubscribe made from an email, so `unsubscribed` stays 0.
+ * open and first click as unique_opened / unique_clicked. `unsubscribed` is no email event:
+ * countUnsubscribe adds it when a broadcast's unsubscribe link is used.
  * NOTE: coupled with 0028_email_metrics.sql, which counted the events recorded before it.
  */
 const METRIC_OF_EVENT = {
@@ -78,6 +78,19 @@ export function countEventsCte(recorded: string): string {
         GROUP BY 1, 2, 3, 4
         ORDER BY 1, 2, 3, 4
        ON CONFLICT (account_id, hour, metric, shard) DO UPDATE SET count = m.count + EXCLUDED.count`;
+}
+
+/**
+ * Counts an unsubscribe made from an email (a broadcast's link: the preference page or the
+ * one-click List-Unsubscribe POST), once per contact and broadcast (audience/ decides which).
+ */
+export async function countUnsubscribe(q: Queryable, accountId: string): Promise<void> {
+  await q.query(
+    `INSERT INTO email_metrics AS m (account_id, hour, metric, shard, count)
+     VALUES ($1, date_trunc('hour', now()), 'unsubscribed', pg_backend_pid() % ${SHARDS}, 1)
+     ON CONFLICT (account_id, hour, metric, shard) DO UPDATE SET count = m.count + 1`,
+    [accountId],
+  );
 }
 
 /** What an events INSERT of the writer returns for countEventsCte. */

@@ -149,4 +149,14 @@ describe('unsubscribe page and one-click', () => {
     assert.equal((await t.resend.contacts.get(bob)).data!.unsubscribed, false);
     assert.equal(messagesTo(t, 'bob@example.org').length, 2);
   });
+
+  it('counts each unsubscribe from a broadcast once in the email metrics (Ann by topic, Bob by one click)', async () => {
+    // Bob unsubscribes through the same link again: still one.
+    const again = await visit(t, links['bob@example.org']!, form([['List-Unsubscribe', 'One-Click']]));
+    assert.equal(again.status, 200);
+    await again.text();
+    const { data, error } = await t.resend.emails.metrics({ metrics: ['unsubscribed'] });
+    assert.equal(error, null);
+    assert.equal(data!.totals.unsubscribed, 2);
+  });
 });
