@@ -1,7 +1,7 @@
 // The HTTP API: a Fastify app that speaks Resend's wire contract, built from plugins in the
 // order a request meets them. The cross-cutting ones apply to every route (fastify-plugin):
 // JSON bodies → error replies → access (API key or dashboard session, rate limit) → request
-// log. Then the dashboard's files (dashboard.ts), and the concepts' routes last, in an
+// log. Then the dashboard's files (dashboard.ts) and its mail preview (mail-preview.ts), and the concepts' routes last, in an
 // encapsulated context of their own (routes.ts). Concepts declare routes framework-free
 // (api/route.ts); only this folder imports Fastify.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -12,6 +12,7 @@ import access, { type AccessOptions } from './access.js';
 import { dashboard } from './dashboard.js';
 import errorReplies, { clientErrorHandler, frameworkErrors, literalPercents, MAX_PARAM_LENGTH } from './error-replies.js';
 import jsonBody from './json-body.js';
+import { mailPreview } from './mail-preview.js';
 import requestLog from './request-log.js';
 import { routes, type RoutesOptions } from './routes.js';
 
@@ -48,6 +49,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(requestLog, { requestLogs: deps.requestLogs });
   await app.register(dashboard);
+  await app.register(mailPreview, { sessions: deps.sessions });
   await app.register(routes, { db: deps.db, bodyLimitBytes: deps.bodyLimitBytes, routes: deps.routes });
   return app;
 }

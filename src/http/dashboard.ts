@@ -1,11 +1,9 @@
 // The dashboard's web app (web/, built to web/dist by `npm install`): its files at /dashboard,
 // every other path under it answered with index.html (the app routes in the browser), all
 // from this process, so it works with no internet access. Each answer carries the
-// Content-Security-Policy: scripts from this origin only (none inline), no plugins, never
-// framed, no frame but srcdoc ones (which frame-src does not govern). The mail preview is an
-// <iframe sandbox srcdoc>, and a srcdoc document inherits this policy on top of its own
-// (web/src/pages/Captured.tsx): so styles may be inline (mail is styled inline) and images
-// remote (loaded only when the person asks; the frame's own policy blocks them otherwise).
+// Content-Security-Policy: scripts, styles, images and fonts from this origin only (none
+// inline), no plugins, never framed, and no frame but the mail preview, a document served by
+// this origin under a policy of its own (mail-preview.ts).
 // The file list is read once at start; a path outside it is never looked up on disk. Text
 // files go gzipped to browsers that take it (each compressed once, on first request).
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -18,11 +16,11 @@ import { ApiError } from '../api/errors.js';
 const CSP = [
   "default-src 'none'",
   "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: https: http:",
+  "style-src 'self'",
+  "img-src 'self' data:",
   "font-src 'self'",
   "connect-src 'self'",
-  "frame-src 'none'",
+  "frame-src 'self'",
   "frame-ancestors 'none'",
   "base-uri 'none'",
   "form-action 'self'",

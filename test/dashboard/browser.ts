@@ -34,21 +34,35 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 /**
  * Signs `context` in as a new dashboard user of the account `account` (by name or id): the
  * user is made as `postline users create` makes it, and its one-time link is used through the
- * API, which sets the session cookie in the browser context.
+ * API, which sets the session cookie in the browser context. From then on, whatever the
+ * dashboard's own pages do against their Content-Security-Policy is recorded, and
+ * assertAccessible fails on it (the mail preview's frame is left out: mail breaking its own
+ * policy is what that policy is for).
  */
 export async function signInNewUser(context: BrowserContext, postline: { url: string; db: Db }, account: string, email: string): Promise<void> {
+  await context.addInitScript(() => {
+    if (window !== window.top) return;
+    const seen: string[] = [];
+    (window as { __policyViolations?: string[] }).__policyViolations = seen;
+    document.addEventListener('securitypolicyviolation', (e) =>
+      seen.push(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`),
+    );
+  });
   const { token } = await createUser(postline.db, account, email);
   const res = await context.request.post(`${postline.url}/dashboard/api/set-password`, { data: { token, password: 'correct horse battery' } });
   if (res.status() !== 200) throw new Error(`set-password answered ${res.status()}: ${await res.text()}`);
 }
 
 /**
- * An axe-core scan of the page as it stands (WCAG 2.1 A and AA rules); fails listing each
+ * An axe-core scan of the page as it stands (WCAG 2.1 A and AA rules), after the page's
+ * policy violations (signInNewUser); fails listing each
  * violation with the elements it found. axe is evaluated through the browser's debugging
  * protocol, which the dashboard's Content-Security-Policy does not govern, so the page under
  * test keeps its real policy.
  */
 export async function assertAccessible(page: Page, what: string): Promise<void> {
+  const violated = await page.evaluate(() => (window as { __policyViolations?: string[] }).__policyViolations ?? []);
+  if (violated.length > 0) throw new Error(`${what}: the dashboard broke its own Content-Security-Policy:\n  ${violated.join('\n  ')}`);
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axe.source);
   const violations = await page.evaluate(async () => {
     const result = await (window as any).axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });

@@ -141,11 +141,45 @@ describe('dashboard: captured mail in sandbox mode, and mail content never runs'
     assert.match(download.suggestedFilename(), /^[0-9a-f-]{36}\.eml$/);
   });
 
-  it('sends a Content-Security-Policy that allows scripts from the dashboard only', async () => {
-    const csp = (await page.request.get(`${t.url}/dashboard/captured`)).headers()['content-security-policy']!;
-    const directives = Object.fromEntries(csp.split(/;\s*/).map((d) => [d.split(' ')[0], d.split(' ').slice(1).join(' ')]));
+  it('sends a Content-Security-Policy that allows scripts, styles and images from the dashboard only', async () => {
+    const directives = policy((await page.request.get(`${t.url}/dashboard/captured`)).headers()['content-security-policy']!);
     assert.equal(directives['script-src'], "'self'");
+    assert.equal(directives['style-src'], "'self'", 'no inline styles: the mail preview is a document of its own');
+    assert.equal(directives['img-src'], "'self' data:", 'no remote images in the dashboard itself');
+    assert.equal(directives['frame-src'], "'self'");
     assert.equal(directives['frame-ancestors'], "'none'");
     assert.equal(directives['default-src'], "'none'");
   });
+
+  it('serves the preview under a sandboxing policy of its own, only to the session with its anti-forgery token', async () => {
+    // The message's page again (still open from the tests above): its frame's document.
+    const [response] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/dashboard/preview')), page.reload()]);
+    assert.equal(response.status(), 200);
+    const directives = policy(response.headers()['content-security-policy']!);
+    assert.equal(directives.sandbox, '', 'no origin, no scripts, even when opened outside the frame');
+    assert.equal(directives['script-src'], undefined);
+    assert.equal(directives['default-src'], "'none'");
+    assert.equal(directives['style-src'], "'unsafe-inline'");
+    assert.equal(directives['img-src'], 'data: cid:');
+    assert.equal(directives['frame-ancestors'], "'self'");
+
+    const html = '<h1 style="color:red">Hi</h1><script>window.__pwned=1</script>';
+    const csrf = (await (await page.request.get(`${t.url}/dashboard/api/session`)).json()).csrf_token as string;
+    const post = (form: Record<string, string>, headers: Record<string, string> = {}) => page.request.post(`${t.url}/dashboard/preview`, { form, headers });
+    const forged = await post({ html });
+    assert.equal(forged.status(), 403);
+    assert.deepEqual(await forged.json(), { statusCode: 403, name: 'invalid_csrf_token', message: "This preview needs your session's anti-forgery token." });
+    const remote = await post({ html, csrf_token: csrf, remote: 'true' });
+    assert.equal(remote.status(), 200);
+    assert.equal(await remote.text(), html, 'the HTML as given: the policy, not rewriting, keeps it harmless');
+    assert.match(policy(remote.headers()['content-security-policy']!)['img-src']!, /https: http:/);
+    const anonymous = await fetch(`${t.url}/dashboard/preview`, { method: 'POST', body: new URLSearchParams({ html, csrf_token: csrf }) });
+    assert.equal(anonymous.status, 401);
+    assert.equal(((await anonymous.json()) as { name: string }).name, 'invalid_session');
+  });
 });
+
+/** A Content-Security-Policy's directives by name. */
+function policy(header: string): Record<string, string> {
+  return Object.fromEntries(header.split(/;\s*/).map((d) => [d.split(' ')[0]!, d.split(' ').slice(1).join(' ')]));
+}

@@ -6,6 +6,9 @@ export function setCsrfToken(token: string | undefined): void {
   csrfToken = token;
 }
 
+/** The session's anti-forgery token, for the one change that goes as a form (the mail preview). */
+export const currentCsrfToken = (): string => csrfToken ?? '';
+
 /** An error answer, as the API gives it: `{statusCode, message, name}`. */
 export class ApiFailure extends Error {
   constructor(

@@ -1,7 +1,8 @@
 // How the dashboard shows a message (captured, sent or received): its rendered HTML, text,
 // headers and attachments. Mail is hostile content: its HTML is rendered only in a frame
 // sandboxed without scripts or same-origin, and fetches nothing remote until the person asks.
-import { useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
+import { currentCsrfToken } from './api';
 
 export interface MailHeader {
   name: string;
@@ -9,25 +10,27 @@ export interface MailHeader {
 }
 
 /**
- * The srcdoc of the preview frame: the mail's HTML behind a CSP of its own. Inline styles are
- * what mail is made of; images only from the message itself (data:, cid:) unless remote ones
- * are asked for, since a remote image tells the sender the mail was opened. (The frame also
- * inherits the dashboard's CSP: src/http/dashboard.ts allows what is allowed here.)
- */
-function previewDocument(html: string, remote: boolean): string {
-  const anywhere = remote ? ' https: http:' : '';
-  const policy = `default-src 'none'; style-src 'unsafe-inline'${anywhere}; img-src data: cid:${anywhere}; font-src${anywhere || " 'none'"}`;
-  const meta = `<meta http-equiv="Content-Security-Policy" content="${policy}">`;
-  // After a doctype (so the mail keeps its rendering mode), else first: it guards what follows.
-  return html.replace(/^(\s*<!doctype[^>]*>)?/i, (doctype) => `${doctype}${meta}`);
-}
-
-/**
  * Only the sandboxed frame, for pages with headings of their own (the template editor's live
- * preview): no scripts, no same-origin, remote content only when `remote`.
+ * preview): no scripts, no same-origin, remote content only when `remote`. The HTML is posted
+ * into the frame and comes back from Postline under a policy made for mail
+ * (src/http/mail-preview.ts): inline styles, images only from the message itself (data:, cid:)
+ * unless remote ones are asked for, since a remote image tells the sender the mail was opened.
  */
 export function PreviewFrame({ html, title, remote = false }: { html: string; title: string; remote?: boolean }) {
-  return <iframe className="preview" title={title} sandbox="" referrerPolicy="no-referrer" srcDoc={previewDocument(html, remote)} />;
+  const name = `preview${useId()}`;
+  const form = useRef<HTMLFormElement>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the form's inputs carry them; each change posts the form again
+  useEffect(() => form.current?.submit(), [html, remote]);
+  return (
+    <>
+      <form ref={form} method="post" action="/dashboard/preview" target={name} hidden>
+        <input type="hidden" name="csrf_token" value={currentCsrfToken()} />
+        <input type="hidden" name="remote" value={String(remote)} />
+        <input type="hidden" name="html" value={html} />
+      </form>
+      <iframe name={name} className="preview" title={title} sandbox="" referrerPolicy="no-referrer" />
+    </>
+  );
 }
 
 /** The HTML and text parts under their own headings, as a reader sees them. */
