@@ -1,8 +1,10 @@
 // SMTP replies as delivery reads them: the code decides the outcome (2xx delivered, 4xx
-// retried, 5xx bounced) and the enhanced status code (RFC 3463) picks the bounce subType that
-// Resend reports in `email.bounced` (resend-compat-notes §7.2). Replies that Postline makes up
+// retried, 5xx bounced) and bounce-classes.ts the bounce type and subType that Resend reports
+// in `email.bounced` (resend-compat-notes §7.2). Replies that Postline makes up
 // itself (no route, message too large for the server) live here too, so every reply a user
 // can see in `last_response` or a bounce comes from this one table.
+
+import { type BounceClass, classifyBounce } from './bounce-classes.js';
 
 interface SmtpReply {
   code: number;
@@ -14,9 +16,7 @@ interface SmtpReply {
   raw: string;
 }
 
-export interface Bounce {
-  type: 'Permanent';
-  subType: 'General' | 'NoEmail' | 'MailboxFull' | 'MessageTooLarge' | 'ContentRejected';
+export interface Bounce extends BounceClass {
   message: string;
   diagnosticCode: string[];
 }
@@ -49,15 +49,6 @@ export function parseReply(raw: string): SmtpReply {
   return { code, enhanced, text, raw: raw.trim() };
 }
 
-// Enhanced codes (RFC 3463) → Resend's bounce subType. Anything else permanent is 'General'.
-const SUB_TYPES: [RegExp, Bounce['subType']][] = [
-  [/^5\.1\.1$/, 'NoEmail'], // bad destination mailbox address
-  [/^5\.2\.2$/, 'MailboxFull'], // mailbox full
-  [/^5\.(3\.4|2\.3)$/, 'MessageTooLarge'], // message too big for system / length exceeds limit
-  [/^5\.6\.\d+$/, 'ContentRejected'], // media / content errors
-];
-
 export function bounceOf(reply: SmtpReply): Bounce {
-  const subType = (reply.enhanced && SUB_TYPES.find(([pattern]) => pattern.test(reply.enhanced!))?.[1]) || 'General';
-  return { type: 'Permanent', subType, message: reply.text || reply.raw, diagnosticCode: [reply.raw] };
+  return { ...classifyBounce(reply), message: reply.text || reply.raw, diagnosticCode: [reply.raw] };
 }

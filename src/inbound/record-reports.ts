@@ -22,16 +22,22 @@ interface Change {
   recipient: string;
 }
 
-/** The bounce object of a failed DSN: Permanent for a 5.x.x Status, Transient for a 4.x.x one (given up). */
+/**
+ * The bounce object of a failed DSN, classed like a reply at delivery (bounce-classes.ts) from
+ * the Diagnostic-Code's reply with the Status as its enhanced code (the reply's own where the
+ * Status is generic, x.0.0); a 4.x.x Status (the remote
+ * server gave up retrying) is Transient whatever the text says.
+ */
 function bounceOfReport(report: { status: string; diagnostic: string | null }) {
   // "smtp; 550 5.1.1 …" → the SMTP reply; other diagnostic types keep their text as the message.
   const text = report.diagnostic?.replace(/^[\w-]+\s*;\s*/, '') ?? '';
   const reply = parseReply(text || report.status);
-  const bounce = bounceOf({ ...reply, enhanced: report.status });
+  // A generic Status (5.0.0) says less than the Diagnostic-Code's own enhanced code, when it has one.
+  const enhanced = /^\d\.0\.0$/.test(report.status) && reply.enhanced ? reply.enhanced : report.status;
+  const bounce = bounceOf({ ...reply, code: reply.code || (report.status.startsWith('5') ? 550 : 450), enhanced });
   return {
     ...bounce,
-    type: report.status.startsWith('5') ? ('Permanent' as const) : ('Transient' as const),
-    subType: report.status.startsWith('5') ? bounce.subType : ('General' as const),
+    ...(report.status.startsWith('4') && bounce.type === 'Permanent' ? { type: 'Transient' as const, subType: 'General' as const } : {}),
     message: reply.text || reply.raw || `Status ${report.status}`,
     diagnosticCode: report.diagnostic ? [report.diagnostic] : [],
   };

@@ -1,9 +1,10 @@
 // SMTP replies as delivery reads them, without a server: the code and the enhanced status code
-// (RFC 3463) are taken apart from the text, multi-line replies are joined, and a 5xx reply
-// becomes the bounce Resend reports, its subType picked by the enhanced code alone.
+// (RFC 3463) are taken apart from the text, multi-line replies are joined, and a final reply
+// becomes the bounce Resend reports, classed by its code and wording (a corpus of real replies).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { bounceOf, LOCAL_REPLIES, parseReply } from '../../src/delivery/bounce-codes.js';
+import { BOUNCE_REPLY_CORPUS } from './bounce-reply-corpus.js';
 
 describe('unit: parseReply', () => {
   it('takes a one-line reply apart into code, enhanced code and text', () => {
@@ -65,7 +66,10 @@ describe('unit: parseReply', () => {
 });
 
 describe('unit: bounceOf', () => {
-  const subType = (raw: string) => bounceOf(parseReply(raw)).subType;
+  const classOf = (raw: string) => {
+    const { type, subType } = bounceOf(parseReply(raw));
+    return `${type} ${subType}`;
+  };
 
   it('classifies 5.1.1 as a permanent NoEmail bounce carrying the text and the raw reply', () => {
     assert.deepEqual(bounceOf(parseReply('550 5.1.1 The email account that you tried to reach does not exist')), {
@@ -76,27 +80,37 @@ describe('unit: bounceOf', () => {
     });
   });
 
-  it('classifies 5.2.2 as MailboxFull, 5.3.4 and 5.2.3 as MessageTooLarge, every 5.6.x as ContentRejected', () => {
-    assert.equal(subType('552 5.2.2 Mailbox full'), 'MailboxFull');
-    assert.equal(subType('552 5.3.4 Message size exceeds fixed maximum message size'), 'MessageTooLarge');
-    assert.equal(subType('552 5.2.3 Message length exceeds administrative limit'), 'MessageTooLarge');
-    assert.equal(subType('554 5.6.0 Content rejected'), 'ContentRejected');
-    assert.equal(subType('554 5.6.3 Conversion required but not supported'), 'ContentRejected');
-    assert.equal(subType('554 5.6.999 x'), 'ContentRejected');
+  it('classes every reply of the corpus (real wording of providers and servers) as its source means it', () => {
+    const wrong = BOUNCE_REPLY_CORPUS.filter((c) => classOf(c.reply) !== `${c.type} ${c.subType}`).map(
+      (c) => `${c.reply}\n    expected ${c.type} ${c.subType}, got ${classOf(c.reply)} (${c.source})`,
+    );
+    assert.deepEqual(wrong, []);
+    assert.ok(BOUNCE_REPLY_CORPUS.length >= 40);
   });
 
-  it('calls everything else General: other codes, longer codes that share a prefix, no code, 4.x.x', () => {
-    assert.equal(subType('554 5.7.1 Relay access denied'), 'General');
-    assert.equal(subType('550 5.1.10 Recipient has a null MX'), 'General');
-    assert.equal(subType('550 5.1.12 x'), 'General');
-    assert.equal(subType('552 5.3.40 x'), 'General');
-    assert.equal(subType('550 Requested action not taken'), 'General');
-    assert.equal(subType('450 4.2.2 Mailbox full'), 'General', 'the class counts: 4.2.2 is not 5.2.2');
+  it('trusts an exact enhanced code over the text, and the text over the code class', () => {
+    assert.equal(classOf('552 5.2.2 Your message was rejected'), 'Transient MailboxFull');
+    assert.equal(classOf('550 5.7.1 User unknown'), 'Permanent NoEmail');
+    assert.equal(classOf('550 5.7.1 Nope'), 'Transient General');
+  });
+
+  it('tells a blocked sender (Spamhaus) from spam content, and a full mailbox from a missing one', () => {
+    assert.equal(classOf('554 Client host rejected: listed at zen.spamhaus.org'), 'Transient General');
+    assert.equal(classOf('554 Message rejected as spam'), 'Transient ContentRejected');
+    assert.equal(classOf('552 Mailbox is full'), 'Transient MailboxFull');
+    assert.equal(classOf('550 Mailbox not found'), 'Permanent NoEmail');
+  });
+
+  it('calls a 5xx it cannot place Permanent General, a final 4xx Transient General, and no reply Undetermined', () => {
+    assert.equal(classOf('550 Requested action not taken'), 'Permanent General');
+    assert.equal(classOf('451 4.3.0 Try again later'), 'Transient General');
+    assert.equal(classOf('450 4.2.2 Mailbox full'), 'Transient MailboxFull');
+    assert.equal(classOf('connection reset'), 'Undetermined Undetermined');
   });
 
   it('uses the raw reply as the message when the reply has no text', () => {
     assert.deepEqual(bounceOf(parseReply('550')), { type: 'Permanent', subType: 'General', message: '550', diagnosticCode: ['550'] });
-    assert.deepEqual(bounceOf(parseReply('552 5.2.2')), { type: 'Permanent', subType: 'MailboxFull', message: '552 5.2.2', diagnosticCode: ['552 5.2.2'] });
+    assert.deepEqual(bounceOf(parseReply('552 5.2.2')), { type: 'Transient', subType: 'MailboxFull', message: '552 5.2.2', diagnosticCode: ['552 5.2.2'] });
   });
 });
 
@@ -111,17 +125,17 @@ describe("unit: Postline's own replies", () => {
     });
   });
 
-  it('answers undeliverable domains with General bounces naming the domain', () => {
-    const cases: [string, number, string][] = [
-      [LOCAL_REPLIES.noSuchDomain('nowhere.test'), 550, '5.1.2'],
-      [LOCAL_REPLIES.nullMx('nomail.test'), 556, '5.1.10'],
-      [LOCAL_REPLIES.noAddress('empty.test'), 550, '5.1.2'],
+  it('answers undeliverable domains with permanent bounces naming the domain (a null MX: the address cannot exist)', () => {
+    const cases: [string, number, string, string][] = [
+      [LOCAL_REPLIES.noSuchDomain('nowhere.test'), 550, '5.1.2', 'General'],
+      [LOCAL_REPLIES.nullMx('nomail.test'), 556, '5.1.10', 'NoEmail'],
+      [LOCAL_REPLIES.noAddress('empty.test'), 550, '5.1.2', 'General'],
     ];
-    for (const [raw, code, enhanced] of cases) {
+    for (const [raw, code, enhanced, subType] of cases) {
       const reply = parseReply(raw);
       assert.equal(reply.code, code, raw);
       assert.equal(reply.enhanced, enhanced, raw);
-      assert.equal(bounceOf(reply).subType, 'General', raw);
+      assert.deepEqual([bounceOf(reply).type, bounceOf(reply).subType], ['Permanent', subType], raw);
     }
     assert.equal(parseReply(LOCAL_REPLIES.nullMx('nomail.test')).text, 'nomail.test: the domain accepts no mail (null MX, RFC 7505)');
   });
@@ -129,6 +143,6 @@ describe("unit: Postline's own replies", () => {
   it('answers a message over the size limit with a MessageTooLarge bounce naming the limit', () => {
     const raw = LOCAL_REPLIES.messageTooLarge('10485760 bytes');
     assert.equal(raw, "552 5.3.4 Message size exceeds the server's limit (10485760 bytes)");
-    assert.equal(bounceOf(parseReply(raw)).subType, 'MessageTooLarge');
+    assert.deepEqual([bounceOf(parseReply(raw)).type, bounceOf(parseReply(raw)).subType], ['Transient', 'MessageTooLarge']);
   });
 });

@@ -12,6 +12,8 @@ describe('delivery: permanent refusals (5xx) bounce', () => {
       if (address === 'ghost@strict.test') return { code: 550, message: '5.1.1 The email account that you tried to reach does not exist' };
       if (address === 'hoarder@strict.test') return { code: 552, message: '5.2.2 Mailbox full' };
       if (address === 'picky@strict.test') return { code: 554, message: '5.7.1 Relay access denied' };
+      if (address === 'listed@strict.test') return { code: 554, message: '5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org' };
+      if (address === 'gone@strict.test') return { code: 550, message: 'Requested action not taken' };
       return undefined;
     };
     t.sink.onData = (message) =>
@@ -41,19 +43,23 @@ describe('delivery: permanent refusals (5xx) bounce', () => {
     assert.equal(row.last_response, '550 5.1.1 The email account that you tried to reach does not exist');
   });
 
-  it('names the bounce subType after the enhanced status code', async () => {
+  it('classes each bounce (type and subType) by its code and wording; only a permanent one about the address suppresses it', async () => {
     const cases = [
-      ['hoarder@strict.test', 'MailboxFull', '552 5.2.2 Mailbox full'],
-      ['picky@strict.test', 'General', '554 5.7.1 Relay access denied'],
-      ['huge@strict.test', 'MessageTooLarge', '552 5.3.4 Message size exceeds fixed maximum message size'],
+      ['hoarder@strict.test', 'Transient', 'MailboxFull', '552 5.2.2 Mailbox full'],
+      ['picky@strict.test', 'Transient', 'General', '554 5.7.1 Relay access denied'],
+      ['listed@strict.test', 'Transient', 'General', '554 5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org'],
+      ['huge@strict.test', 'Transient', 'MessageTooLarge', '552 5.3.4 Message size exceeds fixed maximum message size'],
+      ['gone@strict.test', 'Permanent', 'General', '550 Requested action not taken'],
     ] as const;
-    for (const [to, subType, reply] of cases) {
+    for (const [to, type, subType, reply] of cases) {
       const id = await send(t, { to });
       await waitForLastEvent(t, id, 'bounced');
       const bounce = (await eventsOf(t, id)).at(-1)!.data.bounce;
-      assert.equal(bounce.subType, subType, to);
+      assert.deepEqual([bounce.type, bounce.subType], [type, subType], to);
       assert.deepEqual(bounce.diagnosticCode, [reply]);
       assert.equal((await deliveriesOf(t, id))[0].last_response, reply);
+      const suppressed = (await t.resend.suppressions.get(to)).data !== null;
+      assert.equal(suppressed, type === 'Permanent', `${to} suppressed`);
     }
   });
 
