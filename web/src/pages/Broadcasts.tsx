@@ -155,7 +155,8 @@ function BroadcastPage({ id }: { id: string }) {
           {b.sent_at && <Figures id={id} path={path} />}
           {b.sent_at && <Recipients id={id} path={path} />}
           {b.sent_at && <ClickedLinks id={id} path={path} />}
-          <MailBody html={b.html} text={b.text} />
+          {/* Without a text of its own, each email's text part is made from its HTML at send (src/emails/compose.ts). */}
+          <MailBody html={b.html} text={b.text} noText="No text was written: each email's text part is made from the HTML when it is sent." />
         </>
       )}
     </>
