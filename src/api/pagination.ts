@@ -4,7 +4,7 @@ import type { Queryable, Row } from '../db/database.js';
 import type { Route, RouteDoc } from './route.js';
 import { ApiError, validation } from './errors.js';
 import { isUuid } from './format.js';
-import { array, boolean, constant, integer, type JsonSchema, object, uuid } from './schema.js';
+import { array, boolean, constant, integer, type JsonSchema, object, string, uuid } from './schema.js';
 
 export interface Page {
   limit: number;
@@ -12,7 +12,15 @@ export interface Page {
   before?: string;
 }
 
-export function parsePage(query: Record<string, string | undefined>, options: { defaultLimit?: number } = {}): Page {
+/**
+ * What a list's `after`/`before` cursor is: an id (a uuid, as Resend's), or the serial number
+ * of a row written in order (an email's events and delivery attempts, listed as a timeline).
+ */
+type CursorKind = 'uuid' | 'serial';
+// At most 18 digits: every such number fits PostgreSQL's bigint, so a cursor never errs there.
+const SERIAL = /^[1-9][0-9]{0,17}$/;
+
+export function parsePage(query: Record<string, string | undefined>, options: { defaultLimit?: number; cursor?: CursorKind } = {}): Page {
   const rawLimit = query.limit;
   let limit = options.defaultLimit ?? 20;
   if (rawLimit !== undefined) {
@@ -29,7 +37,7 @@ export function parsePage(query: Record<string, string | undefined>, options: { 
     ['after', after],
     ['before', before],
   ] as const) {
-    if (value !== undefined && !isUuid(value)) {
+    if (value !== undefined && !(options.cursor === 'serial' ? SERIAL.test(value) : isUuid(value))) {
       throw new ApiError('invalid_parameter', `The \`${name}\` parameter must be a valid id.`);
     }
   }
@@ -37,11 +45,12 @@ export function parsePage(query: Record<string, string | undefined>, options: { 
 }
 
 /** The query parameters parsePage reads, for a route's doc (change the two together). */
-export function pageQuery(defaultLimit = 20): Record<string, JsonSchema> {
+export function pageQuery(defaultLimit = 20, cursor: CursorKind = 'uuid'): Record<string, JsonSchema> {
+  const id = (description: string) => (cursor === 'serial' ? string({ pattern: SERIAL.source, description }) : uuid(description));
   return {
     limit: integer({ minimum: 1, maximum: 100, default: defaultLimit, description: 'Items per page.' }),
-    after: uuid('The id after which the page starts (not with `before`).'),
-    before: uuid('The id before which the page ends (not with `after`).'),
+    after: id('The id after which the page starts (not with `before`).'),
+    before: id('The id before which the page ends (not with `after`).'),
   };
 }
 
@@ -49,8 +58,12 @@ export function pageQuery(defaultLimit = 20): Record<string, JsonSchema> {
 export const listOf = (item: JsonSchema): JsonSchema => object({ object: constant('list'), has_more: boolean(), data: array(item) });
 
 /** The doc of a paginated list of `item`s: pagination parameters (and any `query` of its own) in, the envelope out. */
-export function listDoc(summary: string, item: JsonSchema, options: { defaultLimit?: number; query?: Record<string, JsonSchema> } = {}): RouteDoc {
-  return { summary, query: { ...options.query, ...pageQuery(options.defaultLimit) }, response: { status: 200, schema: listOf(item) } };
+export function listDoc(
+  summary: string,
+  item: JsonSchema,
+  options: { defaultLimit?: number; query?: Record<string, JsonSchema>; cursor?: CursorKind } = {},
+): RouteDoc {
+  return { summary, query: { ...options.query, ...pageQuery(options.defaultLimit, options.cursor) }, response: { status: 200, schema: listOf(item) } };
 }
 
 export interface ListEnvelope<T> {
@@ -118,6 +131,34 @@ export async function listByPosition(
       ORDER BY position ${backwards ? 'DESC' : 'ASC'} LIMIT $${args.length}`,
     args,
   );
+  const hasMore = rows.length > page.limit;
+  const pageRows = rows.slice(0, page.limit);
+  if (backwards) pageRows.reverse();
+  return { rows: pageRows, hasMore };
+}
+
+/**
+ * Lists rows of `table` where `where` holds (with `params`: one parent's rows), oldest first,
+ * by keyset on `key` (columns that end with the serial `id`): the order they were written in,
+ * for a timeline. The cursor row must satisfy `where` too, so another parent's id finds nothing.
+ */
+export async function listOldestFirst(
+  q: Queryable,
+  options: { table: string; columns: string; where: string; params: unknown[]; key: readonly string[]; page: Page },
+): Promise<{ rows: Row[]; hasMore: boolean }> {
+  const { table, columns, where, params, key, page } = options;
+  const args = [...params];
+  const keyList = key.join(', ');
+  const backwards = page.before !== undefined;
+  let cursorClause = '';
+  const cursor = page.after ?? page.before;
+  if (cursor) {
+    args.push(cursor);
+    cursorClause = `AND (${keyList}) ${backwards ? '<' : '>'} (SELECT ${keyList} FROM ${table} WHERE id = $${args.length} AND ${where})`;
+  }
+  args.push(page.limit + 1);
+  const order = key.map((column) => `${column} ${backwards ? 'DESC' : 'ASC'}`).join(', ');
+  const rows = await q.query(`SELECT ${columns} FROM ${table} WHERE ${where} ${cursorClause} ORDER BY ${order} LIMIT $${args.length}`, args);
   const hasMore = rows.length > page.limit;
   const pageRows = rows.slice(0, page.limit);
   if (backwards) pageRows.reverse();

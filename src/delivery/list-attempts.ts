@@ -1,17 +1,18 @@
 // GET /emails/:id/attempts: every delivery attempt of one of the caller's emails, oldest first
 // (delivery_attempts, written with the outcomes in outcomes.ts): the recipient, the MX host
 // (or relay, or the sandbox's catcher) reached, the reply with its code, and what it concluded.
-// At most MAX per answer; `has_more` says when there were more.
+// Paged as Resend's lists are (`limit`, `after`, `before`, `has_more`), the cursors being
+// attempt ids: an email to many recipients, each retried, has many.
 import { notFound } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
+import { envelope, listDoc, listOldestFirst, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
-import { array, boolean, constant, integer, nullable, object, oneOfValues, string } from '../api/schema.js';
+import { integer, nullable, object, oneOfValues, string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-
-const MAX = 500;
 const OUTCOMES = ['delivered', 'complained', 'deferred', 'bounced', 'failed', 'suppressed'] as const;
 
 const ATTEMPT_SCHEMA = object({
+  id: integer({ description: "The attempt's position among all attempts (increasing); the paging cursor." }),
   recipient: string(),
   mx_host: nullable(string({ description: 'The host the attempt reached or tried first; null when it never got that far.' })),
   code: nullable(integer({ description: "The SMTP reply code, when the reply has one (a connection failure's has none)." })),
@@ -25,21 +26,25 @@ export function listDeliveryAttempts(db: Db): Route {
     method: 'GET',
     url: '/emails/:id/attempts',
     doc: {
-      summary: "An email's delivery attempts, oldest first",
-      description: `Every attempt at every recipient. At most ${MAX}; \`has_more\` says whether there were more.`,
+      ...listDoc("An email's delivery attempts, oldest first", ATTEMPT_SCHEMA, { defaultLimit: 100, cursor: 'serial' }),
+      description: 'Every attempt at every recipient. `after` and `before` are attempt ids; `after` goes on to later attempts.',
       tags: ['emails'],
       addition: true,
-      response: { status: 200, schema: object({ object: constant('list'), has_more: boolean(), data: array(ATTEMPT_SCHEMA) }) },
     },
-    async handler({ principal, params }) {
+    async handler({ principal, params, query }) {
+      const page = parsePage(query, { defaultLimit: 100, cursor: 'serial' });
       const email = isUuid(params.id) ? await db.one('SELECT id FROM emails WHERE id = $1 AND account_id = $2', [params.id, principal.accountId]) : undefined;
       if (!email) throw notFound('Email');
-      const rows = await db.query<{ recipient: string; mx: string | null; response: string; outcome: string; attempted_at: Date }>(
-        `SELECT recipient, mx, response, outcome, attempted_at FROM delivery_attempts
-          WHERE email_id = $1 ORDER BY attempted_at, delivery_id LIMIT $2`,
-        [params.id, MAX + 1],
-      );
-      const data = rows.slice(0, MAX).map((r) => ({
+      const { rows, hasMore } = await listOldestFirst(db, {
+        table: 'delivery_attempts',
+        columns: 'id, recipient, mx, response, outcome, attempted_at',
+        where: 'email_id = $1',
+        params: [params.id],
+        key: ['attempted_at', 'id'],
+        page,
+      });
+      const data = rows.map((r) => ({
+        id: Number(r.id),
         recipient: r.recipient,
         mx_host: r.mx,
         code: Number(/^([2-5]\d\d)\b/.exec(r.response)?.[1]) || null,
@@ -47,7 +52,7 @@ export function listDeliveryAttempts(db: Db): Route {
         outcome: r.outcome,
         attempted_at: r.attempted_at.toISOString(),
       }));
-      return { body: { object: 'list', has_more: rows.length > MAX, data } };
+      return { body: envelope(data, hasMore) };
     },
   };
 }

@@ -11,6 +11,7 @@ import { createAutomation, runOf, runWhen, setUpSending, stepOf } from '../autom
 import { startDeliveryTest } from '../delivery/support.js';
 import type { TestPostline } from '../support/postline.js';
 import { assertAccessible, launchChromium, screenshot, signInNewUser } from './browser.js';
+import { overflowing } from './phone-width.js';
 
 describe('dashboard: automations, their graph and their runs', () => {
   let t: TestPostline;
@@ -133,12 +134,18 @@ describe('dashboard: automations, their graph and their runs', () => {
     await screenshot(page, 'automations-05-run-failed');
   });
 
-  it('reads at phone width: the drawing scrolls in its own box, the list follows it', async () => {
+  it('reads at phone width: the drawing is scaled to fit, the list follows it', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${t.url}/dashboard/automations/${automationId}`);
-    await page.getByRole('img', { name: /The steps of Onboarding/ }).waitFor();
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    assert.ok(overflow <= 0, `the page itself does not scroll sideways (${overflow}px)`);
+    const drawing = page.getByRole('img', { name: /The steps of Onboarding/ });
+    await drawing.waitFor();
+    assert.deepEqual(await overflowing(page), [], 'the page does not scroll sideways');
+    const box = page.getByRole('region', { name: /The steps of Onboarding: drawing/ });
+    const sideways = await box.evaluate((e) => e.scrollWidth - e.clientWidth);
+    assert.ok(sideways <= 0, `the drawing fits its box, without scrolling sideways (${sideways}px too wide)`);
+    const natural = Number(await drawing.getAttribute('width'));
+    const { width } = (await drawing.boundingBox())!;
+    assert.ok(natural > 390 && width < 390 && width >= 0.6 * natural, `scaled down, not past legibility (${width}px of ${natural})`);
     await screenshot(page, 'automations-06-phone');
     await page.setViewportSize({ width: 1280, height: 900 });
   });

@@ -82,6 +82,9 @@ describe('dashboard: broadcasts composed, sent, read and scheduled in a browser'
     // Its content, in the mail viewer's sandboxed frame.
     await page.frameLocator('iframe.preview').getByRole('link', { name: 'the launch' }).waitFor();
     await page.locator('iframe.preview').scrollIntoViewIfNeeded(); // painted in the screenshot only once seen
+    // No text was written: each email's text part was made from the HTML, and the page says so.
+    await page.getByText("No text was written: each email's text part is made from the HTML when it is sent.").waitFor();
+    assert.match(t.sink.messages[0].raw.toString(), /Content-Type: text\/plain/i);
     await assertAccessible(page, 'broadcast, sent');
     await screenshot(page, 'broadcasts-03-sent');
   });

@@ -54,6 +54,24 @@ export async function signInNewUser(context: BrowserContext, postline: { url: st
 }
 
 /**
+ * A new browser's page, signed in as a new user of `postline`, for the pages that show hostile
+ * mail: it keeps the message of every dialog a script opened (`dialogs`, each dismissed), and
+ * `pwned` reads the `window.__pwned` that the test payloads set when they run. Downloads allowed.
+ */
+export async function openWatchedPage(postline: { url: string; db: Db }, email: string) {
+  const browser = await launchChromium();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  await signInNewUser(context, postline, 'Default', email);
+  const page = await context.newPage();
+  const dialogs: string[] = [];
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  return { browser, page, dialogs, pwned: () => page.evaluate(() => (window as { __pwned?: unknown }).__pwned) };
+}
+
+/**
  * An axe-core scan of the page as it stands (WCAG 2.1 A and AA rules), after the page's
  * policy violations (signInNewUser); fails listing each
  * violation with the elements it found. axe is evaluated through the browser's debugging

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { eventually, publishMx, send, startDeliveryTest, waitForLastEvent } from '../delivery/support.js';
 import type { TestPostline } from '../support/postline.js';
-import { assertAccessible, launchChromium, screenshot, signInNewUser } from './browser.js';
+import { assertAccessible, openWatchedPage, screenshot } from './browser.js';
 
 const HOSTILE_SUBJECT = '<script>window.__pwned=1</script> Invoice';
 const HOSTILE_HTML = [
@@ -24,7 +24,8 @@ describe('dashboard: emails, their filters and an email page', () => {
   let t: TestPostline;
   let browser: Browser;
   let page: Page;
-  const dialogs: string[] = [];
+  let dialogs: string[];
+  let pwned: () => Promise<unknown>;
   const ids: Record<string, string> = {};
 
   before(async () => {
@@ -32,21 +33,13 @@ describe('dashboard: emails, their filters and an email page', () => {
     publishMx(t, 'inbox.test', [{ name: 'mx.inbox.test', priority: 10, address: '127.0.0.1' }]);
     publishMx(t, 'strict.test', [{ name: 'mx.strict.test', priority: 10, address: '127.0.0.1' }]);
     t.sink.onRecipient = (address) => (address === 'ghost@strict.test' ? { code: 550, message: '5.1.1 No such mailbox here' } : undefined);
-    browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
-    await signInNewUser(context, { url: t.url, db: t.postline.db }, 'Default', 'sender@emails.postline.test');
-    page = await context.newPage();
-    page.on('dialog', (d) => {
-      dialogs.push(d.message());
-      void d.dismiss();
-    });
+    ({ browser, page, dialogs, pwned } = await openWatchedPage({ url: t.url, db: t.postline.db }, 'sender@emails.postline.test'));
   });
   after(async () => {
     await browser?.close();
     await t?.stop();
   });
 
-  const pwned = () => page.evaluate(() => (window as { __pwned?: unknown }).__pwned);
   const subjectsShown = async () => page.locator('table.emails tbody th').allTextContents();
   const filterBy = async (fill: (p: Page) => Promise<unknown>, expected: string[]) => {
     await fill(page);
@@ -143,6 +136,24 @@ describe('dashboard: emails, their filters and an email page', () => {
       .getByText(/Permanent .*No such mailbox here/)
       .waitFor();
     await screenshot(page, 'emails-05-bounced');
+  });
+
+  it('reads a long history on with "Show more": the API pages it, the page asks for the next page', async () => {
+    // 150 earlier deferrals before the bounce, written as delivery's outcome writer writes attempts.
+    await t.sql(
+      `INSERT INTO delivery_attempts (email_id, delivery_id, recipient, mx, response, outcome, attempted_at)
+       SELECT email_id, id, recipient, 'mx.strict.test', '451 4.3.2 Try again later', 'deferred', now() - interval '1 day' + n * interval '1 second'
+         FROM deliveries, generate_series(1, 150) AS n WHERE email_id = $1`,
+      [ids.bounce],
+    );
+    await page.goto(`${t.url}/dashboard/emails/${ids.bounce}`);
+    const rows = page.locator('table.attempts tbody tr');
+    await rows.first().waitFor();
+    assert.equal(await rows.count(), 100, 'the first page');
+    await page.getByRole('button', { name: 'Show more attempts' }).click();
+    await page.waitForFunction(() => document.querySelectorAll('table.attempts tbody tr').length === 151);
+    assert.equal(await page.getByRole('button', { name: 'Show more attempts' }).count(), 0, 'nothing more to show');
+    assert.equal((await rows.last().getByRole('cell').allTextContents())[4], 'bounced', 'oldest first: the bounce last');
   });
 
   it('reschedules a scheduled email and cancels it, each after a confirmation', async () => {

@@ -13,7 +13,7 @@ import { composeMessage, deliverInbound, publishDkimKey, startInboundTest } from
 import { createVerifiedDomain } from '../support/domains.js';
 import { eventually } from '../support/eventually.js';
 import type { TestPostline } from '../support/postline.js';
-import { assertAccessible, launchChromium, screenshot, signInNewUser } from './browser.js';
+import { assertAccessible, openWatchedPage, screenshot } from './browser.js';
 
 const SUBJECT = '<script>window.__pwned=1</script> Invoice';
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYPj/HwADAQH/2ZzJWQAAAABJRU5ErkJggg==', 'base64');
@@ -34,7 +34,8 @@ describe('dashboard: received mail, shown safely with its attachments', () => {
   let browser: Browser;
   let page: Page;
   let emailId: string;
-  const dialogs: string[] = [];
+  let dialogs: string[];
+  let pwned: () => Promise<unknown>;
 
   before(async () => {
     t = await startInboundTest();
@@ -60,21 +61,12 @@ describe('dashboard: received mail, shown safely with its attachments', () => {
     );
     await deliverInbound(t, raw, { mailFrom: 'mallory@remote.test', rcptTo: ['support@inbox.test'] });
     emailId = await eventually(async () => (await t.resend.emails.receiving.list()).data?.data[0]?.id, 15_000, 'the received email');
-    browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
-    await signInNewUser(context, { url: t.url, db: t.postline.db }, 'Default', 'support@received.postline.test');
-    page = await context.newPage();
-    page.on('dialog', (d) => {
-      dialogs.push(d.message());
-      void d.dismiss();
-    });
+    ({ browser, page, dialogs, pwned } = await openWatchedPage({ url: t.url, db: t.postline.db }, 'support@received.postline.test'));
   });
   after(async () => {
     await browser?.close();
     await t?.stop();
   });
-
-  const pwned = () => page.evaluate(() => (window as { __pwned?: unknown }).__pwned);
 
   it('lists received mail: the hostile subject as text, sender, recipient, attachments', async () => {
     await page.goto(`${t.url}/dashboard/`);

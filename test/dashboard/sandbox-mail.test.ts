@@ -12,7 +12,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startTestPostline, type TestPostline } from '../support/postline.js';
-import { artifactsDir, assertAccessible, launchChromium, screenshot, signInNewUser } from './browser.js';
+import { artifactsDir, assertAccessible, openWatchedPage, screenshot } from './browser.js';
 
 // A 1×1 PNG, served by "another site" (another port) as a remote image in mail.
 const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYPj/HwADAQH/2ZzJWQAAAABJRU5ErkJggg==', 'base64');
@@ -35,7 +35,8 @@ describe('dashboard: captured mail in sandbox mode, and mail content never runs'
   let t: TestPostline;
   let browser: Browser;
   let page: Page;
-  const dialogs: string[] = [];
+  let dialogs: string[];
+  let pwned: () => Promise<unknown>;
   // Requests the "remote" image server received: the tracking a remote image does.
   const remoteRequests: string[] = [];
   const imageServer = http.createServer((req, res) => {
@@ -48,22 +49,13 @@ describe('dashboard: captured mail in sandbox mode, and mail content never runs'
     await new Promise<void>((resolve) => imageServer.listen(0, '127.0.0.1', resolve));
     remoteImage = `http://127.0.0.1:${(imageServer.address() as AddressInfo).port}/pixel.png`;
     t = await startTestPostline({ env: { POSTLINE_SANDBOX: 'true' } });
-    browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
-    await signInNewUser(context, { url: t.url, db: t.postline.db }, 'Default', 'dev@sandbox.postline.test');
-    page = await context.newPage();
-    page.on('dialog', (d) => {
-      dialogs.push(d.message());
-      void d.dismiss();
-    });
+    ({ browser, page, dialogs, pwned } = await openWatchedPage({ url: t.url, db: t.postline.db }, 'dev@sandbox.postline.test'));
   });
   after(async () => {
     await browser?.close();
     await t?.stop();
     imageServer.close();
   });
-
-  const pwned = () => page.evaluate(() => (window as { __pwned?: unknown }).__pwned);
 
   it('lists captured mail, the hostile subject and sender as text, under a nav item only a sandbox has', async () => {
     const sent = await t.resend.emails.send({

@@ -115,6 +115,38 @@ describe("an email's events, delivery attempts and raw message", () => {
     );
   });
 
+  it('pages the events and the attempts as the other lists page: limit, after, before, has_more', async () => {
+    for (const list of ['events', 'attempts']) {
+      const path = `/emails/${retried}/${list}`;
+      const all = (await rawRequest(t, 'GET', path)).body.data as { id: number }[];
+      assert.ok(all.length >= 3, `${list}: enough for two pages`);
+      const walked: unknown[] = [];
+      let pages = 0;
+      for (let after: number | undefined; pages < 10; pages++) {
+        const res = await rawRequest(t, 'GET', `${path}?limit=2${after ? `&after=${after}` : ''}`);
+        assert.equal(res.status, 200);
+        walked.push(...res.body.data);
+        if (!res.body.has_more) break;
+        after = res.body.data.at(-1).id;
+      }
+      assert.deepEqual(walked, all, `${list}: the pages, in order, are the whole list`);
+      assert.equal(pages + 1, Math.ceil(all.length / 2));
+
+      const back = await rawRequest(t, 'GET', `${path}?limit=2&before=${all.at(-1)!.id}`);
+      assert.deepEqual(back.body.data, all.slice(-3, -1), `${list}: before the last, the two before it, oldest first`);
+      assert.equal(back.body.has_more, all.length > 3);
+
+      // Another email's row is no cursor here; a cursor that is no id is refused.
+      const foreign = (await rawRequest(t, 'GET', `/emails/${bounced}/${list}`)).body.data[0].id;
+      assert.deepEqual((await rawRequest(t, 'GET', `${path}?after=${foreign}`)).body.data, []);
+      for (const query of ['after=abc', 'before=0', 'after=1&before=2', 'limit=101']) {
+        const bad = await rawRequest(t, 'GET', `${path}?${query}`);
+        assert.equal(bad.status, 422, `${list}?${query}`);
+        assert.deepEqual(Object.keys(bad.body).sort(), ['message', 'name', 'statusCode']);
+      }
+    }
+  });
+
   it("answers 404 for another account's email, an unknown id and a malformed one", async () => {
     const stranger = await createAccount(t.postline.db, 'stranger');
     for (const suffix of ['events', 'attempts', 'raw']) {

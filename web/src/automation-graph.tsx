@@ -30,6 +30,12 @@ const NODE_H_STATE = 74;
 const GAP_X = 32;
 const GAP_Y = 64;
 const PAD = 16;
+/**
+ * The drawing shrinks to the width it is given (a phone's), but no further than this: below it
+ * the boxes' words are too small to read, and a graph that wide scrolls in its own box instead
+ * (the list beside it says the same in words).
+ */
+const MIN_SCALE = 0.6;
 
 const BRANCH_LABELS: Record<string, string> = {
   default: '',
@@ -182,6 +188,7 @@ export function AutomationGraph({
           width={width}
           height={height}
           viewBox={`0 0 ${width} ${height}`}
+          style={{ maxWidth: width, minWidth: Math.round(width * MIN_SCALE) }}
           role="img"
           aria-label={`${title}: ${steps.length} steps, described in the list that follows`}
         >

@@ -84,32 +84,3 @@ export function formatAge(seconds: number | null): string {
   const days = Math.floor(hours / 24);
   return hours % 24 ? `${days} d ${hours % 24} h` : `${days} d`;
 }
-
-/**
- * Cursor paging over an `after` id, as the API pages: the cursors of the pages already seen,
- * so "Previous" goes back without the API needing `before`.
- */
-export function useCursor() {
-  const [cursors, setCursors] = useState<string[]>([]);
-  return {
-    after: cursors.at(-1),
-    page: cursors.length + 1,
-    next: (lastId: string) => setCursors((c) => [...c, lastId]),
-    previous: () => setCursors((c) => c.slice(0, -1)),
-  };
-}
-
-export function Pager({ cursor, hasMore, lastId }: { cursor: ReturnType<typeof useCursor>; hasMore: boolean; lastId: string | undefined }) {
-  if (cursor.page === 1 && !hasMore) return null;
-  return (
-    <nav className="pager" aria-label="Pages">
-      <button type="button" className="secondary small" disabled={cursor.page === 1} onClick={cursor.previous}>
-        Previous page
-      </button>
-      <span>Page {cursor.page}</span>
-      <button type="button" className="secondary small" disabled={!hasMore || !lastId} onClick={() => lastId && cursor.next(lastId)}>
-        Next page
-      </button>
-    </nav>
-  );
-}

@@ -33,8 +33,11 @@ export function PreviewFrame({ html, title, remote = false }: { html: string; ti
   );
 }
 
-/** The HTML and text parts under their own headings, as a reader sees them. */
-export function MailBody({ html, text }: { html: string | null; text: string | null }) {
+/**
+ * The HTML and text parts under their own headings, as a reader sees them. `noText` says what
+ * a missing text part means where it is not final (a broadcast's is made from its HTML when sent).
+ */
+export function MailBody({ html, text, noText = 'This message has no text part.' }: { html: string | null; text: string | null; noText?: string }) {
   const [remote, setRemote] = useState(false);
   return (
     <>
@@ -55,7 +58,7 @@ export function MailBody({ html, text }: { html: string | null; text: string | n
         </>
       )}
       <h2>Text</h2>
-      {text === null ? <p className="hint">This message has no text part.</p> : <pre className="mail-text">{text}</pre>}
+      {text === null ? <p className="hint">{noText}</p> : <pre className="mail-text">{text}</pre>}
     </>
   );
 }

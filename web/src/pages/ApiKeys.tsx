@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { type ApiKey, api, type Domain, type List } from '../api';
 import { ConfirmDialog, CopyButton, ErrorMessage, formatTime } from '../components';
+import { ListTable } from '../list-table';
 
 export function ApiKeysPage() {
   const queryClient = useQueryClient();
@@ -37,34 +38,24 @@ export function ApiKeysPage() {
       <ErrorMessage error={keys.error ?? remove.error} />
       {keys.data && keys.data.data.length === 0 && <p>No keys yet: create one above.</p>}
       {keys.data && keys.data.data.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.data.map((key) => (
-                <tr key={key.id}>
-                  <td>{key.name || '(no name)'}</td>
-                  <td>{formatTime(key.created_at)}</td>
-                  <td>{formatTime(key.last_used_at)}</td>
-                  <td>
-                    <button type="button" className="danger small" onClick={() => setDeleting(key)} aria-label={`Delete the key ${key.name}`}>
-                      Delete
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable
+          rows={keys.data.data}
+          rowHeaders={false}
+          columns={[
+            { header: 'Name', cell: (key) => key.name || '(no name)' },
+            { header: 'Created', cell: (key) => formatTime(key.created_at) },
+            { header: 'Last used', cell: (key) => formatTime(key.last_used_at) },
+            {
+              header: 'Actions',
+              hideHeader: true,
+              cell: (key) => (
+                <button type="button" className="danger small" onClick={() => setDeleting(key)} aria-label={`Delete the key ${key.name}`}>
+                  Delete
+                </button>
+              ),
+            },
+          ]}
+        />
       )}
       <ConfirmDialog
         open={deleting !== undefined}

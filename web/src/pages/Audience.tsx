@@ -5,7 +5,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { api, type List } from '../api';
-import { ConfirmDialog, ErrorMessage, formatTime, Pager, useCursor } from '../components';
+import { ConfirmDialog, ErrorMessage, formatTime } from '../components';
+import { PagedTable, PagedView, usePagedList } from '../list-table';
 import { follow, navigate } from '../router';
 import { AudienceTabs, type ContactSummary, fullName, qs, type Segment } from './audience-common';
 import { PropertiesTab, SegmentPage, SegmentsTab, TopicsTab } from './AudienceLists';
@@ -92,53 +93,26 @@ function ContactsTab() {
 }
 
 function ContactList({ search }: { search: string }) {
-  const cursor = useCursor();
-  const list = useQuery({
-    queryKey: ['contacts', search, cursor.after],
-    queryFn: () => api<List<ContactSummary>>('GET', `/contacts${qs({ search, limit: 25, after: cursor.after })}`),
-  });
-  const rows = list.data?.data ?? [];
+  const list = usePagedList<ContactSummary>(['contacts', search], (after) => `/contacts${qs({ search, limit: 25, after })}`);
   return (
-    <>
-      <ErrorMessage error={list.error} />
-      {list.data && rows.length === 0 && cursor.page === 1 && (
-        <p className="notice">
-          {search ? `No contact's address or name holds “${search}”.` : 'No contacts yet: add one below, or import a CSV file from the Imports tab.'}
-        </p>
-      )}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">{search ? `Contacts matching ${search}` : 'Contacts'}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Address</th>
-                <th scope="col">Name</th>
-                <th scope="col">Mail</th>
-                <th scope="col">Added</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((c) => (
-                <tr key={c.id}>
-                  <th scope="row">
-                    <a href={`/dashboard/audience/contacts/${c.id}`} onClick={follow(`/audience/contacts/${c.id}`)}>
-                      {c.email}
-                    </a>
-                  </th>
-                  <td>{fullName(c) || '—'}</td>
-                  <td>
-                    <Subscribed unsubscribed={c.unsubscribed} />
-                  </td>
-                  <td>{formatTime(c.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager cursor={cursor} hasMore={list.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
-    </>
+    <PagedTable
+      paged={list}
+      caption={search ? `Contacts matching ${search}` : 'Contacts'}
+      empty={search ? `No contact's address or name holds “${search}”.` : 'No contacts yet: add one below, or import a CSV file from the Imports tab.'}
+      columns={[
+        {
+          header: 'Address',
+          cell: (c) => (
+            <a href={`/dashboard/audience/contacts/${c.id}`} onClick={follow(`/audience/contacts/${c.id}`)}>
+              {c.email}
+            </a>
+          ),
+        },
+        { header: 'Name', cell: (c) => fullName(c) || '—' },
+        { header: 'Mail', cell: (c) => <Subscribed unsubscribed={c.unsubscribed} /> },
+        { header: 'Added', cell: (c) => formatTime(c.created_at) },
+      ]}
+    />
   );
 }
 
@@ -311,111 +285,94 @@ function EditContact({ contact, path }: { contact: Contact; path: string }) {
 /** Every topic with this contact's subscription (its own choice, else the topic's default). */
 function ContactTopics({ path, contactKey, email }: { path: string; contactKey: string; email: string }) {
   const queryClient = useQueryClient();
-  const cursor = useCursor();
-  const topics = useQuery({
-    queryKey: ['contact', contactKey, 'topics', cursor.after],
-    queryFn: () => api<List<ContactTopic>>('GET', `${path}/topics${qs({ limit: 20, after: cursor.after })}`),
-  });
+  const topics = usePagedList<ContactTopic>(['contact', contactKey, 'topics'], (after) => `${path}/topics${qs({ limit: 20, after })}`);
   const change = useMutation({
     mutationFn: (v: { id: string; subscription: 'opt_in' | 'opt_out' }) => api('PATCH', `${path}/topics`, { topics: [v] }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['contact', contactKey, 'topics'] }),
   });
-  const rows = topics.data?.data ?? [];
   return (
     <>
       <h2>Topics</h2>
-      <ErrorMessage error={topics.error ?? change.error} />
-      {topics.data && rows.length === 0 && cursor.page === 1 && <p className="hint">No topics yet: create them on the Topics tab.</p>}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Topic</th>
-                <th scope="col">Subscription</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((t) => (
-                <tr key={t.id}>
-                  <th scope="row">
-                    {t.name}
-                    {t.description && <span className="hint block">{t.description}</span>}
-                  </th>
-                  <td>
-                    {t.subscription === 'opt_in' ? <span className="status status-verified">subscribed</span> : <span className="status">not subscribed</span>}
-                  </td>
-                  <td>
-                    {t.subscription === 'opt_in' ? (
-                      <button
-                        type="button"
-                        className="secondary small"
-                        disabled={change.isPending}
-                        onClick={() => change.mutate({ id: t.id, subscription: 'opt_out' })}
-                        aria-label={`Unsubscribe ${email} from ${t.name}`}
-                      >
-                        Unsubscribe
-                      </button>
-                    ) : (
-                      <button
-                        type="button"
-                        className="small"
-                        disabled={change.isPending}
-                        onClick={() => change.mutate({ id: t.id, subscription: 'opt_in' })}
-                        aria-label={`Subscribe ${email} to ${t.name}`}
-                      >
-                        Subscribe
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager cursor={cursor} hasMore={topics.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+      <ErrorMessage error={change.error} />
+      <PagedTable
+        paged={topics}
+        empty={<p className="hint">No topics yet: create them on the Topics tab.</p>}
+        columns={[
+          {
+            header: 'Topic',
+            cell: (t) => (
+              <>
+                {t.name}
+                {t.description && <span className="hint block">{t.description}</span>}
+              </>
+            ),
+          },
+          {
+            header: 'Subscription',
+            cell: (t) =>
+              t.subscription === 'opt_in' ? <span className="status status-verified">subscribed</span> : <span className="status">not subscribed</span>,
+          },
+          {
+            header: 'Actions',
+            hideHeader: true,
+            cell: (t) =>
+              t.subscription === 'opt_in' ? (
+                <button
+                  type="button"
+                  className="secondary small"
+                  disabled={change.isPending}
+                  onClick={() => change.mutate({ id: t.id, subscription: 'opt_out' })}
+                  aria-label={`Unsubscribe ${email} from ${t.name}`}
+                >
+                  Unsubscribe
+                </button>
+              ) : (
+                <button
+                  type="button"
+                  className="small"
+                  disabled={change.isPending}
+                  onClick={() => change.mutate({ id: t.id, subscription: 'opt_in' })}
+                  aria-label={`Subscribe ${email} to ${t.name}`}
+                >
+                  Subscribe
+                </button>
+              ),
+          },
+        ]}
+      />
     </>
   );
 }
 
 function ContactSegments({ path, contactKey }: { path: string; contactKey: string }) {
   const queryClient = useQueryClient();
-  const cursor = useCursor();
   const [adding, setAdding] = useState('');
-  const mine = useQuery({
-    queryKey: ['contact', contactKey, 'segments', cursor.after],
-    queryFn: () => api<List<Segment>>('GET', `${path}/segments${qs({ limit: 20, after: cursor.after })}`),
-  });
+  const mine = usePagedList<Segment>(['contact', contactKey, 'segments'], (after) => `${path}/segments${qs({ limit: 20, after })}`);
   const all = useQuery({ queryKey: ['segments', 'all'], queryFn: () => api<List<Segment>>('GET', '/segments?limit=100') });
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['contact', contactKey, 'segments'] });
   const add = useMutation({ mutationFn: (id: string) => api('POST', `${path}/segments/${id}`), onSuccess: refresh });
   const remove = useMutation({ mutationFn: (id: string) => api('DELETE', `${path}/segments/${id}`), onSuccess: refresh });
-  const rows = mine.data?.data ?? [];
-  const joinable = (all.data?.data ?? []).filter((s) => !rows.some((r) => r.id === s.id));
+  const joinable = (all.data?.data ?? []).filter((s) => !mine.rows.some((r) => r.id === s.id));
   return (
     <>
       <h2>Segments</h2>
-      <ErrorMessage error={mine.error ?? add.error ?? remove.error} />
-      {mine.data && rows.length === 0 && cursor.page === 1 && <p className="hint">In no segment.</p>}
-      {rows.length > 0 && (
-        <ul className="plain-list">
-          {rows.map((s) => (
-            <li key={s.id}>
-              <a href={`/dashboard/audience/segments/${s.id}`} onClick={follow(`/audience/segments/${s.id}`)}>
-                {s.name}
-              </a>{' '}
-              <button type="button" className="secondary small" onClick={() => remove.mutate(s.id)} aria-label={`Remove from ${s.name}`}>
-                Remove
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
-      <Pager cursor={cursor} hasMore={mine.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+      <ErrorMessage error={add.error ?? remove.error} />
+      <PagedView paged={mine} empty={<p className="hint">In no segment.</p>}>
+        {(rows) => (
+          <ul className="plain-list">
+            {rows.map((s) => (
+              <li key={s.id}>
+                <a href={`/dashboard/audience/segments/${s.id}`} onClick={follow(`/audience/segments/${s.id}`)}>
+                  {s.name}
+                </a>{' '}
+                <button type="button" className="secondary small" onClick={() => remove.mutate(s.id)} aria-label={`Remove from ${s.name}`}>
+                  Remove
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </PagedView>
       {joinable.length > 0 && (
         <form
           className="row"

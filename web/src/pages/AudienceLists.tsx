@@ -4,8 +4,9 @@
 // and /contact-properties.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, type List } from '../api';
-import { ConfirmDialog, ErrorMessage, formatTime, Pager, useCursor } from '../components';
+import { api } from '../api';
+import { ConfirmDialog, ErrorMessage, formatTime } from '../components';
+import { PagedTable, usePagedList } from '../list-table';
 import { follow, navigate } from '../router';
 import { type ContactSummary, fullName, qs, type Segment, type Topic } from './audience-common';
 
@@ -52,12 +53,8 @@ function DeleteButton(props: { what: string; explanation: string; path: string; 
 
 export function SegmentsTab() {
   const queryClient = useQueryClient();
-  const cursor = useCursor();
   const [name, setName] = useState('');
-  const list = useQuery({
-    queryKey: ['segments', cursor.after],
-    queryFn: () => api<List<Segment>>('GET', `/segments${qs({ limit: 25, after: cursor.after })}`),
-  });
+  const list = usePagedList<Segment>(['segments'], (after) => `/segments${qs({ limit: 25, after })}`);
   const create = useMutation({
     mutationFn: () => api<{ id: string }>('POST', '/segments', { name: name.trim() }),
     onSuccess: () => {
@@ -69,7 +66,6 @@ export function SegmentsTab() {
     event.preventDefault();
     create.mutate();
   };
-  const rows = list.data?.data ?? [];
   return (
     <>
       <p>A segment is a list of contacts a broadcast goes to. Add contacts to it from a contact's page or with an import.</p>
@@ -85,57 +81,44 @@ export function SegmentsTab() {
         <ErrorMessage error={create.error} />
       </form>
       <h2>Segments</h2>
-      <ErrorMessage error={list.error} />
-      {list.data && rows.length === 0 && cursor.page === 1 && <p className="notice">No segments yet: create one above.</p>}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((s) => (
-                <tr key={s.id}>
-                  <th scope="row">
-                    <a href={`/dashboard/audience/segments/${s.id}`} onClick={follow(`/audience/segments/${s.id}`)}>
-                      {s.name}
-                    </a>
-                  </th>
-                  <td>{formatTime(s.created_at)}</td>
-                  <td>
-                    <DeleteButton
-                      small
-                      what={`segment ${s.name}`}
-                      explanation="Its contacts stay; only the list goes. Broadcasts already sent to it keep their figures."
-                      path={`/segments/${s.id}`}
-                      queryKey="segments"
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager cursor={cursor} hasMore={list.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+      <PagedTable
+        paged={list}
+        empty="No segments yet: create one above."
+        columns={[
+          {
+            header: 'Name',
+            cell: (s) => (
+              <a href={`/dashboard/audience/segments/${s.id}`} onClick={follow(`/audience/segments/${s.id}`)}>
+                {s.name}
+              </a>
+            ),
+          },
+          { header: 'Created', cell: (s) => formatTime(s.created_at) },
+          {
+            header: 'Actions',
+            hideHeader: true,
+            cell: (s) => (
+              <DeleteButton
+                small
+                what={`segment ${s.name}`}
+                explanation="Its contacts stay; only the list goes. Broadcasts already sent to it keep their figures."
+                path={`/segments/${s.id}`}
+                queryKey="segments"
+              />
+            ),
+          },
+        ]}
+      />
     </>
   );
 }
 
 export function SegmentPage({ id }: { id: string }) {
-  const cursor = useCursor();
   const segment = useQuery({ queryKey: ['segment', id], queryFn: () => api<Segment>('GET', `/segments/${encodeURIComponent(id)}`) });
-  const members = useQuery({
-    queryKey: ['segment', id, 'contacts', cursor.after],
-    queryFn: () => api<List<ContactSummary>>('GET', `/segments/${encodeURIComponent(id)}/contacts${qs({ limit: 25, after: cursor.after })}`),
-  });
-  const rows = members.data?.data ?? [];
+  const members = usePagedList<ContactSummary>(
+    ['segment', id, 'contacts'],
+    (after) => `/segments/${encodeURIComponent(id)}/contacts${qs({ limit: 25, after })}`,
+  );
   return (
     <>
       <p>
@@ -143,42 +126,28 @@ export function SegmentPage({ id }: { id: string }) {
           ← Segments
         </a>
       </p>
-      <ErrorMessage error={segment.error ?? members.error} />
+      <ErrorMessage error={segment.error} />
       {segment.data && (
         <>
           <h1>{segment.data.name}</h1>
           <p className="hint">Created {formatTime(segment.data.created_at)}</p>
           <h2>Members</h2>
-          {members.data && rows.length === 0 && cursor.page === 1 && (
-            <p className="notice">Nobody is in this segment yet: add contacts from their page, or import a CSV into it.</p>
-          )}
-          {rows.length > 0 && (
-            <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Address</th>
-                    <th scope="col">Name</th>
-                    <th scope="col">Added</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((c) => (
-                    <tr key={c.id}>
-                      <th scope="row">
-                        <a href={`/dashboard/audience/contacts/${c.id}`} onClick={follow(`/audience/contacts/${c.id}`)}>
-                          {c.email}
-                        </a>
-                      </th>
-                      <td>{fullName(c) || '—'}</td>
-                      <td>{formatTime(c.created_at)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
-          <Pager cursor={cursor} hasMore={members.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+          <PagedTable
+            paged={members}
+            empty="Nobody is in this segment yet: add contacts from their page, or import a CSV into it."
+            columns={[
+              {
+                header: 'Address',
+                cell: (c) => (
+                  <a href={`/dashboard/audience/contacts/${c.id}`} onClick={follow(`/audience/contacts/${c.id}`)}>
+                    {c.email}
+                  </a>
+                ),
+              },
+              { header: 'Name', cell: (c) => fullName(c) || '—' },
+              { header: 'Added', cell: (c) => formatTime(c.created_at) },
+            ]}
+          />
           <h2>Delete</h2>
           <DeleteButton
             what={`segment ${segment.data.name}`}
@@ -195,12 +164,11 @@ export function SegmentPage({ id }: { id: string }) {
 
 export function TopicsTab() {
   const queryClient = useQueryClient();
-  const cursor = useCursor();
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [subscription, setSubscription] = useState<'opt_in' | 'opt_out'>('opt_in');
   const [visibility, setVisibility] = useState<'public' | 'private'>('public');
-  const list = useQuery({ queryKey: ['topics', cursor.after], queryFn: () => api<List<Topic>>('GET', `/topics${qs({ limit: 25, after: cursor.after })}`) });
+  const list = usePagedList<Topic>(['topics'], (after) => `/topics${qs({ limit: 25, after })}`);
   const create = useMutation({
     mutationFn: () =>
       api('POST', '/topics', { name: name.trim(), description: description.trim() || undefined, default_subscription: subscription, visibility }),
@@ -214,7 +182,6 @@ export function TopicsTab() {
     event.preventDefault();
     create.mutate();
   };
-  const rows = list.data?.data ?? [];
   return (
     <>
       <p>Topics let contacts choose what they receive: a broadcast with a topic goes only to the contacts subscribed to it.</p>
@@ -247,62 +214,41 @@ export function TopicsTab() {
         <ErrorMessage error={create.error} />
       </form>
       <h2>Topics</h2>
-      <ErrorMessage error={list.error} />
-      {list.data && rows.length === 0 && cursor.page === 1 && <p className="notice">No topics yet: create one above.</p>}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Default</th>
-                <th scope="col">Visibility</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((t) => (
-                <tr key={t.id}>
-                  <th scope="row">
-                    {t.name}
-                    {t.description && <span className="hint block">{t.description}</span>}
-                  </th>
-                  <td>{t.default_subscription === 'opt_in' ? 'subscribed (opt-out)' : 'not subscribed (opt-in)'}</td>
-                  <td>{t.visibility}</td>
-                  <td>{formatTime(t.created_at)}</td>
-                  <td>
-                    <DeleteButton
-                      small
-                      what={`topic ${t.name}`}
-                      explanation="Contacts' choices for it are forgotten."
-                      path={`/topics/${t.id}`}
-                      queryKey="topics"
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager cursor={cursor} hasMore={list.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+      <PagedTable
+        paged={list}
+        empty="No topics yet: create one above."
+        columns={[
+          {
+            header: 'Name',
+            cell: (t) => (
+              <>
+                {t.name}
+                {t.description && <span className="hint block">{t.description}</span>}
+              </>
+            ),
+          },
+          { header: 'Default', cell: (t) => (t.default_subscription === 'opt_in' ? 'subscribed (opt-out)' : 'not subscribed (opt-in)') },
+          { header: 'Visibility', cell: (t) => t.visibility },
+          { header: 'Created', cell: (t) => formatTime(t.created_at) },
+          {
+            header: 'Actions',
+            hideHeader: true,
+            cell: (t) => (
+              <DeleteButton small what={`topic ${t.name}`} explanation="Contacts' choices for it are forgotten." path={`/topics/${t.id}`} queryKey="topics" />
+            ),
+          },
+        ]}
+      />
     </>
   );
 }
 
 export function PropertiesTab() {
   const queryClient = useQueryClient();
-  const cursor = useCursor();
   const [key, setKey] = useState('');
   const [type, setType] = useState<'string' | 'number'>('string');
   const [fallback, setFallback] = useState('');
-  const list = useQuery({
-    queryKey: ['contact-properties', cursor.after],
-    queryFn: () => api<List<Property>>('GET', `/contact-properties${qs({ limit: 25, after: cursor.after })}`),
-  });
+  const list = usePagedList<Property>(['contact-properties'], (after) => `/contact-properties${qs({ limit: 25, after })}`);
   const create = useMutation({
     mutationFn: () =>
       api('POST', '/contact-properties', {
@@ -320,7 +266,6 @@ export function PropertiesTab() {
     event.preventDefault();
     create.mutate();
   };
-  const rows = list.data?.data ?? [];
   return (
     <>
       <p>
@@ -347,47 +292,29 @@ export function PropertiesTab() {
         <ErrorMessage error={create.error} />
       </form>
       <h2>Properties</h2>
-      <ErrorMessage error={list.error} />
-      {list.data && rows.length === 0 && cursor.page === 1 && <p className="notice">No properties yet: create one above.</p>}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Type</th>
-                <th scope="col">Fallback</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((p) => (
-                <tr key={p.id}>
-                  <th scope="row">
-                    <code>{p.key}</code>
-                  </th>
-                  <td>{p.type === 'number' ? 'number' : 'text'}</td>
-                  <td>{p.fallback_value === null ? '—' : String(p.fallback_value)}</td>
-                  <td>{formatTime(p.created_at)}</td>
-                  <td>
-                    <DeleteButton
-                      small
-                      what={`property ${p.key}`}
-                      explanation="Its value is removed from every contact."
-                      path={`/contact-properties/${p.id}`}
-                      queryKey="contact-properties"
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager cursor={cursor} hasMore={list.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+      <PagedTable
+        paged={list}
+        empty="No properties yet: create one above."
+        columns={[
+          { header: 'Key', cell: (p) => <code>{p.key}</code> },
+          { header: 'Type', cell: (p) => (p.type === 'number' ? 'number' : 'text') },
+          { header: 'Fallback', cell: (p) => (p.fallback_value === null ? '—' : String(p.fallback_value)) },
+          { header: 'Created', cell: (p) => formatTime(p.created_at) },
+          {
+            header: 'Actions',
+            hideHeader: true,
+            cell: (p) => (
+              <DeleteButton
+                small
+                what={`property ${p.key}`}
+                explanation="Its value is removed from every contact."
+                path={`/contact-properties/${p.id}`}
+                queryKey="contact-properties"
+              />
+            ),
+          },
+        ]}
+      />
     </>
   );
 }

@@ -3,9 +3,10 @@
 // confirmation; a run's page with the state of each step it reached.
 import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, type List } from '../api';
+import { api } from '../api';
 import { AutomationGraph, type ConnectionDef, STEP_NAMES, type StepDef, type StepState } from '../automation-graph';
-import { ConfirmDialog, ErrorMessage, formatTime, Pager, useCursor } from '../components';
+import { ConfirmDialog, ErrorMessage, formatTime } from '../components';
+import { ListTable, PagedTable, usePagedList } from '../list-table';
 import { follow, navigate } from '../router';
 
 interface AutomationSummary {
@@ -52,56 +53,40 @@ function Status({ value }: { value: string }) {
 }
 
 export function AutomationsPage() {
-  const cursor = useCursor();
-  const list = useQuery({
-    queryKey: ['automations', cursor.after],
-    queryFn: () => api<List<AutomationSummary>>('GET', `/automations?limit=20${cursor.after ? `&after=${cursor.after}` : ''}`),
-  });
-  const rows = list.data?.data ?? [];
+  const list = usePagedList<AutomationSummary>(['automations'], (after) => `/automations?limit=20${after ? `&after=${after}` : ''}`);
   // The list does not carry the trigger (Resend's list items have no steps): each row's
   // automation is read once, and is then already there when it is opened.
-  const details = useQueries({ queries: rows.map((a) => ({ queryKey: ['automation', a.id], queryFn: () => api<Automation>('GET', automationPath(a.id)) })) });
+  const details = useQueries({
+    queries: list.rows.map((a) => ({ queryKey: ['automation', a.id], queryFn: () => api<Automation>('GET', automationPath(a.id)) })),
+  });
+  const triggers = new Map(list.rows.map((a, i) => [a.id, triggerOf(details[i]?.data)]));
   return (
     <>
       <h1>Automations</h1>
       <p>Workflows that start when your application sends an event (POST /events/send) and then send email, wait, branch and update the contact.</p>
-      <ErrorMessage error={list.error} />
-      {list.data && rows.length === 0 && cursor.page === 1 && (
-        <p className="notice">
-          No automations yet: create one with the API (POST /automations, or automations.create in the SDK) and it appears here with its steps drawn.
-        </p>
-      )}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">Trigger</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((a, i) => (
-                <tr key={a.id}>
-                  <th scope="row">
-                    <a href={`/dashboard/automations/${a.id}`} onClick={follow(`/automations/${a.id}`)}>
-                      {a.name}
-                    </a>
-                  </th>
-                  <td>
-                    <Status value={a.status} />
-                  </td>
-                  <td>{triggerOf(details[i]?.data) ? <code>{triggerOf(details[i]?.data)}</code> : <span className="hint">…</span>}</td>
-                  <td>{formatTime(a.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager cursor={cursor} hasMore={list.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+      <PagedTable
+        paged={list}
+        empty="No automations yet: create one with the API (POST /automations, or automations.create in the SDK) and it appears here with its steps drawn."
+        columns={[
+          {
+            header: 'Name',
+            cell: (a) => (
+              <a href={`/dashboard/automations/${a.id}`} onClick={follow(`/automations/${a.id}`)}>
+                {a.name}
+              </a>
+            ),
+          },
+          { header: 'Status', cell: (a) => <Status value={a.status} /> },
+          {
+            header: 'Trigger',
+            cell: (a) => {
+              const trigger = triggers.get(a.id);
+              return trigger ? <code>{trigger}</code> : <span className="hint">…</span>;
+            },
+          },
+          { header: 'Created', cell: (a) => formatTime(a.created_at) },
+        ]}
+      />
     </>
   );
 }
@@ -210,58 +195,30 @@ function Runs({ automationId }: { automationId: string }) {
 }
 
 function RunList({ automationId, status }: { automationId: string; status: string }) {
-  const cursor = useCursor();
-  const runs = useQuery({
-    queryKey: ['automation', automationId, 'runs', status, cursor.after],
-    queryFn: () =>
-      api<List<RunSummary>>(
-        'GET',
-        `${automationPath(automationId)}/runs?limit=20${status ? `&status=${status}` : ''}${cursor.after ? `&after=${cursor.after}` : ''}`,
-      ),
-    refetchInterval: 5000,
-  });
-  const rows = runs.data?.data ?? [];
+  const runs = usePagedList<RunSummary>(
+    ['automation', automationId, 'runs', status],
+    (after) => `${automationPath(automationId)}/runs?limit=20${status ? `&status=${status}` : ''}${after ? `&after=${after}` : ''}`,
+    5000,
+  );
   return (
-    <>
-      <ErrorMessage error={runs.error} />
-      {runs.data && rows.length === 0 && cursor.page === 1 && (
-        <p className="notice">
-          {status ? `No ${status} runs.` : 'No runs yet: each event this automation is triggered by starts one, while the automation is enabled.'}
-        </p>
-      )}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Run</th>
-                <th scope="col">Status</th>
-                <th scope="col">Started</th>
-                <th scope="col">Finished</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => (
-                <tr key={r.id}>
-                  <th scope="row">
-                    <a href={`/dashboard/automations/${automationId}/runs/${r.id}`} onClick={follow(`/automations/${automationId}/runs/${r.id}`)}>
-                      <code>{r.id.slice(0, 8)}</code>
-                      <span className="visually-hidden"> (run {r.id})</span>
-                    </a>
-                  </th>
-                  <td>
-                    <Status value={r.status} />
-                  </td>
-                  <td>{formatTime(r.started_at ?? r.created_at)}</td>
-                  <td>{r.completed_at ? formatTime(r.completed_at) : '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager cursor={cursor} hasMore={runs.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
-    </>
+    <PagedTable
+      paged={runs}
+      empty={status ? `No ${status} runs.` : 'No runs yet: each event this automation is triggered by starts one, while the automation is enabled.'}
+      columns={[
+        {
+          header: 'Run',
+          cell: (r) => (
+            <a href={`/dashboard/automations/${automationId}/runs/${r.id}`} onClick={follow(`/automations/${automationId}/runs/${r.id}`)}>
+              <code>{r.id.slice(0, 8)}</code>
+              <span className="visually-hidden"> (run {r.id})</span>
+            </a>
+          ),
+        },
+        { header: 'Status', cell: (r) => <Status value={r.status} /> },
+        { header: 'Started', cell: (r) => formatTime(r.started_at ?? r.created_at) },
+        { header: 'Finished', cell: (r) => (r.completed_at ? formatTime(r.completed_at) : '—') },
+      ]}
+    />
   );
 }
 
@@ -331,30 +288,23 @@ export function RunPage({ automationId, runId }: { automationId: string; runId: 
           <h2>Steps</h2>
           {a && <AutomationGraph steps={a.steps} connections={a.connections} states={states} title={`This run's steps`} />}
           <h2>Step by step</h2>
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Step</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Reached</th>
-                </tr>
-              </thead>
-              <tbody>
-                {r.steps.map((s) => (
-                  <tr key={s.key}>
-                    <th scope="row">{s.key}</th>
-                    <td>{STEP_NAMES[s.type] ?? s.type}</td>
-                    <td>
-                      <Status value={s.status} /> {states.get(s.key)?.detail}
-                    </td>
-                    <td>{formatTime(s.created_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <ListTable
+            rows={r.steps}
+            rowKey={(s) => s.key}
+            columns={[
+              { header: 'Step', cell: (s) => s.key },
+              { header: 'Type', cell: (s) => STEP_NAMES[s.type] ?? s.type },
+              {
+                header: 'State',
+                cell: (s) => (
+                  <>
+                    <Status value={s.status} /> {states.get(s.key)?.detail}
+                  </>
+                ),
+              },
+              { header: 'Reached', cell: (s) => formatTime(s.created_at) },
+            ]}
+          />
           {a && a.updated_at > r.created_at && (
             <p className="hint">The automation was changed after this run started: the drawing shows its steps now, the table the steps this run took.</p>
           )}

@@ -4,8 +4,9 @@
 // recipients by outcome and clicked links. Composing is BroadcastCompose.tsx.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, type List } from '../api';
-import { ConfirmDialog, ErrorMessage, formatTime, Pager, useCursor } from '../components';
+import { api } from '../api';
+import { ConfirmDialog, ErrorMessage, formatTime } from '../components';
+import { type Column, PagedTable, usePagedList } from '../list-table';
 import { MailBody } from '../mail-viewer';
 import { follow, navigate } from '../router';
 import { qs, type Segment, type Topic } from './audience-common';
@@ -46,13 +47,11 @@ function StatusBadge({ status }: { status: Broadcast['status'] }) {
 }
 
 function BroadcastList() {
-  const cursor = useCursor();
-  const list = useQuery({
-    queryKey: ['broadcasts', cursor.after],
-    queryFn: () => api<List<BroadcastSummary>>('GET', `/broadcasts${qs({ limit: 25, after: cursor.after })}`),
-    refetchInterval: (query) => (query.state.data?.data.some((b) => b.status === 'sending') ? 3000 : false),
-  });
-  const rows = list.data?.data ?? [];
+  const list = usePagedList<BroadcastSummary>(
+    ['broadcasts'],
+    (after) => `/broadcasts${qs({ limit: 25, after })}`,
+    (query) => (query.state.data?.data.some((b) => b.status === 'sending') ? 3000 : false),
+  );
   return (
     <>
       <h1>Broadcasts</h1>
@@ -62,43 +61,24 @@ function BroadcastList() {
           New broadcast
         </a>
       </p>
-      <ErrorMessage error={list.error} />
-      {list.data && rows.length === 0 && cursor.page === 1 && (
-        <p className="notice">No broadcasts yet: write one with “New broadcast”. It goes to a segment of your contacts (Audience).</p>
-      )}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">Created</th>
-                <th scope="col">Scheduled for</th>
-                <th scope="col">Sent</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((b) => (
-                <tr key={b.id}>
-                  <th scope="row">
-                    <a href={`/dashboard/broadcasts/${b.id}`} onClick={follow(`/broadcasts/${b.id}`)}>
-                      {b.name || '(no name)'}
-                    </a>
-                  </th>
-                  <td>
-                    <StatusBadge status={b.status} />
-                  </td>
-                  <td>{formatTime(b.created_at)}</td>
-                  <td>{b.scheduled_at ? formatTime(b.scheduled_at) : '—'}</td>
-                  <td>{b.sent_at ? formatTime(b.sent_at) : '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager cursor={cursor} hasMore={list.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+      <PagedTable
+        paged={list}
+        empty="No broadcasts yet: write one with “New broadcast”. It goes to a segment of your contacts (Audience)."
+        columns={[
+          {
+            header: 'Name',
+            cell: (b) => (
+              <a href={`/dashboard/broadcasts/${b.id}`} onClick={follow(`/broadcasts/${b.id}`)}>
+                {b.name || '(no name)'}
+              </a>
+            ),
+          },
+          { header: 'Status', cell: (b) => <StatusBadge status={b.status} /> },
+          { header: 'Created', cell: (b) => formatTime(b.created_at) },
+          { header: 'Scheduled for', cell: (b) => (b.scheduled_at ? formatTime(b.scheduled_at) : '—') },
+          { header: 'Sent', cell: (b) => (b.sent_at ? formatTime(b.sent_at) : '—') },
+        ]}
+      />
     </>
   );
 }
@@ -175,7 +155,8 @@ function BroadcastPage({ id }: { id: string }) {
           {b.sent_at && <Figures id={id} path={path} />}
           {b.sent_at && <Recipients id={id} path={path} />}
           {b.sent_at && <ClickedLinks id={id} path={path} />}
-          <MailBody html={b.html} text={b.text} />
+          {/* Without a text of its own, each email's text part is made from its HTML at send (src/emails/compose.ts). */}
+          <MailBody html={b.html} text={b.text} noText="No text was written: each email's text part is made from the HTML when it is sent." />
         </>
       )}
     </>
@@ -374,103 +355,50 @@ function Recipients({ id, path }: { id: string; path: string }) {
 }
 
 function RecipientList({ id, path, type }: { id: string; path: string; type: RecipientType }) {
-  const cursor = useCursor();
-  const list = useQuery({
-    queryKey: ['broadcast', id, 'recipients', type, cursor.after],
-    queryFn: () => api<List<Recipient>>('GET', `${path}/recipients${qs({ type, limit: 25, after: cursor.after })}`),
-    refetchInterval: 5000,
-  });
-  const rows = list.data?.data ?? [];
-  return (
-    <>
-      <ErrorMessage error={list.error} />
-      {list.data && rows.length === 0 && cursor.page === 1 && <p className="hint">No recipient is {type} yet.</p>}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Recipients {type}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Address</th>
-                {(type === 'opened' || type === 'clicked') && <th scope="col">Times</th>}
-                {type === 'clicked' && <th scope="col">Links</th>}
-                {type === 'bounced' && <th scope="col">Bounce</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => (
-                <tr key={r.id}>
-                  <th scope="row">
-                    {r.contact_id ? (
-                      <a href={`/dashboard/audience/contacts/${r.contact_id}`} onClick={follow(`/audience/contacts/${r.contact_id}`)}>
-                        {r.email}
-                      </a>
-                    ) : (
-                      r.email
-                    )}
-                  </th>
-                  {(type === 'opened' || type === 'clicked') && <td className="number">{r.count}</td>}
-                  {type === 'clicked' && (
-                    <td className="link-cell">
-                      {r.clicked_links?.map((l) => (
-                        <span key={l.url} className="block">
-                          {l.url} ({l.clicks})
-                        </span>
-                      ))}
-                    </td>
-                  )}
-                  {type === 'bounced' && <td>{r.bounce_type}</td>}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager cursor={cursor} hasMore={list.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
-    </>
-  );
+  const list = usePagedList<Recipient>(['broadcast', id, 'recipients', type], (after) => `${path}/recipients${qs({ type, limit: 25, after })}`, 5000);
+  const columns: Column<Recipient>[] = [
+    {
+      header: 'Address',
+      cell: (r) =>
+        r.contact_id ? (
+          <a href={`/dashboard/audience/contacts/${r.contact_id}`} onClick={follow(`/audience/contacts/${r.contact_id}`)}>
+            {r.email}
+          </a>
+        ) : (
+          r.email
+        ),
+    },
+  ];
+  if (type === 'opened' || type === 'clicked') columns.push({ header: 'Times', cell: (r) => r.count, className: 'number' });
+  if (type === 'clicked')
+    columns.push({
+      header: 'Links',
+      className: 'link-cell',
+      cell: (r) =>
+        r.clicked_links?.map((l) => (
+          <span key={l.url} className="block">
+            {l.url} ({l.clicks})
+          </span>
+        )),
+    });
+  if (type === 'bounced') columns.push({ header: 'Bounce', cell: (r) => r.bounce_type });
+  return <PagedTable paged={list} caption={`Recipients ${type}`} empty={<p className="hint">No recipient is {type} yet.</p>} columns={columns} />;
 }
 
 function ClickedLinks({ id, path }: { id: string; path: string }) {
-  const cursor = useCursor();
-  const list = useQuery({
-    queryKey: ['broadcast', id, 'clicked-links', cursor.after],
-    queryFn: () => api<List<ClickedLink>>('GET', `${path}/clicked-links${qs({ limit: 25, after: cursor.after })}`),
-    refetchInterval: 5000,
-  });
-  const rows = list.data?.data ?? [];
+  const list = usePagedList<ClickedLink>(['broadcast', id, 'clicked-links'], (after) => `${path}/clicked-links${qs({ limit: 25, after })}`, 5000);
   return (
     <section aria-labelledby="links-title">
       <h2 id="links-title">Clicked links</h2>
-      <ErrorMessage error={list.error} />
-      {list.data && rows.length === 0 && cursor.page === 1 && (
-        <p className="hint">No clicks yet (links are counted when click tracking is on for the sending domain).</p>
-      )}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Link</th>
-                <th scope="col">Clicks</th>
-                <th scope="col">Recipients who clicked</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((l) => (
-                <tr key={l.id}>
-                  <th scope="row" className="link-cell">
-                    {l.url}
-                  </th>
-                  <td className="number">{l.clicks}</td>
-                  <td className="number">{l.unique_clicks}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager cursor={cursor} hasMore={list.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+      <PagedTable
+        paged={list}
+        empty={<p className="hint">No clicks yet (links are counted when click tracking is on for the sending domain).</p>}
+        columns={[
+          { header: 'Link', cell: (l) => l.url, className: 'link-cell' },
+          { header: 'Clicks', cell: (l) => l.clicks, className: 'number' },
+          { header: 'Recipients who clicked', cell: (l) => l.unique_clicks, className: 'number' },
+        ]}
+      />
     </section>
   );
 }

@@ -1,8 +1,9 @@
 // Captured mail (sandbox mode, src/sandbox/routes.ts), shown as Mailpit does: the list, and a
 // message's rendered HTML, text, headers (mail-viewer.tsx), DKIM results and raw download.
 import { useQuery } from '@tanstack/react-query';
-import { api, type List } from '../api';
-import { ErrorMessage, formatTime, Pager, useCursor } from '../components';
+import { api } from '../api';
+import { ErrorMessage, formatTime } from '../components';
+import { ListTable, PagedTable, usePagedList } from '../list-table';
 import { HeaderTable, MailBody, type MailHeader } from '../mail-viewer';
 import { follow } from '../router';
 
@@ -26,54 +27,29 @@ interface CapturedMessage extends CapturedSummary {
 }
 
 export function CapturedListPage() {
-  const cursor = useCursor();
-  const list = useQuery({
-    queryKey: ['captured', cursor.after],
-    queryFn: () => api<List<CapturedSummary>>('GET', `/sandbox/messages?limit=50${cursor.after ? `&after=${cursor.after}` : ''}`),
-    refetchInterval: 5000,
-  });
-  const rows = list.data?.data ?? [];
+  const list = usePagedList<CapturedSummary>(['captured'], (after) => `/sandbox/messages?limit=50${after ? `&after=${after}` : ''}`, 5000);
   return (
     <>
       <h1>Captured mail</h1>
       <p>Sandbox mode: nothing leaves this machine. Every email Postline would have delivered is caught here instead.</p>
-      <ErrorMessage error={list.error} />
-      {list.data && rows.length === 0 && cursor.page === 1 && (
-        <p className="notice">Nothing captured yet: send an email with your API key and it appears here.</p>
-      )}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Subject</th>
-                <th scope="col">From</th>
-                <th scope="col">To</th>
-                <th scope="col">DKIM</th>
-                <th scope="col">Captured</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((m) => (
-                <tr key={m.id}>
-                  <th scope="row">
-                    <a href={`/dashboard/captured/${m.id}`} onClick={follow(`/captured/${m.id}`)}>
-                      {m.subject || '(no subject)'}
-                    </a>
-                  </th>
-                  <td>{m.from}</td>
-                  <td>{m.to.join(', ')}</td>
-                  <td>
-                    <Verdict value={m.dkim} />
-                  </td>
-                  <td>{formatTime(m.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager cursor={cursor} hasMore={list.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+      <PagedTable
+        paged={list}
+        empty="Nothing captured yet: send an email with your API key and it appears here."
+        columns={[
+          {
+            header: 'Subject',
+            cell: (m) => (
+              <a href={`/dashboard/captured/${m.id}`} onClick={follow(`/captured/${m.id}`)}>
+                {m.subject || '(no subject)'}
+              </a>
+            ),
+          },
+          { header: 'From', cell: (m) => m.from },
+          { header: 'To', cell: (m) => m.to.join(', ') },
+          { header: 'DKIM', cell: (m) => <Verdict value={m.dkim} /> },
+          { header: 'Captured', cell: (m) => formatTime(m.created_at) },
+        ]}
+      />
     </>
   );
 }
@@ -123,31 +99,17 @@ export function CapturedMessagePage({ id }: { id: string }) {
           {m.dkim_results.length === 0 ? (
             <p className="hint">No DKIM signature.</p>
           ) : (
-            <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Result</th>
-                    <th scope="col">Domain</th>
-                    <th scope="col">Selector</th>
-                    <th scope="col">Comment</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {m.dkim_results.map((r, i) => (
-                    // biome-ignore lint/suspicious/noArrayIndexKey: results have no identity of their own and never reorder
-                    <tr key={i}>
-                      <td>
-                        <Verdict value={r.result} />
-                      </td>
-                      <td>{r.domain ?? '—'}</td>
-                      <td>{r.selector ?? '—'}</td>
-                      <td>{r.comment ?? ''}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <ListTable
+              rows={m.dkim_results}
+              rowHeaders={false}
+              rowKey={(_, i) => i /* results have no identity of their own and never reorder */}
+              columns={[
+                { header: 'Result', cell: (r) => <Verdict value={r.result} /> },
+                { header: 'Domain', cell: (r) => r.domain ?? '—' },
+                { header: 'Selector', cell: (r) => r.selector ?? '—' },
+                { header: 'Comment', cell: (r) => r.comment ?? '' },
+              ]}
+            />
           )}
           {m.attachments.length > 0 && (
             <>

@@ -5,7 +5,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, type List } from '../api';
-import { ErrorMessage, formatTime, Pager, useCursor } from '../components';
+import { ErrorMessage, formatTime } from '../components';
+import { ListTable, PagedTable, usePagedList } from '../list-table';
 import { follow, navigate } from '../router';
 import { qs, type Segment } from './audience-common';
 
@@ -30,57 +31,37 @@ function ImportStatusBadge({ status }: { status: ImportStatus }) {
 }
 
 export function ImportsTab() {
-  const cursor = useCursor();
-  const list = useQuery({
-    queryKey: ['contact-imports', cursor.after],
-    queryFn: () => api<List<ContactImport>>('GET', `/contacts/imports${qs({ limit: 25, after: cursor.after })}`),
-    // Refreshed while an import of the page is still running.
-    refetchInterval: (query) => (query.state.data?.data.some((i) => !done(i.status)) ? 2000 : false),
-  });
-  const rows = list.data?.data ?? [];
+  const list = usePagedList<ContactImport>(
+    ['contact-imports'],
+    (after) => `/contacts/imports${qs({ limit: 25, after })}`,
+    (query) =>
+      // Refreshed while an import of the page is still running.
+      query.state.data?.data.some((i) => !done(i.status)) ? 2000 : false,
+  );
   return (
     <>
       <UploadForm />
       <h2>Imports</h2>
-      <ErrorMessage error={list.error} />
-      {list.data && rows.length === 0 && cursor.page === 1 && <p className="notice">No imports yet: upload a CSV file above.</p>}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Started</th>
-                <th scope="col">Status</th>
-                <th scope="col">Rows</th>
-                <th scope="col">Created</th>
-                <th scope="col">Updated</th>
-                <th scope="col">Skipped</th>
-                <th scope="col">Refused</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((i) => (
-                <tr key={i.id}>
-                  <th scope="row">
-                    <a href={`/dashboard/audience/imports/${i.id}`} onClick={follow(`/audience/imports/${i.id}`)}>
-                      {formatTime(i.created_at)}
-                    </a>
-                  </th>
-                  <td>
-                    <ImportStatusBadge status={i.status} />
-                  </td>
-                  <td className="number">{i.counts.total}</td>
-                  <td className="number">{i.counts.created}</td>
-                  <td className="number">{i.counts.updated}</td>
-                  <td className="number">{i.counts.skipped}</td>
-                  <td className="number">{i.counts.failed}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager cursor={cursor} hasMore={list.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+      <PagedTable
+        paged={list}
+        empty="No imports yet: upload a CSV file above."
+        columns={[
+          {
+            header: 'Started',
+            cell: (i) => (
+              <a href={`/dashboard/audience/imports/${i.id}`} onClick={follow(`/audience/imports/${i.id}`)}>
+                {formatTime(i.created_at)}
+              </a>
+            ),
+          },
+          { header: 'Status', cell: (i) => <ImportStatusBadge status={i.status} /> },
+          { header: 'Rows', cell: (i) => i.counts.total, className: 'number' },
+          { header: 'Created', cell: (i) => i.counts.created, className: 'number' },
+          { header: 'Updated', cell: (i) => i.counts.updated, className: 'number' },
+          { header: 'Skipped', cell: (i) => i.counts.skipped, className: 'number' },
+          { header: 'Refused', cell: (i) => i.counts.failed, className: 'number' },
+        ]}
+      />
     </>
   );
 }
@@ -196,25 +177,15 @@ export function ImportPage({ id }: { id: string }) {
                   The first {i.errors.length} of {i.counts.failed.toLocaleString()}.
                 </p>
               )}
-              <div className="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Line</th>
-                      <th scope="col">Reason</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {i.errors.map((e, n) => (
-                      // biome-ignore lint/suspicious/noArrayIndexKey: errors are a fixed list in file order; a line may carry two
-                      <tr key={n}>
-                        <td className="number">{e.line ?? '—'}</td>
-                        <td>{e.message}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <ListTable
+                rows={i.errors}
+                rowHeaders={false}
+                rowKey={(_, n) => n /* a fixed list in file order; a line may carry two */}
+                columns={[
+                  { header: 'Line', cell: (e) => e.line ?? '—', className: 'number' },
+                  { header: 'Reason', cell: (e) => e.message },
+                ]}
+              />
             </>
           )}
           {done(i.status) && (

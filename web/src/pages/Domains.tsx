@@ -5,6 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, type Domain, type List } from '../api';
 import { ConfirmDialog, CopyButton, ErrorMessage, formatTime } from '../components';
+import { ListTable } from '../list-table';
 import { follow, navigate } from '../router';
 
 export function DomainsPage() {
@@ -18,35 +19,31 @@ export function DomainsPage() {
       <ErrorMessage error={domains.error} />
       {domains.data && domains.data.data.length === 0 && <p>No domains yet: add the one you send from above.</p>}
       {domains.data && domains.data.data.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Domain</th>
-                <th scope="col">Status</th>
-                <th scope="col">Region</th>
-                <th scope="col">Added</th>
-              </tr>
-            </thead>
-            <tbody>
-              {domains.data.data.map((d) => (
-                <tr key={d.id}>
-                  <td>
-                    <a href={`/dashboard/domains/${d.id}`} onClick={follow(`/domains/${d.id}`)}>
-                      {d.name}
-                    </a>
-                  </td>
-                  <td>
-                    <Status value={d.status} />
-                    {d.sandboxed && <Sandboxed />}
-                  </td>
-                  <td>{d.region}</td>
-                  <td>{formatTime(d.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable
+          rows={domains.data.data}
+          rowHeaders={false}
+          columns={[
+            {
+              header: 'Domain',
+              cell: (d) => (
+                <a href={`/dashboard/domains/${d.id}`} onClick={follow(`/domains/${d.id}`)}>
+                  {d.name}
+                </a>
+              ),
+            },
+            {
+              header: 'Status',
+              cell: (d) => (
+                <>
+                  <Status value={d.status} />
+                  {d.sandboxed && <Sandboxed />}
+                </>
+              ),
+            },
+            { header: 'Region', cell: (d) => d.region },
+            { header: 'Added', cell: (d) => formatTime(d.created_at) },
+          ]}
+        />
       )}
     </>
   );

@@ -5,7 +5,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId, useState, useSyncExternalStore } from 'react';
 import { ApiFailure, api, type List } from '../api';
-import { ConfirmDialog, ErrorMessage, formatTime, Pager, useCursor } from '../components';
+import { ConfirmDialog, ErrorMessage, formatTime } from '../components';
+import { ListTable, PagedTable, ShowMore, usePagedList, useListReadOn } from '../list-table';
 import { HeaderTable, MailBody, type MailHeader } from '../mail-viewer';
 import { follow, navigate } from '../router';
 
@@ -40,6 +41,7 @@ interface EmailEvent {
   };
 }
 interface Attempt {
+  id: number;
   recipient: string;
   mx_host: string | null;
   code: number | null;
@@ -98,12 +100,9 @@ export function EmailsPage() {
 function EmailList({ search }: { search: string }) {
   const filters = new URLSearchParams(search);
   const active = FILTER_NAMES.filter((n) => filters.get(n));
-  const cursor = useCursor();
   const query = new URLSearchParams({ limit: '50' });
   for (const name of active) query.set(name, filters.get(name)!);
-  if (cursor.after) query.set('after', cursor.after);
-  const list = useQuery({ queryKey: ['emails', query.toString()], queryFn: () => api<List<EmailSummary>>('GET', `/emails?${query}`), refetchInterval: 5000 });
-  const rows = list.data?.data ?? [];
+  const list = usePagedList<EmailSummary>(['emails', query.toString()], (after) => `/emails?${query}${after ? `&after=${after}` : ''}`, 5000);
 
   const apply = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -150,47 +149,29 @@ function EmailList({ search }: { search: string }) {
           )}
         </div>
       </form>
-      <ErrorMessage error={list.error} />
-      {list.data && rows.length === 0 && cursor.page === 1 && (
-        <p className="notice">
-          {active.length > 0
+      <PagedTable
+        paged={list}
+        className="emails"
+        empty={
+          active.length > 0
             ? 'No email matches these filters. Change or clear them to see more.'
-            : 'No emails yet: send one with an API key (POST /emails, or the resend SDK) and it appears here.'}
-        </p>
-      )}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table className="emails">
-            <thead>
-              <tr>
-                <th scope="col">Subject</th>
-                <th scope="col">To</th>
-                <th scope="col">From</th>
-                <th scope="col">Last event</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((e) => (
-                <tr key={e.id}>
-                  <th scope="row">
-                    <a href={`/dashboard/emails/${e.id}`} onClick={follow(`/emails/${e.id}`)}>
-                      {e.subject || '(no subject)'}
-                    </a>
-                  </th>
-                  <td>{e.to.join(', ')}</td>
-                  <td>{e.from}</td>
-                  <td>
-                    <Status value={e.last_event} />
-                  </td>
-                  <td>{e.scheduled_at && e.last_event === 'scheduled' ? `for ${formatTime(e.scheduled_at)}` : formatTime(e.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager cursor={cursor} hasMore={list.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+            : 'No emails yet: send one with an API key (POST /emails, or the resend SDK) and it appears here.'
+        }
+        columns={[
+          {
+            header: 'Subject',
+            cell: (e) => (
+              <a href={`/dashboard/emails/${e.id}`} onClick={follow(`/emails/${e.id}`)}>
+                {e.subject || '(no subject)'}
+              </a>
+            ),
+          },
+          { header: 'To', cell: (e) => e.to.join(', ') },
+          { header: 'From', cell: (e) => e.from },
+          { header: 'Last event', cell: (e) => <Status value={e.last_event} /> },
+          { header: 'Created', cell: (e) => (e.scheduled_at && e.last_event === 'scheduled' ? `for ${formatTime(e.scheduled_at)}` : formatTime(e.created_at)) },
+        ]}
+      />
     </>
   );
 }
@@ -242,8 +223,9 @@ function parseHeaders(raw: string): MailHeader[] {
 export function EmailPage({ id }: { id: string }) {
   const path = `/emails/${encodeURIComponent(id)}`;
   const email = useQuery({ queryKey: ['email', id], queryFn: () => api<Email>('GET', path), refetchInterval: 5000 });
-  const events = useQuery({ queryKey: ['email-events', id], queryFn: () => api<List<EmailEvent>>('GET', `${path}/events`), refetchInterval: 5000 });
-  const attempts = useQuery({ queryKey: ['email-attempts', id], queryFn: () => api<List<Attempt>>('GET', `${path}/attempts`), refetchInterval: 5000 });
+  // Oldest first, read on with "Show more": an email to a large list has many of each.
+  const events = useListReadOn<EmailEvent>(['email-events', id], (after) => `${path}/events${after ? `?after=${after}` : ''}`, 5000);
+  const attempts = useListReadOn<Attempt>(['email-attempts', id], (after) => `${path}/attempts${after ? `?after=${after}` : ''}`, 5000);
   const attachments = useQuery({ queryKey: ['email-attachments', id], queryFn: () => api<List<Attachment>>('GET', `${path}/attachments`) });
   // HEAD: whether the message exists yet (it is composed at the first attempt), without its bytes.
   const raw = useQuery({
@@ -311,11 +293,13 @@ export function EmailPage({ id }: { id: string }) {
           </dl>
           {e.last_event === 'scheduled' && <ScheduleControls email={e} />}
           <h2>Timeline</h2>
-          <ErrorMessage error={events.error} />
-          {events.data && <Timeline events={events.data.data} />}
+          <ErrorMessage error={events.list.error} />
+          {events.rows && <Timeline events={events.rows} />}
+          <ShowMore list={events.list} what="events" />
           <h2>Delivery attempts</h2>
-          <ErrorMessage error={attempts.error} />
-          {attempts.data && <Attempts attempts={attempts.data.data} />}
+          <ErrorMessage error={attempts.list.error} />
+          {attempts.rows && <Attempts attempts={attempts.rows} />}
+          <ShowMore list={attempts.list} what="attempts" />
           <MailBody html={e.html} text={e.text} />
           <h2>Raw message</h2>
           {raw.data ? (
@@ -377,35 +361,18 @@ function Timeline({ events }: { events: EmailEvent[] }) {
 function Attempts({ attempts }: { attempts: Attempt[] }) {
   if (attempts.length === 0) return <p className="hint">No delivery attempt yet.</p>;
   return (
-    <div className="table-wrap">
-      <table className="attempts">
-        <thead>
-          <tr>
-            <th scope="col">Time</th>
-            <th scope="col">Recipient</th>
-            <th scope="col">MX host</th>
-            <th scope="col">Reply</th>
-            <th scope="col">Outcome</th>
-          </tr>
-        </thead>
-        <tbody>
-          {attempts.map((a, i) => (
-            // biome-ignore lint/suspicious/noArrayIndexKey: attempts have no id of their own and never reorder
-            <tr key={i}>
-              <td>{formatTime(a.attempted_at)}</td>
-              <td>{a.recipient}</td>
-              <td>{a.mx_host ?? '—'}</td>
-              <td>
-                <code>{a.response}</code>
-              </td>
-              <td>
-                <Status value={a.outcome} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <ListTable
+      className="attempts"
+      rows={attempts}
+      rowHeaders={false}
+      columns={[
+        { header: 'Time', cell: (a) => formatTime(a.attempted_at) },
+        { header: 'Recipient', cell: (a) => a.recipient },
+        { header: 'MX host', cell: (a) => a.mx_host ?? '—' },
+        { header: 'Reply', cell: (a) => <code>{a.response}</code> },
+        { header: 'Outcome', cell: (a) => <Status value={a.outcome} /> },
+      ]}
+    />
   );
 }
 

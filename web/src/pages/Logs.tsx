@@ -4,7 +4,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { type ApiKey, api, type List } from '../api';
-import { ErrorMessage, formatTime, Pager, useCursor } from '../components';
+import { ErrorMessage, formatTime } from '../components';
+import { PagedTable, usePagedList } from '../list-table';
 import { follow } from '../router';
 
 interface LogSummary {
@@ -50,52 +51,30 @@ export function LogsPage() {
 }
 
 function LogList({ filters }: { filters: Filters }) {
-  const cursor = useCursor();
-  const logs = useQuery({ queryKey: ['logs', filters, cursor.after], queryFn: () => api<List<LogSummary>>('GET', logsPath(filters, cursor.after)) });
-  const rows = logs.data?.data ?? [];
+  const logs = usePagedList<LogSummary>(['logs', filters], (after) => logsPath(filters, after));
   const filtered = Boolean(filters.status || filters.endpoint || filters.apiKeyId);
   return (
-    <>
-      <ErrorMessage error={logs.error} />
-      {logs.data && rows.length === 0 && cursor.page === 1 && (
-        <p className="notice">
-          {filtered
-            ? 'No request matches these filters: widen them or clear them.'
-            : 'No API requests yet: call the API with one of your keys and it appears here.'}
-        </p>
-      )}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Request</th>
-                <th scope="col">Status</th>
-                <th scope="col">When</th>
-                <th scope="col">Client</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((l) => (
-                <tr key={l.id}>
-                  <th scope="row">
-                    <a href={`/dashboard/logs/${l.id}`} onClick={follow(`/logs/${l.id}`)}>
-                      <code>{l.method}</code> {l.endpoint}
-                    </a>
-                  </th>
-                  <td>
-                    <HttpStatus value={l.response_status} />
-                  </td>
-                  <td>{formatTime(l.created_at)}</td>
-                  <td className="hint">{l.user_agent ?? '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager cursor={cursor} hasMore={logs.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
-    </>
+    <PagedTable
+      paged={logs}
+      empty={
+        filtered
+          ? 'No request matches these filters: widen them or clear them.'
+          : 'No API requests yet: call the API with one of your keys and it appears here.'
+      }
+      columns={[
+        {
+          header: 'Request',
+          cell: (l) => (
+            <a href={`/dashboard/logs/${l.id}`} onClick={follow(`/logs/${l.id}`)}>
+              <code>{l.method}</code> {l.endpoint}
+            </a>
+          ),
+        },
+        { header: 'Status', cell: (l) => <HttpStatus value={l.response_status} /> },
+        { header: 'When', cell: (l) => formatTime(l.created_at) },
+        { header: 'Client', cell: (l) => l.user_agent ?? '—', className: 'hint' },
+      ]}
+    />
   );
 }
 

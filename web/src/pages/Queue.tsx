@@ -3,12 +3,20 @@
 // reason, resume; per email, retry or give up with a reason.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
-import { api, type List } from '../api';
-import { ErrorMessage, formatAge, formatTime, Pager, useCursor } from '../components';
+import { api } from '../api';
+import { ErrorMessage, formatAge, formatTime } from '../components';
+import { ListTable, PagedTable, usePagedList } from '../list-table';
 import { follow } from '../router';
 
 const STATES = ['due', 'in_flight', 'deferred', 'scheduled', 'paused'] as const;
 type Counts = Record<(typeof STATES)[number], number>;
+const STATE_HEADERS: Record<(typeof STATES)[number], string> = {
+  due: 'Due',
+  in_flight: 'In flight',
+  deferred: 'Deferred',
+  scheduled: 'Scheduled',
+  paused: 'Paused',
+};
 interface Reply {
   at: string;
   mx_host: string | null;
@@ -74,58 +82,36 @@ export function QueuePage() {
         </p>
       )}
       {data && data.destinations.length > 0 && (
-        <div className="table-wrap">
-          <table className="queue">
-            <thead>
-              <tr>
-                <th scope="col">Destination</th>
-                <th scope="col">Provider</th>
-                <th scope="col">Due</th>
-                <th scope="col">In flight</th>
-                <th scope="col">Deferred</th>
-                <th scope="col">Scheduled</th>
-                <th scope="col">Paused</th>
-                <th scope="col">Oldest</th>
-                <th scope="col">Last reply</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.destinations.map((d) => (
-                <tr key={d.domain}>
-                  <th scope="row">
-                    <a href={`/dashboard/queue/${encodeURIComponent(d.domain)}`} onClick={follow(`/queue/${encodeURIComponent(d.domain)}`)}>
-                      {d.domain}
-                    </a>
-                  </th>
-                  <td>
-                    {d.provider ? (
-                      <a href={`/dashboard/queue/${encodeURIComponent(d.provider)}`} onClick={follow(`/queue/${encodeURIComponent(d.provider)}`)}>
-                        {d.provider}
-                      </a>
-                    ) : (
-                      '—'
-                    )}
-                  </td>
-                  {STATES.map((s) => (
-                    <td key={s} className="number">
-                      {d.counts[s]}
-                    </td>
-                  ))}
-                  <td>{formatAge(d.oldest_age_seconds)}</td>
-                  <td>
-                    <LastReply reply={d.last_reply} />
-                  </td>
-                  <td>
-                    <Actions destination={d.domain} pause={d.paused} compact />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable
+          className="queue"
+          rows={data.destinations}
+          rowKey={(d) => d.domain}
+          columns={[
+            {
+              header: 'Destination',
+              cell: (d) => (
+                <a href={`/dashboard/queue/${encodeURIComponent(d.domain)}`} onClick={follow(`/queue/${encodeURIComponent(d.domain)}`)}>
+                  {d.domain}
+                </a>
+              ),
+            },
+            {
+              header: 'Provider',
+              cell: (d) =>
+                d.provider ? (
+                  <a href={`/dashboard/queue/${encodeURIComponent(d.provider)}`} onClick={follow(`/queue/${encodeURIComponent(d.provider)}`)}>
+                    {d.provider}
+                  </a>
+                ) : (
+                  '—'
+                ),
+            },
+            ...STATES.map((s) => ({ header: STATE_HEADERS[s], cell: (d: QueueSummary['destinations'][number]) => d.counts[s], className: 'number' })),
+            { header: 'Oldest', cell: (d) => formatAge(d.oldest_age_seconds) },
+            { header: 'Last reply', cell: (d) => <LastReply reply={d.last_reply} /> },
+            { header: 'Actions', hideHeader: true, cell: (d) => <Actions destination={d.domain} pause={d.paused} compact /> },
+          ]}
+        />
       )}
       {data?.has_more && (
         <p className="hint">
@@ -236,13 +222,12 @@ function ReasonDialog(props: { open: boolean; title: string; explanation: string
 export function QueueDestinationPage({ destination }: { destination: string }) {
   const queryClient = useQueryClient();
   const summary = useSummary();
-  const cursor = useCursor();
   const [failing, setFailing] = useState<QueuedMessage>();
-  const messages = useQuery({
-    queryKey: ['queue', destination, cursor.after],
-    queryFn: () => api<List<QueuedMessage>>('GET', `${destinationPath(destination)}?limit=50${cursor.after ? `&after=${cursor.after}` : ''}`),
-    refetchInterval: REFRESH_MS,
-  });
+  const messages = usePagedList<QueuedMessage>(
+    ['queue', destination],
+    (after) => `${destinationPath(destination)}?limit=50${after ? `&after=${after}` : ''}`,
+    REFRESH_MS,
+  );
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['queue'] });
   const retry = useMutation({ mutationFn: (emailId: string) => api('POST', `/queue/emails/${emailId}/retry`), onSuccess: refresh });
   const fail = useMutation({
@@ -250,7 +235,6 @@ export function QueueDestinationPage({ destination }: { destination: string }) {
     onSuccess: refresh,
   });
   const pause = summary.data?.pauses.find((p) => p.destination === destination);
-  const rows = messages.data?.data ?? [];
   return (
     <>
       <p>
@@ -265,57 +249,43 @@ export function QueueDestinationPage({ destination }: { destination: string }) {
         </p>
       )}
       <Actions destination={destination} pause={pause} />
-      <ErrorMessage error={messages.error ?? retry.error ?? fail.error} />
-      {messages.data && rows.length === 0 && <p className="notice">Nothing waits for {destination}.</p>}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Recipient</th>
-                <th scope="col">Subject</th>
-                <th scope="col">State</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Queued</th>
-                <th scope="col">Next try</th>
-                <th scope="col">Last reply</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((m) => (
-                <tr key={m.id}>
-                  <td>{m.recipient}</td>
-                  <td>{m.subject}</td>
-                  <td>
-                    {m.state.replace('_', ' ')}
-                    {m.paused_reason && <span className="hint block">{m.paused_reason}</span>}
-                  </td>
-                  <td className="number">{m.attempts}</td>
-                  <td>{formatTime(m.created_at)}</td>
-                  <td>{m.next_attempt_at ? formatTime(m.next_attempt_at) : '—'}</td>
-                  <td>
-                    <LastReply reply={m.last_attempt} />
-                  </td>
-                  <td>
-                    <span className="row actions-inline">
-                      <button type="button" className="small" onClick={() => retry.mutate(m.email_id)} aria-label={`Retry the email to ${m.recipient} now`}>
-                        Retry
-                      </button>
-                      <button type="button" className="danger small" onClick={() => setFailing(m)} aria-label={`Give up the email to ${m.recipient}`}>
-                        Give up
-                      </button>
-                    </span>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager cursor={cursor} hasMore={messages.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+      <ErrorMessage error={retry.error ?? fail.error} />
+      <PagedTable
+        paged={messages}
+        empty={`Nothing waits for ${destination}.`}
+        rowHeaders={false}
+        columns={[
+          { header: 'Recipient', cell: (m) => m.recipient },
+          { header: 'Subject', cell: (m) => m.subject },
+          {
+            header: 'State',
+            cell: (m) => (
+              <>
+                {m.state.replace('_', ' ')}
+                {m.paused_reason && <span className="hint block">{m.paused_reason}</span>}
+              </>
+            ),
+          },
+          { header: 'Attempts', cell: (m) => m.attempts, className: 'number' },
+          { header: 'Queued', cell: (m) => formatTime(m.created_at) },
+          { header: 'Next try', cell: (m) => (m.next_attempt_at ? formatTime(m.next_attempt_at) : '—') },
+          { header: 'Last reply', cell: (m) => <LastReply reply={m.last_attempt} /> },
+          {
+            header: 'Actions',
+            hideHeader: true,
+            cell: (m) => (
+              <span className="row actions-inline">
+                <button type="button" className="small" onClick={() => retry.mutate(m.email_id)} aria-label={`Retry the email to ${m.recipient} now`}>
+                  Retry
+                </button>
+                <button type="button" className="danger small" onClick={() => setFailing(m)} aria-label={`Give up the email to ${m.recipient}`}>
+                  Give up
+                </button>
+              </span>
+            ),
+          },
+        ]}
+      />
       <ReasonDialog
         open={failing !== undefined}
         title="Give up this email?"

@@ -6,7 +6,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { Fragment } from 'react';
 import { api, type List } from '../api';
-import { ErrorMessage, formatTime, Pager, useCursor } from '../components';
+import { ErrorMessage, formatTime } from '../components';
+import { PagedTable, usePagedList } from '../list-table';
 import { HeaderTable, MailBody, type MailHeader } from '../mail-viewer';
 import { follow } from '../router';
 
@@ -45,54 +46,29 @@ interface ReceivedMessage extends ReceivedSummary {
 type Attachment = AttachmentSummary & SignedDownload;
 
 export function ReceivedListPage() {
-  const cursor = useCursor();
-  const list = useQuery({
-    queryKey: ['received', cursor.after],
-    queryFn: () => api<List<ReceivedSummary>>('GET', `/emails/receiving?limit=50${cursor.after ? `&after=${cursor.after}` : ''}`),
-    refetchInterval: 10_000,
-  });
-  const rows = list.data?.data ?? [];
+  const list = usePagedList<ReceivedSummary>(['received'], (after) => `/emails/receiving?limit=50${after ? `&after=${after}` : ''}`, 10_000);
   return (
     <>
       <h1>Received mail</h1>
       <p>Mail that arrived for your receiving domains, newest first.</p>
-      <ErrorMessage error={list.error} />
-      {list.data && rows.length === 0 && cursor.page === 1 && (
-        <p className="notice">
-          Nothing received yet. Turn receiving on for a domain and point its MX record at this Postline: mail sent to any address there appears here.
-        </p>
-      )}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Subject</th>
-                <th scope="col">From</th>
-                <th scope="col">To</th>
-                <th scope="col">Attachments</th>
-                <th scope="col">Received</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((m) => (
-                <tr key={m.id}>
-                  <th scope="row">
-                    <a href={`/dashboard/received/${m.id}`} onClick={follow(`/received/${m.id}`)}>
-                      {m.subject || '(no subject)'}
-                    </a>
-                  </th>
-                  <td>{m.from}</td>
-                  <td>{m.received_for.join(', ')}</td>
-                  <td className="number">{m.attachments.length}</td>
-                  <td>{formatTime(m.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager cursor={cursor} hasMore={list.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+      <PagedTable
+        paged={list}
+        empty="Nothing received yet. Turn receiving on for a domain and point its MX record at this Postline: mail sent to any address there appears here."
+        columns={[
+          {
+            header: 'Subject',
+            cell: (m) => (
+              <a href={`/dashboard/received/${m.id}`} onClick={follow(`/received/${m.id}`)}>
+                {m.subject || '(no subject)'}
+              </a>
+            ),
+          },
+          { header: 'From', cell: (m) => m.from },
+          { header: 'To', cell: (m) => m.received_for.join(', ') },
+          { header: 'Attachments', cell: (m) => m.attachments.length, className: 'number' },
+          { header: 'Received', cell: (m) => formatTime(m.created_at) },
+        ]}
+      />
     </>
   );
 }

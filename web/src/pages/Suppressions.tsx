@@ -1,10 +1,11 @@
 // Suppressions (/suppressions, src/suppressions/): the addresses Postline will not send to, and
 // why (a hard bounce, a complaint, or added by hand), filtered by that reason or looked up by
 // address; add one, remove one after a confirmation.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { ApiFailure, api, type List } from '../api';
-import { ConfirmDialog, ErrorMessage, formatTime, Pager, useCursor } from '../components';
+import { ApiFailure, api } from '../api';
+import { ConfirmDialog, ErrorMessage, formatTime } from '../components';
+import { type Column, ListTable, PagedTable, usePagedList } from '../list-table';
 
 const ORIGINS = ['bounce', 'complaint', 'manual'] as const;
 type Origin = (typeof ORIGINS)[number];
@@ -88,64 +89,49 @@ export function SuppressionsPage() {
 }
 
 function SuppressionList({ origin, onRemove }: { origin: Origin | ''; onRemove: (s: Suppression) => void }) {
-  const cursor = useCursor();
-  const list = useQuery({
-    queryKey: ['suppressions', origin, cursor.after],
-    queryFn: () => api<List<Suppression>>('GET', `/suppressions?limit=50${origin ? `&origin=${origin}` : ''}${cursor.after ? `&after=${cursor.after}` : ''}`),
-  });
-  const rows = list.data?.data ?? [];
+  const list = usePagedList<Suppression>(
+    ['suppressions', origin],
+    (after) => `/suppressions?limit=50${origin ? `&origin=${origin}` : ''}${after ? `&after=${after}` : ''}`,
+  );
   return (
-    <>
-      <ErrorMessage error={list.error} />
-      {list.data && rows.length === 0 && cursor.page === 1 && (
-        <p className="notice">
-          {origin
-            ? `No address is suppressed for this reason.`
-            : 'No address is suppressed. Hard bounces and complaints add addresses here by themselves; add one above to stop mail to it.'}
-        </p>
-      )}
-      {rows.length > 0 && <SuppressionTable rows={rows} onRemove={onRemove} />}
-      <Pager cursor={cursor} hasMore={list.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
-    </>
+    <PagedTable
+      paged={list}
+      columns={suppressionColumns(onRemove)}
+      empty={
+        origin
+          ? 'No address is suppressed for this reason.'
+          : 'No address is suppressed. Hard bounces and complaints add addresses here by themselves; add one above to stop mail to it.'
+      }
+    />
   );
 }
 
 function SuppressionTable({ rows, onRemove, caption }: { rows: Suppression[]; onRemove: (s: Suppression) => void; caption?: string }) {
-  return (
-    <div className="table-wrap">
-      <table>
-        {caption && <caption className="visually-hidden">{caption}</caption>}
-        <thead>
-          <tr>
-            <th scope="col">Address</th>
-            <th scope="col">Reason</th>
-            <th scope="col">Since</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((s) => (
-            <tr key={s.id}>
-              <th scope="row">{s.email}</th>
-              <td>
-                {REASONS[s.origin] ?? s.origin}
-                {s.source_id && <span className="hint block">email {s.source_id}</span>}
-              </td>
-              <td>{formatTime(s.created_at)}</td>
-              <td>
-                <button type="button" className="danger small" onClick={() => onRemove(s)} aria-label={`Remove ${s.email}`}>
-                  Remove
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
+  return <ListTable rows={rows} columns={suppressionColumns(onRemove)} caption={caption} />;
 }
+
+const suppressionColumns = (onRemove: (s: Suppression) => void): Column<Suppression>[] => [
+  { header: 'Address', cell: (s) => s.email },
+  {
+    header: 'Reason',
+    cell: (s) => (
+      <>
+        {REASONS[s.origin] ?? s.origin}
+        {s.source_id && <span className="hint block">email {s.source_id}</span>}
+      </>
+    ),
+  },
+  { header: 'Since', cell: (s) => formatTime(s.created_at) },
+  {
+    header: 'Actions',
+    hideHeader: true,
+    cell: (s) => (
+      <button type="button" className="danger small" onClick={() => onRemove(s)} aria-label={`Remove ${s.email}`}>
+        Remove
+      </button>
+    ),
+  },
+];
 
 function AddSuppression() {
   const queryClient = useQueryClient();

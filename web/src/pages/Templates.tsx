@@ -4,8 +4,9 @@
 // renderer sending uses), so the editor shows exactly what an email would contain.
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
-import { ApiFailure, api, type List } from '../api';
-import { ConfirmDialog, ErrorMessage, formatTime, Pager, useCursor } from '../components';
+import { ApiFailure, api } from '../api';
+import { ConfirmDialog, ErrorMessage, formatTime } from '../components';
+import { PagedTable, usePagedList } from '../list-table';
 import { PreviewFrame } from '../mail-viewer';
 import { follow, navigate } from '../router';
 
@@ -99,12 +100,7 @@ function StatusBadge({ status, changed }: { status: 'draft' | 'published'; chang
 }
 
 export function TemplatesPage() {
-  const cursor = useCursor();
-  const list = useQuery({
-    queryKey: ['templates', cursor.after],
-    queryFn: () => api<List<TemplateSummary>>('GET', `/templates?limit=20${cursor.after ? `&after=${cursor.after}` : ''}`),
-  });
-  const rows = list.data?.data ?? [];
+  const list = usePagedList<TemplateSummary>(['templates'], (after) => `/templates?limit=20${after ? `&after=${after}` : ''}`);
   return (
     <>
       <h1>Templates</h1>
@@ -114,41 +110,24 @@ export function TemplatesPage() {
       </p>
       <CreateTemplate />
       <h2>Your templates</h2>
-      <ErrorMessage error={list.error} />
-      {list.data && rows.length === 0 && cursor.page === 1 && <p className="notice">No templates yet: create one above, then edit and publish it.</p>}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Alias</th>
-                <th scope="col">Status</th>
-                <th scope="col">Published</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((t) => (
-                <tr key={t.id}>
-                  <th scope="row">
-                    <a href={`/dashboard/templates/${t.id}`} onClick={follow(`/templates/${t.id}`)}>
-                      {t.name}
-                    </a>
-                  </th>
-                  <td>{t.alias ? <code>{t.alias}</code> : '—'}</td>
-                  <td>
-                    <StatusBadge status={t.status} />
-                  </td>
-                  <td>{t.published_at ? formatTime(t.published_at) : '—'}</td>
-                  <td>{formatTime(t.updated_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager cursor={cursor} hasMore={list.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+      <PagedTable
+        paged={list}
+        empty="No templates yet: create one above, then edit and publish it."
+        columns={[
+          {
+            header: 'Name',
+            cell: (t) => (
+              <a href={`/dashboard/templates/${t.id}`} onClick={follow(`/templates/${t.id}`)}>
+                {t.name}
+              </a>
+            ),
+          },
+          { header: 'Alias', cell: (t) => (t.alias ? <code>{t.alias}</code> : '—') },
+          { header: 'Status', cell: (t) => <StatusBadge status={t.status} /> },
+          { header: 'Published', cell: (t) => (t.published_at ? formatTime(t.published_at) : '—') },
+          { header: 'Updated', cell: (t) => formatTime(t.updated_at) },
+        ]}
+      />
     </>
   );
 }

@@ -5,7 +5,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { api, type List } from '../api';
-import { ConfirmDialog, CopyButton, ErrorMessage, formatTime, Pager, useCursor } from '../components';
+import { ConfirmDialog, CopyButton, ErrorMessage, formatTime } from '../components';
+import { PagedTable, usePagedList } from '../list-table';
 import { follow, navigate } from '../router';
 
 interface Webhook {
@@ -54,50 +55,30 @@ function StatusBadge({ status }: { status: string }) {
 }
 
 export function WebhooksPage() {
-  const cursor = useCursor();
-  const list = useQuery({ queryKey: ['webhooks', cursor.after], queryFn: () => api<List<Webhook>>('GET', pagePath('/webhooks', cursor.after)) });
-  const rows = list.data?.data ?? [];
+  const list = usePagedList<Webhook>(['webhooks'], (after) => pagePath('/webhooks', after));
   return (
     <>
       <h1>Webhooks</h1>
       <p>Postline POSTs each event you pick to your endpoint, signed (Standard Webhooks), and retries until your endpoint answers 2xx.</p>
       <CreateWebhook />
       <h2>Endpoints</h2>
-      <ErrorMessage error={list.error} />
-      {list.data && rows.length === 0 && cursor.page === 1 && <p className="notice">No webhooks yet: add your endpoint above and pick the events it wants.</p>}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Endpoint</th>
-                <th scope="col">Events</th>
-                <th scope="col">Status</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((w) => (
-                <tr key={w.id}>
-                  <th scope="row">
-                    <a className="endpoint" href={`/dashboard/webhooks/${w.id}`} onClick={follow(`/webhooks/${w.id}`)}>
-                      {w.endpoint}
-                    </a>
-                  </th>
-                  <td>
-                    <EventList events={w.events} />
-                  </td>
-                  <td>
-                    <StatusBadge status={w.status} />
-                  </td>
-                  <td>{formatTime(w.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager cursor={cursor} hasMore={list.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+      <PagedTable
+        paged={list}
+        empty="No webhooks yet: add your endpoint above and pick the events it wants."
+        columns={[
+          {
+            header: 'Endpoint',
+            cell: (w) => (
+              <a className="endpoint" href={`/dashboard/webhooks/${w.id}`} onClick={follow(`/webhooks/${w.id}`)}>
+                {w.endpoint}
+              </a>
+            ),
+          },
+          { header: 'Events', cell: (w) => <EventList events={w.events} /> },
+          { header: 'Status', cell: (w) => <StatusBadge status={w.status} /> },
+          { header: 'Created', cell: (w) => formatTime(w.created_at) },
+        ]}
+      />
     </>
   );
 }
@@ -352,80 +333,49 @@ function SigningSecret({ webhook, onRotate }: { webhook: WebhookDetail; onRotate
 }
 
 function Messages({ id }: { id: string }) {
-  const cursor = useCursor();
-  const messages = useQuery({
-    queryKey: ['webhook-messages', id, cursor.after],
-    queryFn: () => api<List<WebhookMessage>>('GET', pagePath(`${webhookPath(id)}/events`, cursor.after)),
-    refetchInterval: REFRESH_MS,
-  });
-  const rows = messages.data?.data ?? [];
+  const messages = usePagedList<WebhookMessage>(['webhook-messages', id], (after) => pagePath(`${webhookPath(id)}/events`, after), REFRESH_MS);
   return (
     <section aria-labelledby="messages-title">
       <h2 id="messages-title">Messages</h2>
-      <ErrorMessage error={messages.error} />
-      {messages.data && rows.length === 0 && cursor.page === 1 && (
-        <p className="notice">No messages yet: one is made for each event of the picked types from now on (send an email to see one).</p>
-      )}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Next attempt</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((m) => (
-                <tr key={m.id}>
-                  <th scope="row">
-                    <a
-                      href={`/dashboard/webhooks/${id}/messages/${m.id}`}
-                      onClick={follow(`/webhooks/${id}/messages/${m.id}`)}
-                      aria-label={`${m.type}, message ${m.id}`}
-                    >
-                      <code className="event-type">{m.type}</code>
-                    </a>
-                  </th>
-                  <td>
-                    <StatusBadge status={m.status} />
-                  </td>
-                  <td className="number">{m.attempts}</td>
-                  <td>{m.next_attempt_at ? formatTime(m.next_attempt_at) : '—'}</td>
-                  <td>{formatTime(m.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager cursor={cursor} hasMore={messages.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+      <PagedTable
+        paged={messages}
+        empty="No messages yet: one is made for each event of the picked types from now on (send an email to see one)."
+        columns={[
+          {
+            header: 'Event',
+            cell: (m) => (
+              <a
+                href={`/dashboard/webhooks/${id}/messages/${m.id}`}
+                onClick={follow(`/webhooks/${id}/messages/${m.id}`)}
+                aria-label={`${m.type}, message ${m.id}`}
+              >
+                <code className="event-type">{m.type}</code>
+              </a>
+            ),
+          },
+          { header: 'Status', cell: (m) => <StatusBadge status={m.status} /> },
+          { header: 'Attempts', cell: (m) => m.attempts, className: 'number' },
+          { header: 'Next attempt', cell: (m) => (m.next_attempt_at ? formatTime(m.next_attempt_at) : '—') },
+          { header: 'Created', cell: (m) => formatTime(m.created_at) },
+        ]}
+      />
     </section>
   );
 }
 
 export function WebhookMessagePage({ id, messageId }: { id: string; messageId: string }) {
   const queryClient = useQueryClient();
-  const cursor = useCursor();
   const message = useQuery({
     queryKey: ['webhook-message', id, messageId],
     queryFn: () => api<WebhookMessageDetail>('GET', messagePath(id, messageId)),
     refetchInterval: REFRESH_MS,
   });
-  const attempts = useQuery({
-    queryKey: ['webhook-attempts', id, messageId, cursor.after],
-    queryFn: () => api<List<Attempt>>('GET', pagePath(`${messagePath(id, messageId)}/attempts`, cursor.after)),
-    refetchInterval: REFRESH_MS,
-  });
+  const attempts = usePagedList<Attempt>(['webhook-attempts', id, messageId], (after) => pagePath(`${messagePath(id, messageId)}/attempts`, after), REFRESH_MS);
   const replay = useMutation({
     mutationFn: () => api('POST', `${messagePath(id, messageId)}/replay`),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['webhook-message', id, messageId] }),
   });
   const m = message.data;
-  const rows = attempts.data?.data ?? [];
   return (
     <>
       <p>
@@ -468,39 +418,24 @@ export function WebhookMessagePage({ id, messageId }: { id: string; messageId: s
         </>
       )}
       <h2>Attempts</h2>
-      <ErrorMessage error={attempts.error} />
-      {attempts.data && rows.length === 0 && cursor.page === 1 && <p className="notice">Not attempted yet.</p>}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Sent</th>
-                <th scope="col">Response code</th>
-                <th scope="col">Duration</th>
-                <th scope="col">Response</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((a) => (
-                <tr key={a.id}>
-                  <td>{formatTime(a.sent_at)}</td>
-                  <td>
-                    <span className={`status ${a.http_status_code >= 200 && a.http_status_code < 300 ? 'status-verified' : 'status-failed'}`}>
-                      {a.http_status_code === 0 ? 'no response' : a.http_status_code}
-                    </span>
-                  </td>
-                  <td className="number">{a.latency_ms} ms</td>
-                  <td>
-                    <code className="reply-text">{a.response || '(empty)'}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager cursor={cursor} hasMore={attempts.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+      <PagedTable
+        paged={attempts}
+        empty="Not attempted yet."
+        rowHeaders={false}
+        columns={[
+          { header: 'Sent', cell: (a) => formatTime(a.sent_at) },
+          {
+            header: 'Response code',
+            cell: (a) => (
+              <span className={`status ${a.http_status_code >= 200 && a.http_status_code < 300 ? 'status-verified' : 'status-failed'}`}>
+                {a.http_status_code === 0 ? 'no response' : a.http_status_code}
+              </span>
+            ),
+          },
+          { header: 'Duration', cell: (a) => `${a.latency_ms} ms`, className: 'number' },
+          { header: 'Response', cell: (a) => <code className="reply-text">{a.response || '(empty)'}</code> },
+        ]}
+      />
       {m && (
         <>
           <h2>Payload</h2>
