@@ -57,6 +57,8 @@ export interface Config {
   /** Delivery worker: parallel SMTP sessions in total and per destination host. */
   deliveryConcurrency: number;
   deliveryConcurrencyPerHost: number;
+  /** Delivery worker: traffic shaping per provider (delivery/shaping.ts); false leaves only the connection limits. */
+  shaping: boolean;
   /** Delivery worker: waits before each retry of a temporary failure; the last one repeats. */
   retryDelaysMs: number[];
   /** Webhooks: waits before each retry of a failed attempt (the first attempt is immediate). */
@@ -340,7 +342,7 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
   providers: {
     variable: 'POSTLINE_PROVIDERS_FILE',
     shown: 'unset (the built-in table)',
-    help: 'a JSON file of mailbox providers, `[{"name": "acme", "mx": [".mx.acme.net"], "domains": ["acme.com"]}]`, tried before the built-in table (Google, Microsoft, Yahoo, Apple, Zoho, Proton, GMX/web.de, Mail.ru, Yandex, Fastmail; an entry with the same name replaces one): recipient domains roll up to providers by their MX hosts in the queue view and metrics, and a provider can be paused as a whole',
+    help: 'a JSON file of mailbox providers, `[{"name": "acme", "mx": [".mx.acme.net"], "domains": ["acme.com"], "shaping": {"connections": 5, "messages_per_connection": 50, "messages_per_minute": 600}}]` (`shaping` and each of its fields optional: 10 connections, 100 messages a connection, no rate limit), tried before the built-in table (Google, Microsoft, Yahoo, Apple, Zoho, Proton, GMX/web.de, Mail.ru, Yandex, Fastmail; an entry with the same name replaces one): recipient domains roll up to providers by their MX hosts in the queue view and metrics, a provider can be paused as a whole, and each node sends to it within its shaping limits, slowing down when it answers 421 or "rate limited"',
     read: (raw, name) => {
       if (unset(raw)) return undefined;
       try {
@@ -403,8 +405,14 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
   deliveryConcurrency: { variable: 'POSTLINE_DELIVERY_CONCURRENCY', help: 'parallel SMTP sessions of a node in total', read: integer(100, 1) },
   deliveryConcurrencyPerHost: {
     variable: 'POSTLINE_DELIVERY_CONCURRENCY_PER_HOST',
-    help: 'parallel SMTP sessions of a node per MX host',
+    help: "parallel SMTP sessions of a node per MX host of no known provider (a provider's own limit is in its shaping: POSTLINE_PROVIDERS_FILE)",
     read: integer(20, 1),
+  },
+  shaping: {
+    variable: 'POSTLINE_SHAPING',
+    shown: '`true`',
+    help: '`false` turns traffic shaping off: no messages-per-minute limits, no slowing down when a provider answers 421 or "rate limited"; each destination keeps its connection and messages-per-connection limits',
+    read: bool(() => true),
   },
   // Resend's schedule: immediately, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h.
   webhookRetryDelaysMs: {

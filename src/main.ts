@@ -5,7 +5,7 @@ import { createAccount } from './accounts/accounts.js';
 import { ALL_ROLES, ConfigError, loadConfig, unknownVariables, type Role } from './config.js';
 import { connectDatabase } from './db/connect.js';
 import { createLogger } from './logger.js';
-import { providerTable } from './providers/providers.js';
+import { ProviderTable } from './providers/providers.js';
 import { QUEUE_USAGE, QueueCommandError, runQueueCommand } from './queue/cli.js';
 import { startPostline, type Postline } from './server.js';
 import { createUser, setPasswordLink, UserCommandError } from './users/users.js';
@@ -109,7 +109,7 @@ async function main(argv: string[]): Promise<void> {
     case 'queue': {
       const database = await connectDatabase(config, (msg) => logger.debug(msg));
       try {
-        await runQueueCommand(database.db, providerTable(config.providers), args, (text) => process.stdout.write(text));
+        await runQueueCommand(database.db, new ProviderTable(config.providers), args, (text) => process.stdout.write(text));
       } catch (err) {
         if (err instanceof QueueCommandError) throw new ConfigError(`${err.message}\n${USAGE}`);
         throw err;

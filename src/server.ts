@@ -33,7 +33,7 @@ import { NodeMetrics } from './metrics/node-metrics.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { RequestLogs } from './logs/request-logs.js';
 import { sandboxRoutes } from './sandbox/routes.js';
-import { providerTable } from './providers/providers.js';
+import { ProviderTable } from './providers/providers.js';
 import { queueRoutes } from './queue/routes.js';
 import { SmtpServer, type SmtpPorts } from './smtp/server.js';
 import { suppressionRoutes } from './suppressions/routes.js';
@@ -123,7 +123,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
         ...broadcastRoutes(db, accept.sandbox),
         ...unsubscribeRoutes(db),
         ...requestLogs.routes(),
-        ...queueRoutes(db, providerTable(config.providers)),
+        ...queueRoutes(db, new ProviderTable(config.providers)),
         ...(config.sandbox ? sandboxRoutes(db) : []),
         ...healthRoutes(db, node),
         ...(metrics?.routes(config.metricsToken) ?? []),

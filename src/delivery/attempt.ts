@@ -1,15 +1,20 @@
 // One delivery attempt: one email to its recipients at one domain, as a list of steps:
-//   simulate test addresses → route → paused? → wait for a slot → connect (first reachable
-//   target) → transmit → read the replies.
+//   simulate test addresses → route → paused? → shaping: may it go now? → wait for a
+//   connection slot → connect (first reachable target) → transmit → read the replies, from
+//   which the shaper learns whether the destination wants us slower.
 // Each step either moves on or ends the attempt with a verdict for every recipient still in
 // play; nothing here writes to the database (outcomes.ts records the verdicts).
 import addressparser from 'nodemailer/lib/addressparser';
+import type { ProviderTable, ShapingLimits } from '../providers/providers.js';
+import { isBlocklisted } from './bounce-classes.js';
 import { bounceOf, LOCAL_REPLIES, parseReply } from './bounce-codes.js';
 import type { ClaimedDelivery, ClaimedEmail, DeliveryJob } from './claim.js';
 import type { DeliveryLimits } from './limits.js';
 import type { ActivePauses, Pause } from '../queue/pauses.js';
 import type { Outcome, Verdict } from './outcomes.js';
 import type { Router, Target } from './route.js';
+import { shapingSignal } from '../metrics/record.js';
+import { isThrottleReply, type TrafficShaper } from './shaping.js';
 import { ConnectError, describe, type SendResult, type SmtpPool, type SmtpSession } from './smtp-pool.js';
 import { simulatedVerdict } from './test-addresses.js';
 
@@ -21,6 +26,14 @@ export interface AttemptDeps {
   mayStart(job: DeliveryJob): boolean;
   /** Destinations operators paused (queue/pauses.ts). */
   pauses: ActivePauses;
+  shaping: {
+    shaper: TrafficShaper;
+    providers: ProviderTable;
+    /** Limits of an MX host of no known provider (and of the relay). */
+    otherLimits: ShapingLimits;
+    /** false (POSTLINE_SHAPING=false): only the connection limits apply. */
+    enabled: boolean;
+  };
 }
 
 export interface AttemptResult {
@@ -31,22 +44,32 @@ export interface AttemptResult {
   paused?: { pause: Pause; rows: ClaimedDelivery[] };
   /** The domain's MX hosts as routed (none through the relay): its provider, for the metrics (count-outcomes.ts). */
   mxHosts?: string[];
+  /** Rows the shaper holds back: the worker gives them back due at `until`. */
+  waiting?: { rows: ClaimedDelivery[]; until: Date; reason: string };
+  /** A reply saying the sending IP or domain is on a blocklist: the worker pauses the destination. */
+  blocked?: { destination: { kind: 'provider' | 'domain'; name: string }; reply: string };
 }
 
 export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Promise<AttemptResult> {
   const { simulated, real } = simulateTestAddresses(job.recipients);
   if (real.length === 0) return { outcomes: simulated, notTried: [] };
   const route = await deps.router.route(job.domain);
-  const done = (verdicts: Outcome[]) => ({ outcomes: [...simulated, ...verdicts], notTried: [], mxHosts: route.ok ? route.mxHosts : undefined });
-  const pause = await deps.pauses.find(job.recipients[0]!.pausesVersion, job.email.accountId, job.domain, route.ok ? route.mxHosts : []);
+  const mxHosts = route.ok ? route.mxHosts : undefined;
+  const done = (verdicts: Outcome[]) => ({ outcomes: [...simulated, ...verdicts], notTried: [], mxHosts });
+  const pause = await deps.pauses.find(job.recipients[0]!.pausesVersion, job.email.accountId, job.domain, mxHosts ?? []);
   if (pause) return { outcomes: simulated, notTried: [], paused: { pause, rows: real } };
   if (!route.ok) return done(all(real, route.permanent ? bounced(route.response) : deferred(route.response)));
 
-  const release = await deps.limits.acquire(route.key);
+  const { destination, provider, limits } = shapingOf(job.domain, route.key, mxHosts, deps);
+  if (deps.shaping.enabled) {
+    const slot = deps.shaping.shaper.take(destination, limits, real.length, job.email.broadcastId ? 1 : 0);
+    if (!slot.go) return { outcomes: simulated, notTried: [], mxHosts, waiting: { rows: real, until: slot.until, reason: slot.reason } };
+  }
+  const release = await deps.limits.acquire(destination, limits.connections);
   try {
     if (!deps.mayStart(job)) return { outcomes: simulated, notTried: real };
     const connected = await connect(route.targets, deps.pool);
-    if (!connected.session) return done(all(real, deferred(connected.response), route.targets[0]?.host));
+    if (!connected.session) return learn(done(all(real, deferred(connected.response), route.targets[0]?.host)));
 
     // The worker composes a deferred email's message before it starts the attempt (worker.ts).
     const result = await connected.session.send(
@@ -54,11 +77,33 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
       real.map((r) => r.recipient),
       job.email.mime!,
     );
-    deps.pool.release(connected.session);
-    return done(readReplies(real, result, connected.target));
+    deps.pool.release(connected.session, limits.messagesPerConnection);
+    return learn(done(readReplies(real, result, connected.target)));
   } finally {
     release();
   }
+
+  /** Step 7: the shaper learns from the replies; a blocklisting reply is reported for a pause. */
+  function learn(result: AttemptResult): AttemptResult {
+    let blocked: AttemptResult['blocked'];
+    for (const { verdict } of result.outcomes) {
+      if (verdict.kind === 'deferred' && isThrottleReply(verdict.response)) {
+        shapingSignal(provider);
+        if (deps.shaping.enabled) deps.shaping.shaper.throttled(destination, limits, verdict.response);
+      }
+      if (verdict.kind === 'bounced' && isBlocklisted(verdict.response)) {
+        blocked = { destination: provider ? { kind: 'provider', name: provider } : { kind: 'domain', name: job.domain }, reply: verdict.response };
+      }
+    }
+    return blocked ? { ...result, blocked } : result;
+  }
+}
+
+/** Step 3: what the job is shaped as: its provider (by MX hosts), else its MX host (the route's key). */
+function shapingOf(domain: string, routeKey: string, mxHosts: string[] | undefined, deps: AttemptDeps) {
+  const { providers, otherLimits } = deps.shaping;
+  const provider = mxHosts ? providers.providerOf(domain, mxHosts) : null;
+  return provider ? { destination: provider, provider, limits: providers.shapingOf(provider) } : { destination: routeKey, provider, limits: otherLimits };
 }
 
 /** Step 1: recipients at resend.dev's test addresses get their verdict without a connection. */

@@ -30,6 +30,12 @@ const ATTACHMENT: BounceClass = { type: 'Transient', subType: 'AttachmentRejecte
 const TRANSIENT: BounceClass = { type: 'Transient', subType: 'General' };
 const UNDETERMINED: BounceClass = { type: 'Undetermined', subType: 'Undetermined' };
 
+/** The sending IP or domain is on a blocklist or has a bad reputation: all mail to that destination will meet it. */
+const BLOCKLISTED =
+  /black ?list|block ?list|blocked using|spamhaus|spamcop|barracuda|\brbl\b|banned sending ip|reputation|(ip|client host)\b[^.]{0,40}\b(blocked|rejected|blacklisted)/i;
+
+export const isBlocklisted = (reply: string): boolean => BLOCKLISTED.test(reply);
+
 /** Enhanced codes whose meaning is exact, whatever the text says. */
 const EXACT_CODES: [RegExp, BounceClass][] = [
   [/^5\.1\.(1|10)$/, NO_EMAIL], // bad destination mailbox; recipient address has null MX / not found (Exchange Online)
@@ -52,8 +58,9 @@ const PHRASES: [RegExp, BounceClass][] = [
     /user (is )?unknown|unknown (user|recipient|mailbox)|no such (user|mailbox|recipient|address)|(account|address|mailbox|user|recipient)\b[^.]{0,40}\b(does not|doesn't|did not) exist|doesn't have an? [\w.-]+ account|recipient not found|recipientnotfound|invalid (recipient|mailbox|address)|mailbox (unavailable|not found)|unrouteable address|address rejected: access denied|not a valid (recipient|mailbox|user)/i,
     NO_EMAIL,
   ],
+  [BLOCKLISTED, TRANSIENT],
   [
-    /black ?list|block ?list|blocked using|spamhaus|spamcop|barracuda|\brbl\b|banned sending ip|(ip|sender|domain|client host)\b[^.]{0,40}\b(blocked|rejected|blacklisted)|reputation|unauthenticated|not authenticated|dmarc|\bspf\b|\bdkim\b|relay (access )?denied|not permitted to relay|access denied/i,
+    /(sender|domain)\b[^.]{0,40}\b(blocked|rejected|blacklisted)|unauthenticated|not authenticated|dmarc|\bspf\b|\bdkim\b|relay (access )?denied|not permitted to relay|access denied/i,
     TRANSIENT,
   ],
   [/spam|unsolicited|content|virus|malware|phish|\burls?\b|suspicious|message (was )?(rejected|refused|blocked)|policy (violation|reasons)/i, CONTENT],

@@ -168,16 +168,19 @@ export function groupIntoJobs(rows: ClaimedDelivery[]): DeliveryJob[] {
 }
 
 /**
- * Makes rows we claimed but never tried due again at once (shutdown, a lease too short to
- * start), where we still hold them: another worker need not wait out the lease.
+ * Gives back rows we claimed but never tried, where we still hold them: due again at once
+ * (shutdown, a lease too short to start: another worker need not wait out the lease), or at
+ * `wait.until` (traffic shaping: delivery/shaping.ts) with its reason as the last response of
+ * a row that has none yet (a row that has one keeps the server's last reply).
  */
-export async function releaseClaims(db: Db, rows: ClaimedDelivery[]): Promise<void> {
+export async function releaseClaims(db: Db, rows: ClaimedDelivery[], wait?: { until: Date; reason: string }): Promise<void> {
   if (rows.length === 0) return;
   await db.query(
-    `UPDATE deliveries d SET next_attempt_at = now(), claimed_by = NULL, updated_at = now()
+    `UPDATE deliveries d SET next_attempt_at = coalesce($3::timestamptz, now()), last_response = coalesce(d.last_response, $4),
+            claimed_by = NULL, updated_at = now()
        FROM unnest($1::bigint[], $2::timestamptz[]) AS v(id, lease)
       WHERE d.id = v.id AND d.status = 'queued' AND d.next_attempt_at = v.lease`,
-    [rows.map((r) => r.id), rows.map((r) => r.leaseUntil)],
+    [rows.map((r) => r.id), rows.map((r) => r.leaseUntil), wait?.until ?? null, wait?.reason ?? null],
   );
 }
 

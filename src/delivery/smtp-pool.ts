@@ -31,8 +31,6 @@ export type SendResult =
 
 // Bounded so one attempt always ends well inside the claim lease (worker.ts).
 const TIMEOUTS = { connectionTimeout: 15_000, greetingTimeout: 30_000, socketTimeout: 60_000, socketCloseTimeout: 2_000 };
-/** Messages per connection before it is retired, as Postfix does (smtp_connection_reuse_count_limit). */
-const MAX_MESSAGES_PER_CONNECTION = 1000;
 
 export class SmtpSession {
   private closed = false;
@@ -113,9 +111,12 @@ export class SmtpPool {
     }
   }
 
-  /** Gives a session back after a message; kept for reuse while it is healthy. */
-  release(session: SmtpSession): void {
-    if (!session.usable || session.messages >= MAX_MESSAGES_PER_CONNECTION) return session.close();
+  /**
+   * Gives a session back after a message; kept for reuse while it is healthy and has carried
+   * fewer than `maxMessages` (its destination's shaping limit; Postfix's smtp_connection_reuse_count_limit).
+   */
+  release(session: SmtpSession, maxMessages: number): void {
+    if (!session.usable || session.messages >= maxMessages) return session.close();
     let list = this.idle.get(session.key);
     if (!list) this.idle.set(session.key, (list = []));
     list.push(session);

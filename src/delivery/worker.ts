@@ -24,8 +24,8 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { DnsResolver } from '../dns/resolver.js';
 import type { Logger } from '../logger.js';
-import { providerTable } from '../providers/providers.js';
-import { ActivePauses, parkPaused } from '../queue/pauses.js';
+import { ProviderTable } from '../providers/providers.js';
+import { ActivePauses, parkPaused, pauseDestination } from '../queue/pauses.js';
 import { SandboxCatcher } from '../sandbox/catcher.js';
 import { attemptDelivery, type AttemptDeps, type AttemptResult } from './attempt.js';
 import { claimDue, groupIntoJobs, releaseClaims, type ClaimedDelivery, type DeliveryJob } from './claim.js';
@@ -33,6 +33,9 @@ import { OutcomeCounter } from './count-outcomes.js';
 import { DeliveryLimits } from './limits.js';
 import { OutcomeWriter, type Verdict } from './outcomes.js';
 import { Router } from './route.js';
+import { shapingStateOf } from '../metrics/record.js';
+import { TrafficShaper } from './shaping.js';
+import { publishShapingStates } from './shaping-states.js';
 import { SmtpPool } from './smtp-pool.js';
 
 /** How far a claim pushes next_attempt_at: how long a crashed worker's rows stay hidden if its node's death goes unnoticed. */
@@ -48,6 +51,10 @@ const IN_FLIGHT_MAX_BYTES = 256 * 1024 * 1024;
 const IDLE_CONNECTION_MS = 5_000;
 /** A host that refused a connection is skipped this long (at most the first retry delay). */
 const HOST_DOWN_MS = 30_000;
+/** How often the shaping states move on (recovery) and are published for the queue view and metrics. */
+const SHAPING_PUBLISH_MS = 5_000;
+/** Messages per connection to an MX host of no known provider, as Postfix's smtp_connection_reuse_count_limit. */
+const OTHER_MESSAGES_PER_CONNECTION = 1000;
 
 /** Composes and signs emails by id (src/emails/compose-deferred.ts); an Error for one that never can be. */
 type ComposeDeferred = (emailIds: string[]) => Promise<Map<string, { mime: Buffer; text: string | null } | Error>>;
@@ -80,10 +87,14 @@ export class DeliveryWorker {
   /** POSTLINE_SANDBOX: where every message goes instead of an MX host (sandbox/catcher.ts). */
   private catcher: SandboxCatcher | undefined;
   private counter: OutcomeCounter;
+  private providers: ProviderTable;
+  readonly shaper: TrafficShaper;
+  private shapingTimer: NodeJS.Timeout | undefined;
 
   constructor(private options: WorkerOptions) {
     const { config } = options;
-    const providers = providerTable(config.providers);
+    const providers = (this.providers = new ProviderTable(config.providers));
+    this.shaper = new TrafficShaper();
     this.counter = new OutcomeCounter(providers);
     this.maxInFlightRows = Math.max(CLAIM_BATCH, config.deliveryConcurrency * 10);
     this.pool = new SmtpPool({
@@ -96,9 +107,15 @@ export class DeliveryWorker {
     this.deps = {
       router: new Router(options.resolver, config.outboundPort, config.relayUrl),
       pool: this.pool,
-      limits: new DeliveryLimits(config.deliveryConcurrency, config.deliveryConcurrencyPerHost),
+      limits: new DeliveryLimits(config.deliveryConcurrency),
       mayStart: (job) => this.running && leaseLeft(job) >= MIN_LEASE_LEFT_MS,
       pauses: new ActivePauses(options.db, providers),
+      shaping: {
+        shaper: this.shaper,
+        providers,
+        otherLimits: { connections: config.deliveryConcurrencyPerHost, messagesPerConnection: OTHER_MESSAGES_PER_CONNECTION, messagesPerMinute: null },
+        enabled: config.shaping,
+      },
     };
     if (config.sandbox) this.catcher = new SandboxCatcher(options.db, options.logger.child({ role: 'sandbox' }));
   }
@@ -107,11 +124,35 @@ export class DeliveryWorker {
     if (this.running) return;
     this.running = true;
     this.loopDone = this.loop();
+    this.shapingTimer = setInterval(() => void this.publishShaping(), SHAPING_PUBLISH_MS);
+    this.shapingTimer.unref();
+  }
+
+  /** Moves recovering rates on and shows the states: the node's rows for the queue view, the providers' in metrics. */
+  private async publishShaping(): Promise<void> {
+    this.shaper.tick();
+    const states = this.shaper.states();
+    for (const s of states) {
+      if (this.providers.has(s.destination)) {
+        shapingStateOf(
+          s.destination,
+          s.ratePerMinute,
+          s.ratePerMinute !== null && (s.limits.messagesPerMinute === null || s.ratePerMinute < s.limits.messagesPerMinute),
+        );
+      }
+    }
+    if (!this.options.nodeId) return;
+    try {
+      await publishShapingStates(this.options.db, this.options.nodeId, states);
+    } catch (err) {
+      this.options.logger.warn({ err }, 'publishing the traffic shaping states failed');
+    }
   }
 
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
+    clearInterval(this.shapingTimer);
     this.wakeUp?.();
     await this.loopDone;
     const settled = Promise.allSettled([...this.inFlight]);
@@ -211,7 +252,13 @@ export class DeliveryWorker {
         return;
       }
       const result = await attemptDelivery(job, this.deps);
-      await Promise.all([this.writer.record(result.outcomes), releaseClaims(db, result.notTried), this.park(result.paused)]);
+      await Promise.all([
+        this.writer.record(result.outcomes),
+        releaseClaims(db, result.notTried),
+        result.waiting && releaseClaims(db, result.waiting.rows, result.waiting),
+        this.park(result.paused),
+        result.blocked && this.pauseBlocked(job, result.blocked),
+      ]);
       this.counter.count(job.domain, result.outcomes, result.mxHosts);
       if (logger.isLevelEnabled('debug')) {
         const outcomes = result.outcomes.map((o) => [o.delivery.recipient, o.verdict.kind, o.verdict.response]);
@@ -221,6 +268,18 @@ export class DeliveryWorker {
       // The rows keep their lease and are tried again when it runs out.
       logger.error({ err, email: job.email.id, domain: job.domain }, 'delivery attempt failed');
     }
+  }
+
+  /**
+   * A destination answered that the sending IP or domain is blocklisted: every message to it
+   * would meet the same answer, so the account's mail to it is paused (queue/pauses.ts), with the
+   * reply as the reason, until an operator resumes it.
+   */
+  private async pauseBlocked(job: DeliveryJob, blocked: NonNullable<AttemptResult['blocked']>): Promise<void> {
+    const sender = job.email.fromAddress.replace(/^.*@|>.*$/g, '');
+    const reason = `Blocked by ${blocked.destination.name} for mail from ${sender}: ${blocked.reply}. Paused by Postline; resume once the block is lifted.`;
+    await pauseDestination(this.options.db, job.email.accountId, blocked.destination, reason, this.providers);
+    this.options.logger.warn({ email: job.email.id, destination: blocked.destination, reply: blocked.reply }, 'destination blocks the sender: paused');
   }
 
   /** Parks the rows of a paused destination; gives back those whose pause was lifted meanwhile. */

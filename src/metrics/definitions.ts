@@ -37,6 +37,27 @@ export const deliveryOutcomes = new Counter({
   registers,
 });
 
+export const shapingRate = new Gauge({
+  name: 'postline_delivery_shaping_rate_per_minute',
+  help: "Traffic shaping: messages a minute this node's delivery worker may send to a `provider` now (its configured limit, or less after the provider asked it to slow down); absent while the provider is not limited. Only providers of the table (POSTLINE_PROVIDERS_FILE and the built-in one).",
+  labelNames: ['provider'] as const,
+  registers,
+});
+
+export const shapingThrottled = new Gauge({
+  name: 'postline_delivery_shaping_throttled',
+  help: 'Traffic shaping: 1 while a `provider`\'s rate is below its limit because it answered 421 or "rate limited" (recovering step by step after a quiet minute), else 0.',
+  labelNames: ['provider'] as const,
+  registers,
+});
+
+export const shapingSignals = new Counter({
+  name: 'postline_delivery_shaping_signals_total',
+  help: 'Traffic shaping: replies that asked this node to slow down (421, or a 4xx saying rate limited, too many connections, try later), by `provider` (`other` for a domain of no known provider).',
+  labelNames: ['provider'] as const,
+  registers,
+});
+
 export const acceptToDelivered = new Histogram({
   name: 'postline_accept_to_delivered_seconds',
   help: "Time from an email's acceptance to its delivery to a recipient's mail server (the 2xx to DATA), per recipient; a scheduled email counts from its scheduled time.",

@@ -11,6 +11,9 @@ import {
   emailsAccepted,
   INGRESSES,
   SMTP_REPLY_CLASSES,
+  shapingRate,
+  shapingSignals,
+  shapingThrottled,
   smtpReplies,
   smtpSessions,
   smtpSessionsOpen,
@@ -79,6 +82,19 @@ export function deliveryOutcome(outcome: DeliveryOutcome, provider: string | nul
   if (recording === 0) return;
   outcomeChildren(provider ?? 'other')[outcome].inc();
   if (outcome === 'delivered' && acceptedAt) acceptToDelivered.observe(Math.max(0, Date.now() - acceptedAt.getTime()) / 1000);
+}
+
+/** A destination asked the delivery worker to slow down; `provider` null for a domain of no known provider. */
+export function shapingSignal(provider: string | null): void {
+  if (recording > 0) shapingSignals.inc({ provider: provider ?? 'other' });
+}
+
+/** A provider's shaping now: its rate a minute (null: not limited) and whether replies slowed it below its limit. */
+export function shapingStateOf(provider: string, ratePerMinute: number | null, throttled: boolean): void {
+  if (recording === 0) return;
+  if (ratePerMinute === null) shapingRate.remove({ provider });
+  else shapingRate.set({ provider }, ratePerMinute);
+  shapingThrottled.set({ provider }, throttled ? 1 : 0);
 }
 
 const replies = children(SMTP_REPLY_CLASSES, (c) => {

@@ -90,6 +90,22 @@ export function queueRoutes(db: Db, providers: ProviderTable): Route[] {
               object({ provider: string(), domains: integer(), counts: COUNTS, total: integer(), oldest_age_seconds: integer(), paused: nullable(PAUSE) }),
             ),
             pauses: array(PAUSE),
+            shaping: array(
+              object({
+                destination: string({ description: 'A provider of the table, or an MX host of no known provider.' }),
+                rate_per_minute: nullable(integer({ description: 'Messages a minute the nodes may send there now, summed; null: not limited.' })),
+                limit_per_minute: nullable(integer({ description: 'The configured limit (POSTLINE_PROVIDERS_FILE); null: none.' })),
+                connections: integer(),
+                messages_per_connection: integer(),
+                sent_last_minute: integer(),
+                state: oneOfValues(['throttled', 'limited', 'normal'], {
+                  description:
+                    "`throttled`: slowed below its limit by the destination's replies (recovering after a quiet minute); `limited`: at its configured rate.",
+                }),
+                last_signal: nullable(object({ reply: string(), at: string({ format: 'date-time' }) })),
+                nodes: integer(),
+              }),
+            ),
           }),
         },
       }),

@@ -3,6 +3,7 @@
 // up to their providers; and what is paused. One aggregate over the account's unfinished
 // deliveries (the deliveries_unfinished index), the last replies from destination_replies.
 import type { Queryable } from '../db/database.js';
+import { readShapingStates, type ShapingView } from '../delivery/shaping-states.js';
 import type { ProviderTable } from '../providers/providers.js';
 import { listPauses, type Pause } from './pauses.js';
 import { QUEUE_STATES, type QueueState, stateCountsSql, unfinishedSql } from './states.js';
@@ -55,6 +56,8 @@ interface QueueSummary {
   has_more: boolean;
   providers: ProviderSummary[];
   pauses: PauseView[];
+  /** How fast the installation sends to each destination with a limit or a recent throttling reply (delivery/shaping.ts). */
+  shaping: ShapingView[];
 }
 
 const pauseView = (p: Pause): PauseView => ({ destination: p.name, kind: p.kind, reason: p.reason, since: p.createdAt.toISOString() });
@@ -82,7 +85,7 @@ export async function queueSummary(
   providers: ProviderTable,
   options: { limit: number; provider?: string },
 ): Promise<QueueSummary> {
-  const [rows, pauses] = await Promise.all([q.query(SUMMARY_SQL, [accountId]), listPauses(q, accountId)]);
+  const [rows, pauses, shaping] = await Promise.all([q.query(SUMMARY_SQL, [accountId]), listPauses(q, accountId), readShapingStates(q)]);
   const now = Date.now();
   const pauseOn = (kind: Pause['kind'], name: string | null) => {
     const pause = name === null ? undefined : pauses.find((p) => p.kind === kind && p.name === name);
@@ -142,5 +145,6 @@ export async function queueSummary(
       .sort((a, b) => b.total - a.total || (a.provider < b.provider ? -1 : 1))
       .map(({ oldest: since, ...p }) => ({ ...p, oldest_age_seconds: ageSeconds(since, now) })),
     pauses: pauses.map(pauseView),
+    shaping,
   };
 }

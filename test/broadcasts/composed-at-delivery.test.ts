@@ -27,7 +27,7 @@ describe('broadcasts: composed at delivery', () => {
     t.sink.onData = (message) => {
       if (!message.to.includes('ann@example.org')) return undefined;
       offered.push(message.raw);
-      return offered.length === 1 ? { code: 451, message: 'try again later' } : undefined;
+      return offered.length === 1 ? { code: 451, message: 'temporary local problem' } : undefined;
     };
 
     const created = await t.resend.broadcasts.create({

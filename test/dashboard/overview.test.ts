@@ -21,7 +21,7 @@ describe('dashboard: the overview of figures, queue and failures', () => {
     t = await startDeliveryTest({ POSTLINE_RETRY_DELAYS: '1h' });
     publishMx(t, 'busy.test', [{ name: 'mx.busy.test', priority: 10, address: '127.0.0.1' }]);
     publishMx(t, 'example.org', [{ name: 'mx.example.org', priority: 10, address: '127.0.0.1' }]);
-    t.sink.onRecipient = (rcpt: string) => (rcpt.endsWith('@busy.test') ? { code: 451, message: '4.7.1 Try again later' } : undefined);
+    t.sink.onRecipient = (rcpt: string) => (rcpt.endsWith('@busy.test') ? { code: 451, message: '4.3.0 Mail server temporarily rejected message' } : undefined);
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await signInNewUser(context, { url: t.url, db: t.postline.db }, 'Default', 'operator@overview.postline.test');

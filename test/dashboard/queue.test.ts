@@ -19,7 +19,7 @@ describe('dashboard: the queue, seen and repaired in a browser', () => {
     // Retries an hour apart: what is deferred stays so unless someone acts.
     t = await startDeliveryTest({ POSTLINE_RETRY_DELAYS: '1h' });
     publishMx(t, 'busy.test', [{ name: 'mx.busy.test', priority: 10, address: '127.0.0.1' }]);
-    t.sink.onRecipient = () => (busy ? { code: 451, message: '4.7.1 Try again later' } : undefined);
+    t.sink.onRecipient = () => (busy ? { code: 451, message: '4.3.0 Mail server temporarily rejected message' } : undefined);
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     await signInNewUser(context, { url: t.url, db: t.postline.db }, 'Default', 'operator@queue.postline.test');
@@ -47,7 +47,7 @@ describe('dashboard: the queue, seen and repaired in a browser', () => {
     const cells = await row().getByRole('cell').allTextContents();
     // provider, due, in flight, deferred, scheduled, paused, oldest, last reply, actions
     assert.deepEqual(cells.slice(0, 6), ['—', '0', '0', '2', '0', '0']);
-    assert.match(cells[7]!, /^451 4\.7\.1 Try again later/);
+    assert.match(cells[7]!, /^451 4\.3\.0 Mail server temporarily rejected message/);
     assert.match(cells[7]!, /mx\.busy\.test/);
     await screenshot(page, 'queue-02-deferred');
   });

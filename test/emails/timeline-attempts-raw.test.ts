@@ -23,7 +23,7 @@ describe("an email's events, delivery attempts and raw message", () => {
       if (address === 'ghost@strict.test') return { code: 550, message: '5.1.1 No such user here' };
       if (address === 'late@slow.test' && !refusedOnce.has(address)) {
         refusedOnce.add(address);
-        return { code: 451, message: '4.3.2 Try again later' };
+        return { code: 451, message: '4.3.2 Mailbox temporarily unavailable' };
       }
       return undefined;
     };
@@ -54,7 +54,7 @@ describe("an email's events, delivery attempts and raw message", () => {
         ['mx.slow.test', 250, 'delivered'],
       ],
     );
-    assert.match(late[0].response, /^451 4\.3\.2 Try again later/);
+    assert.match(late[0].response, /^451 4\.3\.2 Mailbox temporarily unavailable/);
     assert.ok(Date.parse(late[0].attempted_at) <= Date.parse(late[1].attempted_at));
     assert.deepEqual(
       attempts.filter((a) => a.recipient === 'copy@slow.test').map((a) => [a.code, a.outcome]),

@@ -1,7 +1,7 @@
 // The queue as an operator sees it through the API: what waits where and why (per domain, per
 // provider, per state, with the last reply), one destination's messages page by page, and the
 // repairs: retry now, fail with email.failed, pause and resume a domain or a provider. Real
-// MX sink (deferring with 451 until told otherwise), real DNS, the official SDK for sending.
+// MX sink (deferring with 451 until told otherwise, in words that ask for no slowing down: throttling replies are delivery/shaping.ts's), real DNS, the official SDK for sending.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createAccount } from '../../src/accounts/accounts.js';
@@ -20,7 +20,8 @@ describe('queue: inspect and repair', () => {
     publishMx(t, 'gmail.com', [{ name: 'gmail-smtp-in.l.google.com', priority: 5, address: '127.0.0.1' }]);
     publishMx(t, 'workspace.test', [{ name: 'aspmx.l.google.com', priority: 1, address: '127.0.0.1' }]);
     publishMx(t, 'later.test', [{ name: 'mx.later.test', priority: 10, address: '127.0.0.1' }]);
-    t.sink.onRecipient = (address) => (busy && !address.endsWith('@later.test') ? { code: 451, message: '4.7.1 Try again later' } : undefined);
+    t.sink.onRecipient = (address) =>
+      busy && !address.endsWith('@later.test') ? { code: 451, message: '4.3.0 Mail server temporarily rejected message' } : undefined;
   });
   after(() => t.stop());
 
@@ -44,7 +45,7 @@ describe('queue: inspect and repair', () => {
     assert.equal(byDomain['busy.test'].provider, null);
     assert.equal(byDomain['busy.test'].last_reply.mx_host, 'mx.busy.test');
     assert.equal(byDomain['busy.test'].last_reply.code, 451);
-    assert.match(byDomain['busy.test'].last_reply.reply, /^451 4\.7\.1 Try again later/);
+    assert.match(byDomain['busy.test'].last_reply.reply, /^451 4\.3\.0 Mail server temporarily rejected message/);
     assert.ok(byDomain['busy.test'].oldest_age_seconds >= 0);
     // Both Google domains roll up to the provider: gmail.com by name and MX, workspace.test by its MX host.
     assert.equal(byDomain['gmail.com'].provider, 'google');

@@ -21,7 +21,7 @@ describe('SMTP: submissions signed at delivery', () => {
     t.sink.onData = (message) => {
       if (!message.to.includes('retry@example.net')) return undefined;
       offered.push(message.raw);
-      return offered.length === 1 ? { code: 451, message: 'try again later' } : undefined;
+      return offered.length === 1 ? { code: 451, message: 'temporary local problem' } : undefined;
     };
     const info = await transport(t).sendMail({ from: FROM, to: 'retry@example.net', subject: 'Signed late', html: '<p>Only <b>html</b></p>' });
     const id = queuedId(info.response);

@@ -9,6 +9,7 @@ interface ReceivedMessage {
   raw: Buffer;
   remoteAddress: string;
   secure: boolean;
+  receivedAt: Date;
 }
 
 type Verdict = { code: number; message: string } | undefined;
@@ -50,6 +51,7 @@ export class MxSink {
             raw: Buffer.concat(chunks),
             remoteAddress: session.remoteAddress,
             secure: session.secure,
+            receivedAt: new Date(),
           };
           const verdict = this.onData(message);
           if (verdict) return callback(Object.assign(new Error(verdict.message), { responseCode: verdict.code }));

@@ -1,0 +1,118 @@
+// Traffic shaping against MX hosts that behave like providers (POSTLINE_PROVIDERS_FILE rolls
+// each test domain up to a provider of its own): one that answers 421 4.7.0 when more than a
+// few messages arrive within a second, one that blocks the sending IP (554 5.7.1, Spamhaus), and
+// one with a configured rate. Postline converges under the throttling provider's limit and
+// delivers everything without a failed email; a blocklisting answer pauses the provider for the
+// account, with the reply as the reason; mail waiting for its rate waits without an attempt
+// or an event; the queue view shows each provider's state.
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { TestPostline } from '../support/postline.js';
+import { deliveriesOf, eventsOf, eventually, publishMx, send, startDeliveryTest, waitForLastEvent } from './support.js';
+
+const THROTTLE_AFTER = 4; // messages within a second, then 421
+
+describe('delivery: traffic shaping per provider', () => {
+  let t: TestPostline;
+  let providersFile: string;
+  const arrivals: number[] = [];
+  let refusals = 0;
+
+  before(async () => {
+    providersFile = path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'postline-providers-')), 'providers.json');
+    await fs.writeFile(
+      providersFile,
+      JSON.stringify([
+        // 600 a minute (10 a second): more than the throttling host takes.
+        { name: 'throttler', mx: ['.throttle.test'], shaping: { connections: 2, messages_per_connection: 100, messages_per_minute: 600 } },
+        { name: 'blocker', mx: ['.block.test'] },
+        { name: 'slowpoke', mx: ['.slow.test'], shaping: { messages_per_minute: 60 } },
+      ]),
+    );
+    t = await startDeliveryTest({ POSTLINE_PROVIDERS_FILE: providersFile, POSTLINE_RETRY_DELAYS: '1s' });
+    publishMx(t, 'throttled.test', [{ name: 'mx.throttle.test', priority: 10, address: '127.0.0.1' }]);
+    publishMx(t, 'blocked.test', [{ name: 'mx.block.test', priority: 10, address: '127.0.0.1' }]);
+    publishMx(t, 'waiting.test', [{ name: 'mx.slow.test', priority: 10, address: '127.0.0.1' }]);
+    t.sink.onRecipient = (address) => {
+      if (address.endsWith('@blocked.test')) return { code: 554, message: '5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org' };
+      if (!address.endsWith('@throttled.test')) return undefined;
+      const now = Date.now();
+      while (arrivals.length > 0 && arrivals[0]! <= now - 1000) arrivals.shift();
+      if (arrivals.length >= THROTTLE_AFTER) {
+        refusals++;
+        return { code: 421, message: '4.7.0 Too many messages, slow down' };
+      }
+      arrivals.push(now);
+      return undefined;
+    };
+  });
+  after(async () => {
+    await t.stop();
+    await fs.rm(path.dirname(providersFile), { recursive: true, force: true });
+  });
+
+  it('slows down for a provider that answers 421, and delivers every message without a failure', async () => {
+    const ids = await Promise.all(Array.from({ length: 40 }, (_, i) => send(t, { to: `user${i}@throttled.test` })));
+    for (const id of ids) await waitForLastEvent(t, id, 'delivered', 60_000);
+    assert.ok(refusals > 0, 'the host did throttle');
+    const delivered = t.sink.messages.filter((m) => m.to[0]!.endsWith('@throttled.test'));
+    assert.equal(delivered.length, 40, 'each message once');
+    const failed = await t.sql(`SELECT count(*)::int AS n FROM deliveries WHERE domain = 'throttled.test' AND status <> 'delivered'`);
+    assert.equal(failed[0].n, 0);
+    // Slowed: the last refusals came well before the end, once the rate had come down.
+    const queue = await eventually(async () => {
+      const { body } = await get(t, '/queue');
+      return body.shaping.find((s: any) => s.destination === 'throttler');
+    }, 15_000);
+    assert.equal(queue.state, 'throttled');
+    assert.ok(queue.rate_per_minute < 600, `rate ${queue.rate_per_minute}`);
+    assert.equal(queue.limit_per_minute, 600);
+    assert.match(queue.last_signal.reply, /^421 4\.7\.0 Too many messages/);
+  });
+
+  it('pauses a provider that says the sending IP is blocklisted, with the reply as the reason, and holds the rest of its mail', async () => {
+    const first = await send(t, { to: 'someone@blocked.test' });
+    await waitForLastEvent(t, first, 'bounced');
+    const bounce = (await eventsOf(t, first)).at(-1)!.data.bounce;
+    assert.deepEqual([bounce.type, bounce.subType], ['Transient', 'General']);
+    assert.equal((await t.resend.suppressions.get('someone@blocked.test')).data, null, 'the address is fine: not suppressed');
+    const { body } = await get(t, '/queue');
+    const pause = body.pauses.find((p: any) => p.destination === 'blocker');
+    assert.equal(pause.kind, 'provider');
+    assert.match(pause.reason, /^Blocked by blocker for mail from sender\.test: 554 5\.7\.1 .*spamhaus/);
+
+    const seen = t.sink.messages.length;
+    const second = await send(t, { to: 'other@blocked.test' });
+    await eventually(async () => (await deliveriesOf(t, second))[0]?.status === 'paused', 10_000, 'held by the pause');
+    assert.equal(t.sink.messages.length, seen);
+  });
+
+  it('holds mail over a provider’s configured rate without an attempt or an event, then delivers it at that rate', async () => {
+    const ids = await Promise.all(Array.from({ length: 5 }, (_, i) => send(t, { to: `w${i}@waiting.test` })));
+    const waiting = await eventually(async () => {
+      const rows = await t.sql(
+        `SELECT last_response, attempts FROM deliveries WHERE domain = 'waiting.test' AND status = 'queued' AND last_response LIKE '451 4.4.5%'`,
+      );
+      return rows.length > 0 && rows;
+    }, 10_000);
+    assert.match(waiting[0].last_response, /^451 4\.4\.5 Waiting for slowpoke's sending rate: 60 messages a minute/);
+    assert.equal(waiting[0].attempts, 0, 'no attempt counted');
+    for (const id of ids) await waitForLastEvent(t, id, 'delivered', 20_000);
+    for (const id of ids)
+      assert.deepEqual(
+        (await eventsOf(t, id)).map((e) => e.type),
+        ['email.sent', 'email.delivered'],
+        'no delivery_delayed',
+      );
+    const times = t.sink.messages.filter((m) => m.to[0]!.endsWith('@waiting.test')).map((m) => m.receivedAt.getTime());
+    assert.ok(Math.max(...times) - Math.min(...times) >= 2_000, 'spread over seconds, not sent at once');
+  });
+});
+
+async function get(t: TestPostline, pathname: string): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${t.url}${pathname}`, { headers: { authorization: `Bearer ${t.apiKey}` } });
+  return { status: res.status, body: await res.json() };
+}
