@@ -7,6 +7,7 @@
 // (it answers until here, so a load balancer sees 503 before the port goes away, and whatever
 // it still accepts is queued for the other nodes), the open SMTP sessions get what is left of
 // their grace and the listeners close, the request logs are flushed and the database is closed.
+import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { ensureBootstrapKey } from './accounts/accounts.js';
 import { ApiKeys } from './accounts/api-keys.js';
@@ -95,6 +96,10 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
     const metrics = config.metrics && roles.has('api') ? new NodeMetrics(db) : undefined;
     if (metrics) stops.push(async () => metrics.stop());
 
+    // The worker role's presence in this thread (worker-role.ts) vouches for the idempotency
+    // claims of the api and smtp roles too: made before they serve, so they can name it.
+    const nodeId = roles.has('worker') ? crypto.randomUUID() : undefined;
+
     let url: string | undefined;
     if (roles.has('api')) {
       // The dashboard's users sign in with a session cookie; until one exists, a set-up link.
@@ -141,6 +146,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
         rateLimiter,
         requestLogs,
         routes,
+        nodeId,
       });
       await app.listen({ port: config.port, host: config.host });
       const address = app.server.address() as AddressInfo;
@@ -165,7 +171,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
         requestLogs,
         accept,
         inbound,
-        claimIdempotencyKey: (accountId, endpoint, key, body) => claimIdempotencyKey(db, accountId, endpoint, key, body),
+        claimIdempotencyKey: (accountId, endpoint, key, body) => claimIdempotencyKey(db, accountId, endpoint, key, body, nodeId),
       });
       // Pushed before start: a listen failure must close the ports already open.
       const started = smtp;
@@ -182,7 +188,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
     if (roles.has('worker') && config.workerThread && (roles.has('api') || roles.has('smtp'))) {
       // The worker role's delivering parts on their own event loop and core (worker-thread.ts);
       // its queueing parts here, stopped first as the producers of the thread's queue rows.
-      stops.push(startWorkerRole({ db, config, dns, accept, requestLogs, logger }, 'queueing'));
+      stops.push(startWorkerRole({ db, config, dns, accept, requestLogs, logger, nodeId }, 'queueing'));
       const thread = await startWorkerThread(
         { ...config, databaseUrl: database.url, metrics: metrics !== undefined },
         logger.child({ role: 'worker' }),
@@ -192,7 +198,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
       stops.push(() => thread.stop());
       running.set('worker', () => thread.running());
     } else if (roles.has('worker')) {
-      stops.push(startWorkerRole({ db, config, dns, accept, requestLogs, logger }));
+      stops.push(startWorkerRole({ db, config, dns, accept, requestLogs, logger, nodeId }));
       running.set('worker', () => phase === 'ready');
     }
     phase = 'ready';

@@ -17,7 +17,7 @@ import type { AcceptDeps } from './emails/accept.js';
 import { composeDeferred } from './emails/compose-deferred.js';
 import { ScheduledEmailReleaser } from './emails/release-scheduled.js';
 import { acceptDeps } from './emails/routes.js';
-import { purgeExpiredIdempotencyKeys } from './idempotency/idempotency-keys.js';
+import { purgeExpiredIdempotencyKeys, releaseIdempotencyClaimsOfNodes } from './idempotency/idempotency-keys.js';
 import { purgeReceivedMail } from './inbound/retention.js';
 import type { Logger } from './logger.js';
 import { RequestLogs } from './logs/request-logs.js';
@@ -41,6 +41,8 @@ interface WorkerRoleDeps {
   accept: AcceptDeps;
   requestLogs: RequestLogs;
   logger: Logger;
+  /** The id of this thread's node presence, when made beforehand: the api and smtp roles beside it tag their idempotency claims with it. */
+  nodeId?: string;
 }
 
 interface Part {
@@ -69,18 +71,27 @@ export function startStandaloneWorkerRole(db: Db, config: Config, logger: Logger
 }
 
 /** Starts every part of the role; returns the function that stops them in order. */
-export function startWorkerRole({ db, config, dns, accept, requestLogs, logger }: WorkerRoleDeps, share: WorkerShare = 'all'): () => Promise<void> {
+export function startWorkerRole(
+  { db, config, dns, accept, requestLogs, logger, nodeId: presenceId }: WorkerRoleDeps,
+  share: WorkerShare = 'all',
+): () => Promise<void> {
   const unsubscribeSigner = signers(db);
   // Every claiming event loop is a node with a presence: started before the parts that claim
   // with its id, stopped after them (they give their claims back first). Any live node hands
   // back what a dead one held, whatever the kind.
-  const presence = new NodePresence(db, logger.child({ role: 'worker' }), [
-    releaseDeliveriesOfNodes,
-    releaseWebhookMessagesOfNodes,
-    releaseImportsOfNodes,
-    releaseBroadcastsOfNodes,
-    releaseStepsOfNodes,
-  ]);
+  const presence = new NodePresence(
+    db,
+    logger.child({ role: 'worker' }),
+    [
+      releaseDeliveriesOfNodes,
+      releaseWebhookMessagesOfNodes,
+      releaseImportsOfNodes,
+      releaseBroadcastsOfNodes,
+      releaseStepsOfNodes,
+      releaseIdempotencyClaimsOfNodes,
+    ],
+    presenceId,
+  );
   const nodeId = presence.id;
   const queueing: Part[] = [
     // Scheduled emails enter the queue when due.

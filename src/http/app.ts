@@ -50,6 +50,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(requestLog, { requestLogs: deps.requestLogs });
   await app.register(dashboard);
   await app.register(mailPreview, { sessions: deps.sessions });
-  await app.register(routes, { db: deps.db, bodyLimitBytes: deps.bodyLimitBytes, routes: deps.routes });
+  await app.register(routes, { db: deps.db, bodyLimitBytes: deps.bodyLimitBytes, routes: deps.routes, nodeId: deps.nodeId });
   return app;
 }

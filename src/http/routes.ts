@@ -16,6 +16,8 @@ export interface RoutesOptions {
   bodyLimitBytes: number;
   /** Every concept's routes, in the order written in server.ts. */
   routes: Route[];
+  /** The node whose presence vouches for this process's idempotency claims, if it keeps one. */
+  nodeId?: string;
 }
 
 const METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'] as const;
@@ -80,7 +82,7 @@ async function serve(options: RoutesOptions, route: Route, req: FastifyRequest, 
   }
   // The response is saved in the transaction that commits the work when the handler does so
   // (saveIdempotentResponse), else right after it; a failed request gives the key back.
-  const claim = await claimIdempotencyKey(options.db, ctx.principal.accountId, `${route.method} ${route.url}`, String(key), body);
+  const claim = await claimIdempotencyKey(options.db, ctx.principal.accountId, `${route.method} ${route.url}`, String(key), body, options.nodeId);
   if (claim.kind === 'replay') return reply.code(claim.status).send(claim.body);
   let saved = false;
   ctx.saveIdempotentResponse = async (q, status, responseBody) => {

@@ -3,7 +3,10 @@
 // response; another body under the same key is 409 invalid_idempotent_request; a key whose
 // first request has not finished is 409 concurrent_idempotent_requests. The response is
 // stored in the same transaction that commits the work (RouteContext.saveIdempotentResponse),
-// so a crash can never leave the work done but the key unanswered.
+// so a crash can never leave the work done but the key unanswered. A claim names the node
+// whose presence vouches for its process (nodes/node-presence.ts) when there is one: a node
+// that stops beating has its unanswered claims deleted with its other claims, so a client's
+// retry after a crash is served within seconds instead of meeting 409 until ABANDONED_SQL.
 import crypto from 'node:crypto';
 import { ApiError } from '../api/errors.js';
 import type { Db, Queryable } from '../db/database.js';
@@ -27,7 +30,15 @@ export type IdempotencyOutcome =
   | { kind: 'replay'; status: number; body: unknown }
   | { kind: 'claimed'; save: (q: Queryable, status: number, body: unknown) => Promise<void>; release: () => Promise<void> };
 
-export async function claimIdempotencyKey(db: Db, accountId: string, endpoint: string, key: string, body: unknown): Promise<IdempotencyOutcome> {
+/** `claimedBy`: the node id of this process's presence, if it keeps one (the worker role runs beside the api/smtp role). */
+export async function claimIdempotencyKey(
+  db: Db,
+  accountId: string,
+  endpoint: string,
+  key: string,
+  body: unknown,
+  claimedBy?: string,
+): Promise<IdempotencyOutcome> {
   if (key.length < 1 || key.length > 256) {
     throw new ApiError('invalid_idempotency_key', 'Idempotency keys, if present, must have between 1 and 256 characters.', 400);
   }
@@ -37,20 +48,21 @@ export async function claimIdempotencyKey(db: Db, accountId: string, endpoint: s
     .digest('hex');
   const args = [accountId, endpoint, key];
   const claimed = await db.one(
-    `INSERT INTO idempotency_keys AS k (account_id, endpoint, key, request_hash) VALUES ($1, $2, $3, $4)
+    `INSERT INTO idempotency_keys AS k (account_id, endpoint, key, request_hash, claimed_by) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (account_id, endpoint, key) DO UPDATE
-       SET request_hash = EXCLUDED.request_hash, created_at = now(), response_status = NULL, response_body = NULL
+       SET request_hash = EXCLUDED.request_hash, created_at = now(), response_status = NULL, response_body = NULL,
+           claimed_by = EXCLUDED.claimed_by
        WHERE k.created_at < now() - ${LIFETIME_SQL}
           OR (k.response_status IS NULL AND k.request_hash = EXCLUDED.request_hash AND k.created_at < now() - ${ABANDONED_SQL})
      RETURNING 1`,
-    [...args, hash],
+    [...args, hash, claimedBy ?? null],
   );
   if (!claimed) {
     const row = await db.one(
       'SELECT request_hash, response_status, response_body FROM idempotency_keys WHERE account_id = $1 AND endpoint = $2 AND key = $3',
       args,
     );
-    if (!row) return claimIdempotencyKey(db, accountId, endpoint, key, body); // expired and purged meanwhile
+    if (!row) return claimIdempotencyKey(db, accountId, endpoint, key, body, claimedBy); // expired, purged or released meanwhile
     if (row.request_hash !== hash) {
       throw new ApiError('invalid_idempotent_request', 'Same idempotency key used with a different request payload. Change your idempotency key or payload.');
     }
@@ -65,17 +77,25 @@ export async function claimIdempotencyKey(db: Db, accountId: string, endpoint: s
   return {
     kind: 'claimed',
     async save(q, status, responseBody) {
-      await q.query('UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE account_id = $1 AND endpoint = $2 AND key = $3', [
-        ...args,
-        status,
-        JSON.stringify(responseBody),
-      ]);
+      await q.query(
+        'UPDATE idempotency_keys SET response_status = $4, response_body = $5, claimed_by = NULL WHERE account_id = $1 AND endpoint = $2 AND key = $3',
+        [...args, status, JSON.stringify(responseBody)],
+      );
     },
     /** After a failed request: forget the claim unless a response was committed. */
     async release() {
       await db.query('DELETE FROM idempotency_keys WHERE account_id = $1 AND endpoint = $2 AND key = $3 AND response_status IS NULL', args);
     },
   };
+}
+
+/**
+ * Forgets the unanswered claims of nodes presumed dead (node presence's reaping transaction): no
+ * request holds them any more, and the client's retry may claim the key anew. Answered keys stay.
+ */
+export async function releaseIdempotencyClaimsOfNodes(q: Queryable, nodeIds: string[]): Promise<number> {
+  const released = await q.query(`DELETE FROM idempotency_keys WHERE response_status IS NULL AND claimed_by = ANY($1::uuid[]) RETURNING 1`, [nodeIds]);
+  return released.length;
 }
 
 export async function purgeExpiredIdempotencyKeys(db: Db): Promise<void> {

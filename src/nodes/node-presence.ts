@@ -3,7 +3,8 @@
 // beats every HEARTBEAT_MS. Every such node also looks, at each beat, for nodes silent for
 // DEAD_AFTER_MS: in one transaction it deletes them and hands what they had claimed back
 // through the owners' release functions (deliveries, webhook messages, contact imports,
-// broadcast fan-out, automation steps; see worker-role.ts), so a crashed node's work is taken
+// broadcast fan-out, automation steps, and the idempotency keys that the api and smtp roles
+// beside it claimed and had not answered; see worker-role.ts), so a crashed node's work is taken
 // up within seconds rather than when its leases run out (they remain the fallback). A node
 // presumed dead that was only stalled finds its claims gone: its writes are fenced off by each
 // owner's lease or token, and at worst work that was in flight is done twice.
@@ -21,13 +22,13 @@ const DEAD_AFTER_MS = 10_000;
 type ReleaseClaimsOfNodes = (q: Queryable, nodes: string[]) => Promise<number>;
 
 export class NodePresence {
-  readonly id = crypto.randomUUID();
   private loop: PollingLoop;
 
   constructor(
     private db: Db,
     private logger: Logger,
     private releases: ReleaseClaimsOfNodes[],
+    readonly id: string = crypto.randomUUID(),
   ) {
     this.loop = new PollingLoop({
       logger,
