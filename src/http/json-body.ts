@@ -37,7 +37,7 @@ async function jsonBody(app: FastifyInstance): Promise<void> {
 }
 
 /** Deeper than any body a route reads (an automation's filter groups are a few levels). */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 /** Whether arrays and objects nest deeper than `limit` in `value`: walked without recursion. */
 function nestsDeeperThan(value: unknown, limit: number): boolean {
