@@ -10,6 +10,7 @@ import { assertSingleLine, objectBody, rejectUnknown, type Body } from '../api/v
 import { assertOwned } from '../audience/contact-store.js';
 import type { Queryable } from '../db/database.js';
 import { parseMailbox } from '../mailbox/mailbox.js';
+import { MAX_SCHEDULED_AT_LENGTH } from '../emails/schedule.js';
 
 /** A field left out is undefined; null clears an optional one (PATCH). */
 export interface BroadcastInput {
@@ -50,7 +51,7 @@ export const CREATE_BROADCAST_SCHEMA = input(
   {
     ...CONTENT_SCHEMAS,
     send: boolean({ default: false, description: 'Send it now (or at `scheduled_at`) instead of keeping a draft.' }),
-    scheduled_at: string({ description: 'With `send: true`: when, as ISO 8601 or natural language ("in 1 hour").' }),
+    scheduled_at: string({ maxLength: MAX_SCHEDULED_AT_LENGTH, description: 'With `send: true`: when, as ISO 8601 or natural language ("in 1 hour").' }),
   },
   ['from', 'subject'],
   { anyOf: [{ required: ['segment_id'] }, { required: ['audience_id'] }], dependentRequired: { scheduled_at: ['send'] } },

@@ -6,7 +6,7 @@ import { input, object, string, uuid } from '../api/schema.js';
 import { objectBody, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import type { SandboxSending } from '../emails/sender-domain.js';
-import { parseScheduledAt } from '../emails/schedule.js';
+import { MAX_SCHEDULED_AT_LENGTH, parseScheduledAt } from '../emails/schedule.js';
 import { findBroadcast, UNSENT, wrongState } from './find-broadcast.js';
 import { startSending } from './start-sending.js';
 
@@ -17,7 +17,7 @@ export function sendBroadcast(db: Db, sandbox?: SandboxSending): Route {
     doc: {
       summary: 'Send a broadcast now or at `scheduled_at`',
       params: { id: uuid() },
-      body: input({ scheduled_at: string({ description: 'ISO 8601 or natural language ("in 1 hour"); default: now.' }) }),
+      body: input({ scheduled_at: string({ maxLength: MAX_SCHEDULED_AT_LENGTH, description: 'ISO 8601 or natural language ("in 1 hour"); default: now.' }) }),
       response: { status: 200, schema: object({ id: uuid() }) },
     },
     async handler({ principal, params, body: raw }) {

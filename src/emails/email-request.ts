@@ -8,7 +8,7 @@ import { array, input, integer, type JsonSchema, number, SINGLE_LINE_TEXT, strin
 import { assertSingleLine, rejectUnknown, type Body } from '../api/validate.js';
 import { parseMailbox, type Mailbox } from '../mailbox/mailbox.js';
 import { parseAttachments, type AttachmentRequest } from './attachments.js';
-import { parseScheduledAt } from './schedule.js';
+import { MAX_SCHEDULED_AT_LENGTH, parseScheduledAt } from './schedule.js';
 
 export interface EmailRequest {
   /** `from` as given (trimmed), stored and reported as is. */
@@ -132,7 +132,10 @@ export function emailRequestSchema(options: { batch?: boolean } = {}): JsonSchem
     ...(options.batch
       ? {}
       : {
-          scheduled_at: string({ description: 'When to send: ISO 8601, or natural language ("in 1 min", "tomorrow at 9am"); at most 30 days ahead.' }),
+          scheduled_at: string({
+            maxLength: MAX_SCHEDULED_AT_LENGTH,
+            description: 'When to send: ISO 8601, or natural language ("in 1 min", "tomorrow at 9am"); at most 30 days ahead.',
+          }),
           attachments: array(ATTACHMENT_SCHEMA, { description: `All of the email at most ${MAX_EMAIL_SIZE} once base64-encoded.` }),
         }),
     topic_id: uuid('Send only to recipients subscribed to this topic.'),

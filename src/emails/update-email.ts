@@ -9,7 +9,7 @@ import type { Route } from '../api/route.js';
 import { input, objectId, string } from '../api/schema.js';
 import { objectBody, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
-import { parseScheduledAt } from './schedule.js';
+import { MAX_SCHEDULED_AT_LENGTH, parseScheduledAt } from './schedule.js';
 
 export function updateEmail(db: Db): Route {
   return {
@@ -17,7 +17,10 @@ export function updateEmail(db: Db): Route {
     url: '/emails/:id',
     doc: {
       summary: 'Reschedule a scheduled email',
-      body: input({ scheduled_at: string({ description: 'ISO 8601, or natural language ("in 1 min"); at most 30 days ahead.' }) }, ['scheduled_at']),
+      body: input(
+        { scheduled_at: string({ maxLength: MAX_SCHEDULED_AT_LENGTH, description: 'ISO 8601, or natural language ("in 1 min"); at most 30 days ahead.' }) },
+        ['scheduled_at'],
+      ),
       response: { status: 200, schema: objectId('email') },
     },
     async handler({ principal, params, body }) {

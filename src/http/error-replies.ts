@@ -79,9 +79,11 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const known = CLIENT_ERRORS[err.code ?? ''] ?? { status: 400, reason: 'Bad Request', message: 'The request is not valid HTTP.' };
   const body = JSON.stringify(new ApiError('validation_error', known.message, known.status).toBody());
+  // RFC 9110 §9.3.2: the answer to HEAD has no body (a client reading one takes it for the next answer).
+  const head = (err as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${known.status} ${known.reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${known.status} ${known.reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
     );
   }
   socket.destroy(err);

@@ -5,6 +5,7 @@
 // (415) and pays nothing for them. A known path with another method is 405, not 404.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, validation } from '../api/errors.js';
+import { singleValuedQuery } from '../api/query.js';
 import type { Route, RouteContext } from '../api/route.js';
 import { assertStorable } from '../api/storable.js';
 import type { Db } from '../db/database.js';
@@ -58,13 +59,14 @@ export async function routes(app: FastifyInstance, options: RoutesOptions): Prom
 
 async function serve(options: RoutesOptions, route: Route, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   checkBodyShape(route, req);
+  const query = singleValuedQuery(req.query);
   // Form fields are decoded from %-escapes, so they may hold anything; JSON only through \u escapes.
-  assertStorable({ params: req.params, query: req.query, body: req.body, bodyMayHoldEscapes: req.bodyMayHoldEscapes === true || route.bodyShape === 'form' });
+  assertStorable({ params: req.params, query, body: req.body, bodyMayHoldEscapes: req.bodyMayHoldEscapes === true || route.bodyShape === 'form' });
   const body = req.body;
   const ctx: RouteContext = {
     principal: req.principal!,
     params: req.params as Record<string, string>,
-    query: req.query as Record<string, string | undefined>,
+    query,
     body,
     method: req.method,
     headers: req.headers,

@@ -37,6 +37,12 @@ describe('reading scheduled_at', () => {
     refuses('2026-02-13T10:00:00.001Z', /at most 30 days/);
   });
 
+  it('refuses text longer than 256 characters before chrono reads it (found by the route fuzzer: 50 MB held the event loop for seconds)', () => {
+    refuses(`tomorrow at 9am ${' '.repeat(241)}`, /^The `scheduled_at` field must be at most 256 characters\.$/);
+    refuses('tomorrow at 9am '.repeat(1_000_000), /at most 256 characters/);
+    assert.equal(at(`${'  '.repeat(120)}tomorrow at 9am`), '2026-01-15T09:00:00.000Z', '255 characters are read');
+  });
+
   it('refuses the past, unparseable text, half-understood text and non-strings', () => {
     refuses('2026-01-14T09:59:59Z', /must be in the future/);
     refuses('yesterday', /must be in the future/);
