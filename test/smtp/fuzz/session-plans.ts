@@ -25,6 +25,8 @@ interface PlanContext {
   apiKey: string;
   /** Whether a run may wait for the server's timeout (seconds each). */
   timeouts: boolean;
+  /** The largest message body to send, KB (bulk lines are added up to it). */
+  largestKb: number;
 }
 
 const SENDER = 'hello@sender.test';
@@ -171,7 +173,7 @@ const HEADER_SETS = [
 const BODY_LINES = ['Hello', '.', '..', '.hidden', '. space', '', '--b', '--b--', 'Content-Type: text/html', 'x'.repeat(999), '\0', 'Grüße', '\r', 'a\rb'];
 
 /** A message body, dot-stuffed or not, with lines joined by CRLF or bare LF, sometimes large. */
-function messageBytes(): fc.Arbitrary<Buffer> {
+function messageBytes(largestKb: number): fc.Arbitrary<Buffer> {
   const bodyLine = fc.oneof({ weight: 4, arbitrary: pick(BODY_LINES) }, fc.string({ maxLength: 80, unit: 'binary' }));
   return fc
     .record({
@@ -179,7 +181,7 @@ function messageBytes(): fc.Arbitrary<Buffer> {
       lines: fc.array(bodyLine, { maxLength: 12 }),
       stuffed: fc.boolean(),
       joiner: fc.oneof({ weight: 4, arbitrary: fc.constant('\r\n') }, fc.constant('\n')),
-      bulkKb: fc.oneof({ weight: 12, arbitrary: fc.constant(0) }, fc.constantFrom(64, 700, 3000)),
+      bulkKb: fc.oneof({ weight: 12, arbitrary: fc.constant(0) }, fc.constantFrom(64, Math.min(700, largestKb), largestKb)),
       ending: fc.oneof(
         { weight: 8, arbitrary: fc.constant('\r\n.\r\n') },
         fc.constantFrom('.\r\n', '\r\n.\n', '\n.\n', '\r\n.', '', '\r\n.\r\nNOOP\r\nRSET\r\n', '\r\n..\r\n'),
@@ -193,10 +195,10 @@ function messageBytes(): fc.Arbitrary<Buffer> {
 }
 
 /** MAIL, one to three RCPTs, DATA, a message: in one write (pipelined) or a line at a time. */
-function transaction(): fc.Arbitrary<Action[]> {
+function transaction(largestKb: number): fc.Arbitrary<Action[]> {
   const recipient = pick(['alice@example.net', 'bob@example.net', 'carol@example.net', 'support@inbox.test', 'postmaster']);
   return fc
-    .record({ recipients: fc.uniqueArray(recipient, { minLength: 1, maxLength: 3 }), message: messageBytes(), pipelined: fc.boolean() })
+    .record({ recipients: fc.uniqueArray(recipient, { minLength: 1, maxLength: 3 }), message: messageBytes(largestKb), pipelined: fc.boolean() })
     .map(({ recipients, message, pipelined }) => {
       const lines = [`MAIL FROM:<${SENDER}>`, ...recipients.map((r) => `RCPT TO:<${r}>`), 'DATA'].map((l) => Buffer.from(`${l}\r\n`));
       const parts = [...lines, message];
@@ -206,13 +208,13 @@ function transaction(): fc.Arbitrary<Action[]> {
 
 const send = (bytes: Buffer, pieces = 1): Action => ({ kind: 'send', bytes: bytes.toString('latin1'), pieces });
 
-function actions(apiKey: string): fc.Arbitrary<Action[]> {
+function actions({ apiKey, largestKb }: PlanContext): fc.Arbitrary<Action[]> {
   const single = fc.oneof(
     { weight: 8, arbitrary: commandLine(apiKey).map((b) => [send(b)]) },
     { weight: 3, arbitrary: fc.array(commandLine(apiKey), { minLength: 2, maxLength: 8 }).map((bs) => [send(Buffer.concat(bs))]) },
     { weight: 1, arbitrary: fc.tuple(fc.uint8Array({ maxLength: 300 }), fc.integer({ min: 1, max: 5 })).map(([b, pieces]) => [send(Buffer.from(b), pieces)]) },
-    { weight: 6, arbitrary: transaction() },
-    { weight: 2, arbitrary: fc.tuple(messageBytes(), fc.integer({ min: 1, max: 4 })).map(([m, pieces]) => [send(m, pieces)]) },
+    { weight: 6, arbitrary: transaction(largestKb) },
+    { weight: 2, arbitrary: fc.tuple(messageBytes(largestKb), fc.integer({ min: 1, max: 4 })).map(([m, pieces]) => [send(m, pieces)]) },
     { weight: 1, arbitrary: fc.constant([{ kind: 'starttls' } as const]) },
   );
   return fc.array(single, { maxLength: 8 }).map((groups) => groups.flat());
@@ -226,7 +228,7 @@ function sessionPlan(context: PlanContext): fc.Arbitrary<SessionPlan> {
     .record({
       port: fc.constantFrom('starttls', 'implicit'),
       start: fc.constantFrom('greeting', 'ehlo', 'tls', 'auth'),
-      actions: actions(context.apiKey),
+      actions: actions(context),
       end: ends,
     })
     .map((plan) => plan as SessionPlan);

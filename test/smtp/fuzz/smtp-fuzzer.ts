@@ -74,9 +74,9 @@ export class SmtpFuzzer {
     return new SmtpFuzzer(t, target);
   }
 
-  /** Sessions of a round, generated from `seed`; `timeouts`: some wait for the server's timeouts. */
-  rounds(options: { timeouts: boolean }) {
-    return round({ apiKey: this.target.apiKey, timeouts: options.timeouts });
+  /** The sessions of a round; `timeouts`: some wait for the server's timeouts; messages up to `largestKb`. */
+  rounds(options: { timeouts: boolean; largestKb: number }) {
+    return round({ apiKey: this.target.apiKey, ...options });
   }
 
   /** Plays the sessions side by side, each from its own loopback address; returns their problems. */
@@ -96,7 +96,7 @@ export class SmtpFuzzer {
   }
 
   /** fast-check's run of `numRuns` rounds from `seed`: throws with the smallest failing round it finds. */
-  async run(options: { numRuns: number; seed: number; timeouts: boolean }): Promise<void> {
+  async run(options: { numRuns: number; seed: number; timeouts: boolean; largestKb: number }): Promise<void> {
     await fc.assert(
       fc.asyncProperty(this.rounds(options), async (plans) => {
         const problems = await this.play(plans);
