@@ -36,15 +36,23 @@ function header(headers: string, name: string): string | undefined {
   return new RegExp(`^${name}:[ \\t]*(.*)$`, 'im').exec(headers)?.[1]?.trim();
 }
 
-/** The leaf parts of the MIME entity at [start, end), depth first, in the order written. */
-function leafParts(mime: Buffer, start: number, end: number, out: Part[]): Part[] {
-  const headerEnd = mime.indexOf('\r\n\r\n', start);
-  if (headerEnd < 0 || headerEnd > end) throw new Error('attachments: a MIME part has no header/body separator');
+/**
+ * The leaf parts of the MIME entity at [start, end), depth first, in the order written. Our own
+ * messages (MailComposer's) must be whole: anything else throws. A client's (`lenient`, SMTP
+ * submission) is read as mail readers read it: a part without a blank line is all header, and
+ * a multipart whose closing boundary is missing ends where its entity ends.
+ */
+function leafParts(mime: Buffer, start: number, end: number, out: Part[], lenient = false): Part[] {
+  let headerEnd = mime.indexOf('\r\n\r\n', start);
+  if (headerEnd < 0 || headerEnd > end) {
+    if (!lenient) throw new Error('attachments: a MIME part has no header/body separator');
+    headerEnd = end;
+  }
   const headers = mime.toString('latin1', start, headerEnd).replace(/\r\n[ \t]+/g, ' ');
   const contentType = mimeFuncs.parseHeaderValue(header(headers, 'content-type') ?? 'text/plain');
   const boundary = contentType.params.boundary;
   if (!/^multipart\//i.test(contentType.value) || !boundary) {
-    out.push({ headers, bodyStart: headerEnd + 4, bodyEnd: end });
+    out.push({ headers, bodyStart: Math.min(headerEnd + 4, end), bodyEnd: end });
     return out;
   }
   // RFC 2046 §5.1.1: each part follows a "--boundary" line and ends at the CRLF before the next.
@@ -54,9 +62,13 @@ function leafParts(mime: Buffer, start: number, end: number, out: Part[]): Part[
     const after = at + delimiter.length - 2;
     if (mime[after] === 0x2d && mime[after + 1] === 0x2d) break; // "--boundary--": the last one
     const partStart = mime.indexOf('\r\n', after) + 2;
-    const partEnd = mime.indexOf(delimiter, partStart);
-    if (partStart < 2 || partEnd < 0 || partEnd > end) throw new Error('attachments: unterminated multipart');
-    leafParts(mime, partStart, partEnd, out);
+    let partEnd = partStart < 2 ? -1 : mime.indexOf(delimiter, partStart);
+    if (partStart < 2 || partStart > end || partEnd < 0 || partEnd > end) {
+      if (!lenient) throw new Error('attachments: unterminated multipart');
+      if (partStart < 2 || partStart > end) break; // the boundary line is the entity's last
+      partEnd = end;
+    }
+    leafParts(mime, partStart, partEnd, out, lenient);
     at = partEnd + 2;
   }
   return out;
@@ -99,7 +111,7 @@ export function locateAttachments(mime: Buffer, attachments: Attachment[], hasHt
  */
 export function locateSubmittedAttachments(mime: Buffer): StoredAttachment[] {
   const stored: StoredAttachment[] = [];
-  for (const part of leafParts(mime, 0, mime.length, [])) {
+  for (const part of leafParts(mime, 0, mime.length, [], true)) {
     const type = parseStructuredHeader(header(part.headers, 'content-type') ?? 'text/plain');
     const disposition = parseStructuredHeader(header(part.headers, 'content-disposition') ?? '');
     const cid = header(part.headers, 'content-id');

@@ -9,6 +9,13 @@ import './auth-before-tls.js';
 import { REPLIES } from './replies.js';
 import { stateOf } from './session.js';
 
+/**
+ * smtp-server answers sendmail's old WIZ, SHELL and KILL in jest (WIZ with any password:
+ * `200 Please pass, oh mighty wizard`, a code RFC 5321 does not have); here they are unknown
+ * commands like any other (500 5.5.2).
+ */
+const SENDMAIL_JOKES = ['WIZ', 'SHELL', 'KILL'];
+
 export class ConnectionPolicy {
   private open = new Map<string, number>();
   /** Set when the server stops: new sessions are told to come back later (421). */
@@ -23,12 +30,12 @@ export class ConnectionPolicy {
     this.open.set(session.remoteAddress, count + 1);
     stateOf(session).counted = true;
     // A session-level list replaces the server's disabledCommands, for EHLO and for commands.
-    session.disabledCommands = session.secure ? [] : ['AUTH'];
+    session.disabledCommands = session.secure ? [...SENDMAIL_JOKES] : ['AUTH', ...SENDMAIL_JOKES];
     callback();
   };
 
   onSecure = (_socket: unknown, session: SMTPServerSession, callback: (err?: Error | null) => void): void => {
-    session.disabledCommands = [];
+    session.disabledCommands = [...SENDMAIL_JOKES];
     callback();
   };
 

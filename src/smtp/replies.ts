@@ -5,14 +5,25 @@
 import { ApiError } from '../api/errors.js';
 import { MAX_EMAIL_BYTES, MAX_EMAIL_SIZE } from '../api/limits.js';
 
+/**
+ * RFC 5321 §4.2: reply text is printable US-ASCII. Texts here may quote what the client sent
+ * (an address with 8-bit bytes, a header value in an error of the accept pipeline), which
+ * would otherwise go out as UTF-8; each such character is shown as `?`. (smtp-server itself
+ * blanks control characters.)
+ */
+const asciiText = (text: string) => text.replace(/[^\x20-\x7e]/g, '?');
+
 /** A refusal: smtp-server replies with `responseCode` and `message` (which starts with the enhanced code). */
 export class SmtpReply extends Error {
+  readonly text: string;
+
   constructor(
     readonly responseCode: number,
     readonly enhanced: string,
-    readonly text: string,
+    text: string,
   ) {
-    super(`${enhanced} ${text}`);
+    super(`${enhanced} ${asciiText(text)}`);
+    this.text = asciiText(text);
   }
 
   /** The reply line as the client sees it. */

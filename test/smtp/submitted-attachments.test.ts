@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestPostline } from '../support/postline.js';
-import { FROM, queuedId, startSmtpTest, transport } from './support.js';
+import { FROM, openSession, queuedId, sendRaw, startSmtpTest, transport } from './support.js';
 
 const PUBLIC_URL = 'https://mail.postline.test';
 
@@ -72,5 +72,24 @@ describe('SMTP submission: attachments', () => {
     const info = await transport(t).sendMail({ from: FROM, to: 'bob@example.net', subject: 'Plain', text: 'Hi', html: '<p>Hi</p>' });
     const { data } = await t.resend.emails.attachments.list({ emailId: queuedId(info.response) });
     assert.deepEqual(data!.data, []);
+  });
+
+  it('reads a multipart whose closing boundary is missing as mail readers do, up to the end of the message', async () => {
+    // Answered 451 (try again later, for ever) before: the part walk threw on the missing `--b--`.
+    const session = await openSession(t, { token: t.apiKey });
+    const reply = await sendRaw(
+      session,
+      ['alice@example.net'],
+      `From: ${FROM}\r\nTo: alice@example.net\r\nSubject: Cut off\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n` +
+        '--b\r\nContent-Type: text/plain\r\n\r\nSee attached\r\n' +
+        '--b\r\nContent-Type: application/octet-stream\r\nContent-Disposition: attachment; filename="cut.bin"\r\n\r\nAAEC\r\n' +
+        '--b\r\nContent-Type: text/plain\r\nno blank line, so all header\r\n',
+    );
+    session.close();
+    const { data } = await t.resend.emails.attachments.list({ emailId: queuedId(reply) });
+    assert.deepEqual(
+      data!.data.map((a) => a.filename),
+      ['cut.bin'],
+    );
   });
 });
