@@ -108,6 +108,7 @@ describe('dashboard: suppressions and request logs', () => {
     await page.getByLabel('Status').fill('422');
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.getByRole('link', { name: 'GET /domains' }).waitFor({ state: 'detached' });
+    await page.getByRole('link', { name: 'POST /emails' }).waitFor(); // the filtered list, not its loading state
     const rows = page.getByRole('table').getByRole('row');
     assert.equal(await rows.count(), 2, 'the header and the one 422');
     const row = rows.nth(1);

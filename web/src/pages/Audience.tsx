@@ -161,7 +161,8 @@ function ContactPage({ contactKey }: { contactKey: string }) {
   const remove = useMutation({
     mutationFn: () => api('DELETE', path),
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: ['contacts'] });
+      // Forgotten, not only stale: the list must not show the deleted row while it refetches.
+      queryClient.removeQueries({ queryKey: ['contacts'] });
       navigate('/audience');
     },
   });

@@ -182,7 +182,8 @@ function Actions({ broadcast: b, path }: { broadcast: Broadcast; path: string })
   const remove = useMutation({
     mutationFn: () => api('DELETE', path),
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: ['broadcasts'] });
+      // Forgotten, not only stale: the list must not show the deleted row while it refetches.
+      queryClient.removeQueries({ queryKey: ['broadcasts'] });
       navigate('/broadcasts');
     },
   });

@@ -213,7 +213,8 @@ function DeleteDomain({ domain }: { domain: Domain }) {
     onSuccess: async () => {
       setAsking(false);
       queryClient.removeQueries({ queryKey: ['domain', domain.id] });
-      await queryClient.invalidateQueries({ queryKey: ['domains'] });
+      // Forgotten, not only stale: the list must not show the deleted row while it refetches.
+      queryClient.removeQueries({ queryKey: ['domains'] });
       navigate('/domains');
     },
   });

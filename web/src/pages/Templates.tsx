@@ -204,7 +204,8 @@ export function TemplatePage({ id }: { id: string }) {
   const remove = useMutation({
     mutationFn: () => api('DELETE', templatePath(id)),
     onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ['templates'] });
+      // Forgotten, not only stale: the list must not show the deleted row while it refetches.
+      queryClient.removeQueries({ queryKey: ['templates'] });
       navigate('/templates');
     },
     onSettled: () => setDeleting(false),

@@ -196,7 +196,8 @@ export function WebhookPage({ id }: { id: string }) {
   const remove = useMutation({
     mutationFn: () => api('DELETE', webhookPath(id)),
     onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ['webhooks'] });
+      // Forgotten, not only stale: the list must not show the deleted row while it refetches.
+      queryClient.removeQueries({ queryKey: ['webhooks'] });
       navigate('/webhooks');
     },
     onSettled: () => setConfirming(undefined),
