@@ -10,17 +10,18 @@
 // 1,2,1,2 runs them in turn, alternating, each on a fresh data directory). Per run:
 //   warm-up (200 emails, delivered) → CHECKPOINT → 11 s for the counters to settle → snapshot A
 //   → 10 s idle → snapshot B (the nodes' own background: polling loops, heartbeats, pings)
-//   → N emails by POST /emails/batch (100 per request, 4 clients) until the sink has them all
+//   → N emails by POST /emails/batch (100 per request, 4 clients; --batch 1: POST /emails, 16
+//   clients) until the sink has them all
 //   → snapshot C1 (statements, WAL position: counted at once) → 11 s → snapshot C2 (rows,
 //   bytes, transactions, WAL records: reported by the backends within 10 s; the idle
 //   background of C1 → C2 is taken off). Divided by N. The polling loops' statements during the
 //   run are counted: at a lower rate they are a larger part of each email.
-// Usage: npx tsx bench/db-cost-per-email.ts [--n 5000] [--workers 1,2,1,2]
+// Usage: npx tsx bench/db-cost-per-email.ts [--n 5000] [--workers 1,2,1,2] [--batch 100|1]
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { CountingSink } from './support/counting-sink.js';
-import { batchBody } from './support/emails.js';
+import { batchBody, singleBody } from './support/emails.js';
 import { closeAgents, closedLoop } from './support/http-load.js';
 import { CpuMeter } from './support/proc-cpu.js';
 import { startPostlineProcess, type PostlineProcess } from './support/postline-process.js';
@@ -31,6 +32,8 @@ const { values: args } = parseArgs({
   options: {
     n: { type: 'string', default: '5000' },
     workers: { type: 'string', default: '1,2' },
+    // 100: POST /emails/batch with 100 emails per request; 1: POST /emails, one email per request (16 clients).
+    batch: { type: 'string', default: '100' },
   },
 });
 
@@ -104,15 +107,18 @@ async function oneRun(workerCount: number, n: number, run: number) {
     await verifiedSendingDomain(api, dns);
     for (let i = 0; i < workerCount; i++) workers.push(await api.sibling(['worker']));
 
+    const single = args.batch === '1';
     const send = async (first: number, count: number) => {
-      const bodies = Array.from({ length: Math.ceil(count / 100) }, (_, i) => batchBody(first + i * 100, Math.min(100, count - i * 100)));
+      const bodies = single
+        ? Array.from({ length: count }, (_, i) => singleBody(first + i))
+        : Array.from({ length: Math.ceil(count / 100) }, (_, i) => batchBody(first + i * 100, Math.min(100, count - i * 100)));
       const result = await closedLoop({
         api,
-        path: '/emails/batch',
-        concurrency: 4,
+        path: single ? '/emails' : '/emails/batch',
+        concurrency: single ? 16 : 4,
         maxRequests: bodies.length,
         next: (i) => bodies[i]!,
-        units: (reply) => reply.body?.data?.length ?? 0,
+        units: (reply) => (single ? 1 : (reply.body?.data?.length ?? 0)),
       });
       if (result.errors || result.units !== count) throw new Error(`accepted ${result.units} of ${count}: ${result.firstError}`);
     };
@@ -172,6 +178,7 @@ async function oneRun(workerCount: number, n: number, run: number) {
     return {
       run,
       workers: workerCount,
+      perRequest: single ? 1 : 100,
       n,
       loadBefore,
       loadAtRun,
@@ -217,7 +224,7 @@ async function main(): Promise<void> {
     const r = await oneRun(workers, n, i + 1);
     results.push(r);
     console.log(
-      `\n## run ${r.run}: 1 api + ${r.workers} worker process(es), ${n} emails; load average ${r.loadBefore} (before), ${r.loadAtRun} (at start), ${r.loadAfter} (after)`,
+      `\n## run ${r.run}: 1 api + ${r.workers} worker process(es), ${n} emails, ${r.perRequest} per request; load average ${r.loadBefore} (before), ${r.loadAtRun} (at start), ${r.loadAfter} (after)`,
     );
     console.log(
       table(
@@ -262,7 +269,7 @@ async function main(): Promise<void> {
   appendResults(
     'db-cost-per-email',
     run,
-    results.map(({ statementsByText, ...r }) => ({ scenario: `api+${r.workers}worker`, ...r, statementsByText })),
+    results.map(({ statementsByText, ...r }) => ({ scenario: `api+${r.workers}worker, ${r.perRequest} per request`, ...r, statementsByText })),
   );
 }
 
