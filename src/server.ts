@@ -19,6 +19,7 @@ import { automationRoutes } from './automations/routes.js';
 import { broadcastRoutes } from './broadcasts/routes.js';
 import { ALL_ROLES, type Config, type Role } from './config.js';
 import { customEventRoutes } from './custom-events/routes.js';
+import { ChangeFeed } from './db/change-feed.js';
 import { connectDatabase } from './db/connect.js';
 import type { Db } from './db/database.js';
 import { DnsResolver } from './dns/resolver.js';
@@ -52,6 +53,8 @@ import { startWorkerThread } from './worker-thread.js';
 export interface Postline {
   config: Config;
   db: Db;
+  /** The connection string in use: DATABASE_URL or the embedded server's (another node joins through it). */
+  databaseUrl: string;
   logger: Logger;
   /** Base URL of the HTTP API when the api role runs. */
   url: string | undefined;
@@ -79,7 +82,18 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
   try {
     if (config.bootstrapApiKey) await ensureBootstrapKey(db, config.bootstrapApiKey);
 
-    const apiKeys = new ApiKeys(db);
+    // The nodes that authenticate hear of revocations at once (db/change-feed.ts).
+    const changes =
+      roles.has('api') || roles.has('smtp')
+        ? new ChangeFeed(database.url, {
+            onTrustChange: (trusted, reason) =>
+              trusted
+                ? logger.info({ role: 'db' }, 'change feed up: revocations reach this node at once')
+                : logger.warn({ role: 'db', reason }, 'change feed down: cached API keys live 2 s until it is back'),
+          })
+        : undefined;
+    await changes?.start();
+    const apiKeys = new ApiKeys(db, changes);
     const requestLogs = new RequestLogs(db, (err) => logger.error({ err }, 'request log write failed'));
     const dns = new DnsResolver(config.dnsServers);
     const domains = new Domains({ db, dns, mtaHost: config.smtpHostname, sandbox: config.sandbox });
@@ -183,6 +197,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
     lastStops.push(async () => {
       await rateLimiter.close();
       await requestLogs.flush();
+      await changes?.stop();
     });
 
     if (roles.has('worker') && config.workerThread && (roles.has('api') || roles.has('smtp'))) {
@@ -214,6 +229,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
     return {
       config,
       db,
+      databaseUrl: database.url,
       logger,
       url,
       smtpPorts,

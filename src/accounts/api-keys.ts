@@ -6,28 +6,39 @@ import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Principal, Route } from '../api/route.js';
 import { deletedObject, input, nullable, object, objectId, oneOfValues, restTime, string, uuid } from '../api/schema.js';
 import { objectBody, optionalEnum, optionalString, rejectUnknown, requiredString } from '../api/validate.js';
+import { type ChangeFeed, changeNoticeSql } from '../db/change-feed.js';
 import type { Db } from '../db/database.js';
+import { RevocableCache } from '../nodes/revocable-cache.js';
 import { hashToken, newToken } from './tokens.js';
 
-const CACHE_MS = 2_000; // a key deleted on another node stops working within this time
+/** Notices of deleted keys (db/change-feed.ts), keyed by the token's hash in hex. */
+const API_KEY_TOPIC = 'api_key';
+/** A key deleted on another node stops working within this time when the change feed is down; at once otherwise. */
+const CACHE_MS = 2_000;
 const TOUCH_MS = 60_000; // last_used_at is written at most this often per key
 
 export class ApiKeys {
-  private cache = new Map<string, { principal: Principal | null; at: number }>();
+  private cache: RevocableCache<Principal | null>;
   private touched = new Map<string, number>();
 
-  constructor(private db: Db) {}
+  constructor(
+    private db: Db,
+    changes?: ChangeFeed,
+  ) {
+    this.cache = new RevocableCache(changes, API_KEY_TOPIC, { ttlMs: CACHE_MS, maxEntries: 10_000 });
+  }
 
   /** The principal for a bearer token, or null when no such key exists. */
   async authenticate(token: string): Promise<Principal | null> {
-    const hit = this.cache.get(token);
-    const now = Date.now();
-    if (hit && now - hit.at < CACHE_MS) return hit.principal;
-    const row = await this.db.one('SELECT id, account_id, permission, domain_id FROM api_keys WHERE token_hash = $1', [hashToken(token)]);
+    const hash = hashToken(token);
+    const key = hash.toString('hex');
+    const hit = await this.cache.get(key);
+    if (hit !== undefined) return hit;
+    const read = this.cache.begin();
+    const row = await this.db.one('SELECT id, account_id, permission, domain_id FROM api_keys WHERE token_hash = $1', [hash]);
     const principal: Principal | null = row ? { accountId: row.account_id, apiKeyId: row.id, permission: row.permission, domainId: row.domain_id } : null;
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(token, { principal, at: now });
-    if (principal) this.touch(principal.apiKeyId!, now);
+    this.cache.set(key, principal, read, { absent: !principal });
+    if (principal) this.touch(principal.apiKeyId!, read.at);
     return principal;
   }
 
@@ -35,10 +46,6 @@ export class ApiKeys {
     if (now - (this.touched.get(id) ?? 0) < TOUCH_MS) return;
     this.touched.set(id, now);
     this.db.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [id]).catch(() => {});
-  }
-
-  forgetCache(): void {
-    this.cache.clear();
   }
 
   routes(): Route[] {
@@ -139,11 +146,16 @@ export class ApiKeys {
         url: '/api-keys/:id',
         doc: { summary: 'Delete an API key', response: { status: 200, schema: deletedObject('api_key') } },
         handler: async ({ principal, params }) => {
+          // The notice goes out with the DELETE's commit: every node forgets the key at once.
           const row = isUuid(params.id)
-            ? await db.one('DELETE FROM api_keys WHERE id = $1 AND account_id = $2 RETURNING id', [params.id, principal.accountId])
+            ? await db.one(
+                `WITH gone AS (DELETE FROM api_keys WHERE id = $1 AND account_id = $2 RETURNING id, token_hash)
+                 SELECT id, encode(token_hash, 'hex') AS hash, ${changeNoticeSql(API_KEY_TOPIC, "encode(token_hash, 'hex')")} FROM gone`,
+                [params.id, principal.accountId],
+              )
             : undefined;
           if (!row) throw notFound('API key');
-          this.forgetCache();
+          this.cache.delete(row.hash);
           return { body: { object: 'api_key', id: row.id, deleted: true } };
         },
       },

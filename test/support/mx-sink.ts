@@ -21,6 +21,8 @@ export class MxSink {
   onRecipient: (address: string) => Verdict = () => undefined;
   /** Decide after DATA: undefined accepts. */
   onData: (message: ReceivedMessage) => Verdict = () => undefined;
+  /** How long the answer to DATA takes (a busy MX host): the message counts as received before it. */
+  answerDelayMs = 0;
   private server: SMTPServer;
   private waiters: { count: number; resolve: () => void }[] = [];
   port = 0;
@@ -57,7 +59,8 @@ export class MxSink {
           if (verdict) return callback(Object.assign(new Error(verdict.message), { responseCode: verdict.code }));
           this.messages.push(message);
           this.notify();
-          callback();
+          if (this.answerDelayMs) setTimeout(callback, this.answerDelayMs);
+          else callback();
         });
       },
     });
