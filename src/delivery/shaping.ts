@@ -40,7 +40,7 @@ export function isThrottleReply(reply: string): boolean {
   return reply.startsWith('4') && THROTTLE_REPLY.test(reply) && !GREYLISTING.test(reply);
 }
 
-export interface ShapingState {
+interface ShapingState {
   destination: string;
   limits: ShapingLimits;
   /** Messages per minute now; null: not limited. */

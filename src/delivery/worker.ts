@@ -35,7 +35,7 @@ import { OutcomeWriter, type Verdict } from './outcomes.js';
 import { Router } from './route.js';
 import { shapingStateOf } from '../metrics/record.js';
 import { TrafficShaper } from './shaping.js';
-import { publishShapingStates } from './shaping-states.js';
+import { publishShapingStates } from '../queue/shaping-states.js';
 import { SmtpPool } from './smtp-pool.js';
 
 /** How far a claim pushes next_attempt_at: how long a crashed worker's rows stay hidden if its node's death goes unnoticed. */

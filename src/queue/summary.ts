@@ -3,9 +3,9 @@
 // up to their providers; and what is paused. One aggregate over the account's unfinished
 // deliveries (the deliveries_unfinished index), the last replies from destination_replies.
 import type { Queryable } from '../db/database.js';
-import { readShapingStates, type ShapingView } from '../delivery/shaping-states.js';
 import type { ProviderTable } from '../providers/providers.js';
 import { listPauses, type Pause } from './pauses.js';
+import { readShapingStates, type ShapingView } from './shaping-states.js';
 import { QUEUE_STATES, type QueueState, stateCountsSql, unfinishedSql } from './states.js';
 
 type Counts = Record<QueueState, number>;

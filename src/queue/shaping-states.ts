@@ -1,9 +1,18 @@
-// Owner of `delivery_shaping` (0031): each node's worker publishes its shaping states
-// (shaping.ts) there every few seconds, so the queue view of any node shows how fast Postline
-// sends to each destination, what slowed it and when. Only destinations with a limit or a
-// throttling reply are kept: an unlimited destination that never complained has nothing to show.
+// Owner of `delivery_shaping` (0031): each node's delivery worker publishes its traffic shaping
+// states (delivery/shaping.ts) there every few seconds, so the queue view of any node shows how
+// fast Postline sends to each destination, what slowed it and when. Only destinations with a
+// limit or a throttling reply are kept: an unlimited destination that never complained has
+// nothing to show.
 import type { Db, Queryable } from '../db/database.js';
-import type { ShapingState } from './shaping.js';
+
+/** One destination's shaping on this node, as delivery/shaping.ts keeps it. */
+interface ShapingState {
+  destination: string;
+  limits: { connections: number; messagesPerConnection: number; messagesPerMinute: number | null };
+  ratePerMinute: number | null;
+  sentLastMinute: number;
+  lastSignal: { reply: string; at: Date } | null;
+}
 
 /** Replaces the node's rows with `states` (the interesting ones). */
 export async function publishShapingStates(db: Db, nodeId: string, states: ShapingState[]): Promise<void> {
