@@ -7,17 +7,14 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { Resend } from 'resend';
 import { testDbMode } from '../support/postline.js';
-import { PostlineProcess, baseEnv, newApiKey, postmastersOf, repoRoot, tempDataDir } from './postline-process.js';
+import { PostlineProcess, baseEnv, newApiKey, postmastersOf, repoRoot, tempDataDir, cleanupsAfterSuite } from './postline-process.js';
 
 describe('the compiled build (npm start)', { skip: testDbMode() === 'external' && 'the build does not depend on the database' }, () => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  after(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-  });
+  const cleanups = cleanupsAfterSuite();
 
   it('starts from dist/, applies the migrations from src/db/migrations, and stops cleanly on SIGINT', async () => {
     const pkg = await fs.mkdtemp(path.join(os.tmpdir(), 'postline-build-'));

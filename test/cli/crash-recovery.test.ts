@@ -6,21 +6,18 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Resend } from 'resend';
 import { TestDnsServer } from '../support/dns-server.js';
 import { startSilentHost } from '../support/silent-host.js';
 import { createVerifiedDomain } from '../support/domains.js';
 import { MxSink } from '../support/mx-sink.js';
-import { PostlineProcess, baseEnv, newApiKey, processStorage } from './postline-process.js';
+import { PostlineProcess, baseEnv, newApiKey, processStorage, cleanupsAfterSuite } from './postline-process.js';
 
 const EMAILS = 20;
 
 describe('crash recovery: mail a killed node had claimed', () => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  after(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-  });
+  const cleanups = cleanupsAfterSuite();
 
   it('is delivered within 30 s of the restart, every acknowledged email once', async () => {
     const dns = await new TestDnsServer().start();

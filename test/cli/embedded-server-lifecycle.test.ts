@@ -4,18 +4,15 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Resend } from 'resend';
 import { testDbMode } from '../support/postline.js';
-import { PostlineProcess, baseEnv, eventually, newApiKey, postmasterPid, postmastersOf, tempDataDir } from './postline-process.js';
+import { PostlineProcess, baseEnv, eventually, newApiKey, postmasterPid, postmastersOf, tempDataDir, cleanupsAfterSuite } from './postline-process.js';
 
 const noServerLeft = async (dataDir: string) => (await postmastersOf(dataDir)).length === 0;
 
 describe('embedded PostgreSQL across Postline processes', { skip: testDbMode() === 'external' && 'embedded server only' }, () => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  after(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-  });
+  const cleanups = cleanupsAfterSuite();
 
   async function setup() {
     const dataDir = await tempDataDir();

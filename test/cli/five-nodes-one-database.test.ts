@@ -8,7 +8,7 @@
 // api nodes are refused as if they had met one node.
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import nodemailer from 'nodemailer';
 import pg from 'pg';
@@ -18,7 +18,7 @@ import { createVerifiedDomain } from '../support/domains.js';
 import { eventually } from '../support/eventually.js';
 import { MxSink } from '../support/mx-sink.js';
 import { testDbMode } from '../support/postline.js';
-import { PostlineProcess, baseEnv, externalDatabase, newApiKey, tempDataDir } from './postline-process.js';
+import { PostlineProcess, baseEnv, externalDatabase, newApiKey, tempDataDir, cleanupsAfterSuite } from './postline-process.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const RATE_LIMIT = 40; // per account and second, all nodes together
@@ -48,10 +48,7 @@ const skip =
 const messageIds = (sink: MxSink) => sink.messages.map((m) => /^Message-ID: <([^@]+)@/im.exec(m.raw.toString('latin1'))?.[1] ?? '');
 
 describe('five nodes on one database', () => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  after(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-  });
+  const cleanups = cleanupsAfterSuite();
 
   it('delivers every acknowledged email through a worker’s SIGKILL, revokes keys and limits rates as one', { skip, timeout: 120_000 }, async () => {
     const dns = await new TestDnsServer().start();

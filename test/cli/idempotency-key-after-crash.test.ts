@@ -6,19 +6,16 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Resend } from 'resend';
 import { TestDnsServer } from '../support/dns-server.js';
 import { createVerifiedDomain } from '../support/domains.js';
 import { eventually } from '../support/eventually.js';
 import { MxSink } from '../support/mx-sink.js';
-import { PostlineProcess, baseEnv, newApiKey, processStorage } from './postline-process.js';
+import { PostlineProcess, baseEnv, newApiKey, processStorage, cleanupsAfterSuite } from './postline-process.js';
 
 describe('an idempotency key whose request a crash cut off', () => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  after(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-  });
+  const cleanups = cleanupsAfterSuite();
 
   it('is served to the retry within 30 s of the restart, one email for the key', async () => {
     const dns = await new TestDnsServer().start();

@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createExternalDatabase, testDbMode } from '../support/postline.js';
 
@@ -14,6 +15,18 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 const entry = path.join(repoRoot, 'src', 'main.ts');
 
 export const newApiKey = () => `re_${crypto.randomBytes(4).toString('hex')}_${crypto.randomBytes(12).toString('hex')}`;
+
+/**
+ * What a process test starts (servers, processes, directories) is undone when its suite ends:
+ * push a cleanup for each; they run in reverse order, each one's failure ignored.
+ */
+export function cleanupsAfterSuite(): (() => Promise<unknown>)[] {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  after(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+  });
+  return cleanups;
+}
 
 /** The environment of a Postline under test: loopback only, no SMTP listeners, quiet logs. */
 export function baseEnv(extra: Record<string, string> = {}): Record<string, string> {

@@ -5,21 +5,18 @@
 // three seconds to accept each message keeps the attempts in flight.
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Resend } from 'resend';
 import { SMTPServer } from 'smtp-server';
 import { TestDnsServer } from '../support/dns-server.js';
 import { createVerifiedDomain } from '../support/domains.js';
-import { baseEnv, newApiKey, PostlineProcess, processStorage } from './postline-process.js';
+import { baseEnv, newApiKey, PostlineProcess, processStorage, cleanupsAfterSuite } from './postline-process.js';
 
 const EMAILS = 5;
 const ACCEPT_AFTER_MS = 3_000;
 
 describe('SIGTERM with mail in flight', () => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  after(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-  });
+  const cleanups = cleanupsAfterSuite();
 
   it('turns /readyz 503, refuses new SMTP sessions, finishes the attempts and exits 0 in time', async () => {
     const dns = await new TestDnsServer().start();

@@ -5,7 +5,7 @@
 // machine, so this runs on TEST_DATABASE_URL only.
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import pg from 'pg';
 import { Resend } from 'resend';
 import { TestDnsServer } from '../support/dns-server.js';
@@ -13,16 +13,13 @@ import { startSilentHost } from '../support/silent-host.js';
 import { createVerifiedDomain } from '../support/domains.js';
 import { MxSink } from '../support/mx-sink.js';
 import { testDbMode } from '../support/postline.js';
-import { PostlineProcess, baseEnv, externalDatabase, newApiKey, tempDataDir } from './postline-process.js';
+import { PostlineProcess, baseEnv, externalDatabase, newApiKey, tempDataDir, cleanupsAfterSuite } from './postline-process.js';
 
 const EMAILS = 40;
 const external = testDbMode() === 'external';
 
 describe('two worker nodes, one killed', () => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  after(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-  });
+  const cleanups = cleanupsAfterSuite();
 
   it('the survivor delivers what the killed node had claimed within 30 s, each email once', {
     skip: external ? false : 'needs TEST_DATABASE_URL: nodes on several machines share an external PostgreSQL',

@@ -7,9 +7,9 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { baseEnv, PostlineProcess, repoRoot, processStorage } from '../cli/postline-process.js';
+import { baseEnv, PostlineProcess, repoRoot, processStorage, cleanupsAfterSuite } from '../cli/postline-process.js';
 
 const run = promisify(execFile);
 
@@ -19,10 +19,7 @@ async function readmeBlocks(): Promise<{ lang: string; code: string }[]> {
 }
 
 describe("the README's first steps", () => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  after(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-  });
+  const cleanups = cleanupsAfterSuite();
 
   it('send.mjs, run twice with node against `POSTLINE_SANDBOX=true npm start`, prints accepted and delivered', async () => {
     const blocks = await readmeBlocks();
