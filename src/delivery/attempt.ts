@@ -99,11 +99,12 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
   }
 }
 
-/** Step 3: what the job is shaped as: its provider (by MX hosts), else its MX host (the route's key). */
+/** Step 3: what the job is shaped as: its provider (by MX hosts), else its MX hosts as operators read them, else the route (the relay). */
 function shapingOf(domain: string, routeKey: string, mxHosts: string[] | undefined, deps: AttemptDeps) {
   const { providers, otherLimits } = deps.shaping;
   const provider = mxHosts ? providers.providerOf(domain, mxHosts) : null;
-  return provider ? { destination: provider, provider, limits: providers.shapingOf(provider) } : { destination: routeKey, provider, limits: otherLimits };
+  if (provider) return { destination: provider, provider, limits: providers.shapingOf(provider) };
+  return { destination: mxHosts?.length ? [...mxHosts].sort().join(',') : routeKey, provider, limits: otherLimits };
 }
 
 /** Step 1: recipients at resend.dev's test addresses get their verdict without a connection. */

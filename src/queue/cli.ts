@@ -147,7 +147,22 @@ async function accountOf(db: Db, given: string | undefined): Promise<string> {
 }
 
 function summaryText(s: Awaited<ReturnType<typeof queueSummary>>): string {
-  if (s.total === 0) return 'The queue is empty: everything accepted has been delivered or has failed.\n';
+  const text = s.total === 0 ? 'The queue is empty: everything accepted has been delivered or has failed.\n' : waitingText(s);
+  if (s.shaping.length === 0) return text;
+  return `${text}\n${table(
+    ['SHAPING', 'STATE', 'RATE/MIN', 'LIMIT/MIN', 'SENT LAST MIN', 'LAST SLOW-DOWN REPLY'],
+    s.shaping.map((r) => [
+      r.destination,
+      r.state,
+      r.rate_per_minute === null ? 'none' : String(r.rate_per_minute),
+      r.limit_per_minute === null ? 'none' : String(r.limit_per_minute),
+      String(r.sent_last_minute),
+      r.last_signal ? `${r.last_signal.at} ${r.last_signal.reply}` : '—',
+    ]),
+  )}`;
+}
+
+function waitingText(s: Awaited<ReturnType<typeof queueSummary>>): string {
   const counts = (c: DestinationSummary['counts']) => QUEUE_STATES.map((state) => String(c[state]));
   const states = QUEUE_STATES.map((state) => state.replace('_', ' ').toUpperCase());
   let text = `${s.total} waiting (${QUEUE_STATES.map((state) => `${s.counts[state]} ${state.replace('_', ' ')}`).join(', ')}); oldest ${age(s.oldest_age_seconds ?? 0)}\n\n`;

@@ -1,7 +1,8 @@
 // The Queue page in a real browser: a recipient MX host that answers 451 leaves two emails
 // deferred, and the page shows the destination with its counts and the 451; an operator
 // pauses it with a reason from the UI, resumes it, and once the host accepts, "Retry now"
-// delivers both and the queue is empty. Real MX sink and DNS, the resend SDK for sending.
+// delivers both and the queue is empty; a host that answers 421 shows under the sending rates.
+// Real MX sink and DNS, the resend SDK for sending.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
@@ -103,5 +104,20 @@ describe('dashboard: the queue, seen and repaired in a browser', () => {
     assert.equal(await page.getByRole('rowheader', { name: 'busy.test' }).count(), 0);
     assert.deepEqual(t.sink.messages.flatMap((m) => m.to).sort(), ['a@busy.test', 'b@busy.test']);
     await screenshot(page, 'queue-05-delivered');
+  });
+
+  it('shows the sending rate of a destination that asked Postline to slow down', async () => {
+    publishMx(t, 'slow.test', [{ name: 'mx.slow.test', priority: 10, address: '127.0.0.1' }]);
+    t.sink.onRecipient = (rcpt) => (rcpt.endsWith('@slow.test') ? { code: 421, message: '4.7.0 Too many messages, slow down' } : undefined);
+    await send(t, { to: 'c@slow.test' });
+    // The worker publishes its shaping every 5 s.
+    await eventually(async () => (await summary()).shaping.length > 0, 15_000, 'a shaping state');
+    await page.reload();
+    const rates = page.getByRole('table', { name: 'Sending rates' });
+    const slowed = rates.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'mx.slow.test' }) });
+    await slowed.waitFor();
+    assert.match((await slowed.textContent()) ?? '', /slowed down.*421 4\.7\.0 Too many messages, slow down/);
+    await assertAccessible(page, 'the queue with sending rates');
+    await screenshot(page, 'queue-06-sending-rates');
   });
 });

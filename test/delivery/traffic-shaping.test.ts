@@ -10,6 +10,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { ProviderTable } from '../../src/providers/providers.js';
+import { runQueueCommand } from '../../src/queue/cli.js';
 import type { TestPostline } from '../support/postline.js';
 import { deliveriesOf, eventsOf, eventually, publishMx, send, startDeliveryTest, waitForLastEvent } from './support.js';
 
@@ -71,6 +73,11 @@ describe('delivery: traffic shaping per provider', () => {
     assert.ok(queue.rate_per_minute < 600, `rate ${queue.rate_per_minute}`);
     assert.equal(queue.limit_per_minute, 600);
     assert.match(queue.last_signal.reply, /^421 4\.7\.0 Too many messages/);
+    // `postline queue` says the same.
+    let printed = '';
+    await runQueueCommand(t.postline.db, new ProviderTable(t.postline.config.providers), [], (text) => (printed += text));
+    assert.match(printed, /^SHAPING +STATE +RATE\/MIN +LIMIT\/MIN/m);
+    assert.match(printed, /^throttler +throttled +\d+ +600 +\d+ +\S+ 421 4\.7\.0 Too many messages/m);
   });
 
   it('pauses a provider that says the sending IP is blocklisted, with the reply as the reason, and holds the rest of its mail', async () => {

@@ -46,6 +46,18 @@ interface QueueSummary {
   }[];
   providers: { provider: string; domains: number; counts: Counts; total: number; oldest_age_seconds: number; paused: Pause | null }[];
   pauses: Pause[];
+  shaping: Shaping[];
+}
+/** How fast Postline sends to a destination (src/delivery/shaping.ts), over the live nodes. */
+interface Shaping {
+  destination: string;
+  rate_per_minute: number | null;
+  limit_per_minute: number | null;
+  connections: number;
+  messages_per_connection: number;
+  sent_last_minute: number;
+  state: 'throttled' | 'limited' | 'normal';
+  last_signal: { reply: string; at: string } | null;
 }
 interface QueuedMessage {
   id: string;
@@ -128,6 +140,31 @@ export function QueuePage() {
               </li>
             ))}
           </ul>
+        </>
+      )}
+      {data && data.shaping.length > 0 && (
+        <>
+          <h2>Sending rates</h2>
+          <p className="hint">
+            Destinations Postline sends to at a limited rate: its configured limit, or less after the destination answered 421 or “rate limited” (the rate then
+            recovers step by step after a quiet minute). Mail over the rate waits for its turn.
+          </p>
+          <ListTable
+            caption="Sending rates"
+            rows={data.shaping}
+            rowKey={(r) => r.destination}
+            columns={[
+              { header: 'Destination', cell: (r) => r.destination },
+              { header: 'State', cell: (r) => (r.state === 'throttled' ? 'slowed down' : r.state === 'limited' ? 'at its limit' : 'not limited') },
+              { header: 'Rate a minute', cell: (r) => r.rate_per_minute ?? 'none', className: 'number' },
+              { header: 'Limit a minute', cell: (r) => r.limit_per_minute ?? 'none', className: 'number' },
+              { header: 'Sent last minute', cell: (r) => r.sent_last_minute, className: 'number' },
+              {
+                header: 'Last slow-down reply',
+                cell: (r) => (r.last_signal ? `${formatTime(r.last_signal.at)}: ${r.last_signal.reply}` : '—'),
+              },
+            ]}
+          />
         </>
       )}
     </>
