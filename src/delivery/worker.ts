@@ -37,6 +37,7 @@ import { shapingStateOf } from '../metrics/record.js';
 import { TrafficShaper } from './shaping.js';
 import { publishShapingStates } from './shaping-states.js';
 import { SmtpPool } from './smtp-pool.js';
+import { WarmupGate } from '../warmup/warmup-gate.js';
 
 /** How far a claim pushes next_attempt_at: how long a crashed worker's rows stay hidden if its node's death goes unnoticed. */
 const LEASE_MS = 5 * 60_000;
@@ -116,6 +117,7 @@ export class DeliveryWorker {
         otherLimits: { connections: config.deliveryConcurrencyPerHost, messagesPerConnection: OTHER_MESSAGES_PER_CONNECTION, messagesPerMinute: null },
         enabled: config.shaping,
       },
+      warmup: new WarmupGate(options.db),
     };
     if (config.sandbox) this.catcher = new SandboxCatcher(options.db, options.logger.child({ role: 'sandbox' }));
   }

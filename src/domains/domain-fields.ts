@@ -1,6 +1,7 @@
 // Validation of the fields POST and PATCH /domains share.
 import { ApiError, validation } from '../api/errors.js';
 import { boolean, input, type JsonSchema, oneOfValues, string } from '../api/schema.js';
+import { WARMUP_SETTINGS_SCHEMA } from '../warmup/warmup-settings.js';
 import { optionalBoolean, optionalEnum, optionalString, rejectUnknown, type Body } from '../api/validate.js';
 
 export const REGIONS = ['us-east-1', 'eu-west-1', 'sa-east-1', 'ap-northeast-1'] as const;
@@ -73,6 +74,6 @@ export const CREATE_DOMAIN_SCHEMA = input(
   },
   ['name'],
 );
-export const UPDATE_DOMAIN_SCHEMA = input(SETTINGS_SCHEMA);
+export const UPDATE_DOMAIN_SCHEMA = input({ ...SETTINGS_SCHEMA, warmup: WARMUP_SETTINGS_SCHEMA });
 
 export const invalidRegion = () => new ApiError('invalid_region', `Region must be ${REGIONS.map((r) => `"${r}"`).join(' | ')}`);
