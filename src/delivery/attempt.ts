@@ -12,6 +12,7 @@ import { bounceOf, LOCAL_REPLIES, parseReply } from './bounce-codes.js';
 import type { ClaimedDelivery, ClaimedEmail, DeliveryJob } from './claim.js';
 import type { DeliveryLimits } from './limits.js';
 import type { ActivePauses, Pause } from '../queue/pauses.js';
+import type { OutboundIps } from './outbound-ips.js';
 import type { Outcome, Verdict } from './outcomes.js';
 import type { Router, Target } from './route.js';
 import { shapingSignal } from '../metrics/record.js';
@@ -38,6 +39,8 @@ export interface AttemptDeps {
   };
   /** The sending domains' warm-up caps per provider. */
   warmup: WarmupGate;
+  /** POSTLINE_OUTBOUND_IPS: the local address each connection leaves from. */
+  outboundIps: OutboundIps;
 }
 
 export interface AttemptResult {
@@ -85,7 +88,7 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
     const release = await deps.limits.acquire(destination, limits.connections);
     try {
       if (!deps.mayStart(job)) return { outcomes: simulated, notTried: sending, waiting };
-      const connected = await connect(targets, deps.pool);
+      const connected = await connect(targets, deps.pool, deps.outboundIps.pick(job.email.outboundIps));
       if (!connected.session) return learn(done(all(sending, deferred(connected.response), targets[0]?.host)));
 
       // The worker composes a deferred email's message before it starts the attempt (worker.ts).
@@ -143,11 +146,12 @@ function simulateTestAddresses(recipients: ClaimedDelivery[]): { simulated: Outc
 async function connect(
   targets: Target[],
   pool: SmtpPool,
+  localAddress: string | undefined,
 ): Promise<{ session: SmtpSession; target: Target; response?: never } | { session?: never; target?: never; response: string }> {
   const failures: string[] = [];
   for (const target of targets) {
     try {
-      return { session: await pool.acquire(target), target };
+      return { session: await pool.acquire(target, localAddress), target };
     } catch (err) {
       if (!(err instanceof ConnectError)) throw err;
       failures.push(err.message);

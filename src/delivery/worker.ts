@@ -31,6 +31,7 @@ import { attemptDelivery, type AttemptDeps, type AttemptResult } from './attempt
 import { claimDue, groupIntoJobs, releaseClaims, type ClaimedDelivery, type DeliveryJob } from './claim.js';
 import { OutcomeCounter } from './count-outcomes.js';
 import { DeliveryLimits } from './limits.js';
+import { OutboundIps } from './outbound-ips.js';
 import { OutcomeWriter, type Verdict } from './outcomes.js';
 import { Router } from './route.js';
 import { shapingStateOf } from '../metrics/record.js';
@@ -118,6 +119,7 @@ export class DeliveryWorker {
         enabled: config.shaping,
       },
       warmup: new WarmupGate(options.db),
+      outboundIps: new OutboundIps(config.outboundIps),
     };
     if (config.sandbox) this.catcher = new SandboxCatcher(options.db, options.logger.child({ role: 'sandbox' }));
   }

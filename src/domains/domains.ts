@@ -15,6 +15,8 @@ import { recordEvents } from '../events/record-events.js';
 import { expectedRecords, verifyRecords } from './dns-records.js';
 import {
   CREATE_DOMAIN_SCHEMA,
+  OUTBOUND_IPS_SCHEMA,
+  parseOutboundIps,
   invalidRegion,
   parseDomainName,
   parseLabel,
@@ -30,7 +32,7 @@ import { CREATED_DOMAIN_SCHEMA, DOMAIN_COLUMNS, DOMAIN_SCHEMA, DOMAIN_SUMMARY_SC
 const generateKeyPair = promisify(crypto.generateKeyPair);
 const DKIM_SELECTOR = 'postline';
 const CREATE_FIELDS = ['name', 'region', 'custom_return_path', 'open_tracking', 'click_tracking', 'tls', 'capabilities', 'tracking_subdomain'];
-const UPDATE_FIELDS = ['open_tracking', 'click_tracking', 'tls', 'capabilities', 'tracking_subdomain', 'warmup'];
+const UPDATE_FIELDS = ['open_tracking', 'click_tracking', 'tls', 'capabilities', 'tracking_subdomain', 'warmup', 'outbound_ips'];
 
 interface DomainsDeps {
   db: Db;
@@ -39,6 +41,8 @@ interface DomainsDeps {
   mtaHost: string;
   /** POSTLINE_SANDBOX: domains created now are marked sandboxed (they send without DNS). */
   sandbox?: boolean;
+  /** POSTLINE_OUTBOUND_IPS: the addresses a domain may be pinned to (any address when empty). */
+  outboundIps?: string[];
 }
 
 interface NewDomain {
@@ -136,6 +140,7 @@ export class Domains {
     rejectUnknown(body, UPDATE_FIELDS);
     const s: DomainSettings = parseSettings(body);
     const warmup = parseWarmup(body.warmup);
+    const pin = parseOutboundIps(body.outbound_ips, this.deps.outboundIps ?? []);
     await this.deps.db.tx(async (q) => {
       await this.find(q, principal, id, true);
       const row = await q.one(
@@ -143,7 +148,8 @@ export class Domains {
            tls = COALESCE($5, tls), sending_enabled = COALESCE($6, sending_enabled), receiving_enabled = COALESCE($7, receiving_enabled),
            tracking_subdomain = COALESCE($8, tracking_subdomain),
            warmup_started_at = CASE $9::boolean WHEN true THEN COALESCE(warmup_started_at, now()) WHEN false THEN NULL ELSE warmup_started_at END,
-           warmup_schedule = CASE WHEN $10 THEN $11::jsonb ELSE warmup_schedule END
+           warmup_schedule = CASE WHEN $10 THEN $11::jsonb ELSE warmup_schedule END,
+           outbound_ips = CASE WHEN $12 THEN $13::text[] ELSE outbound_ips END
          WHERE id = $1 AND account_id = $2 RETURNING account_id, ${DOMAIN_COLUMNS}`,
         [
           id,
@@ -157,6 +163,8 @@ export class Domains {
           warmup.enabled ?? null,
           warmup.schedule !== undefined,
           warmup.schedule ? JSON.stringify(warmup.schedule) : null,
+          pin !== undefined,
+          pin ?? null,
         ],
       );
       await this.event(q, 'domain.updated', row!);
@@ -232,11 +240,14 @@ export class Domains {
         url: '/domains/:id',
         doc: {
           summary: 'Retrieve a domain',
-          response: { status: 200, schema: { ...DOMAIN_SCHEMA, properties: { ...DOMAIN_SCHEMA.properties, warmup: WARMUP_SCHEMA } } },
+          response: {
+            status: 200,
+            schema: { ...DOMAIN_SCHEMA, properties: { ...DOMAIN_SCHEMA.properties, warmup: WARMUP_SCHEMA, outbound_ips: OUTBOUND_IPS_SCHEMA } },
+          },
         },
         handler: async ({ principal, params }) => {
           const row = await this.find(db, principal, params.id!);
-          return { body: { ...domainDetail(row, this.deps.mtaHost), warmup: await warmupProgress(db, row) } };
+          return { body: { ...domainDetail(row, this.deps.mtaHost), warmup: await warmupProgress(db, row), outbound_ips: row.outbound_ips } };
         },
       },
       {
