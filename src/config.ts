@@ -2,6 +2,7 @@
 // is declared once here (SETTINGS: name, default, parser, help), read here and nowhere else,
 // and the README's table is generated from the declarations.
 import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { asRange, isAddressRange } from './egress/address-ranges.js';
@@ -33,6 +34,8 @@ export interface Config {
   tlsKeyFile: string | undefined;
   dnsServers: string[];
   outboundPort: number;
+  /** Local addresses outgoing SMTP connections are bound to, in turn (delivery/outbound-ips.ts); empty: the system chooses. */
+  outboundIps: string[];
   relayUrl: string | undefined;
   /** Nothing leaves the machine: every message is delivered to the built-in catcher (sandbox/), any sending domain works without DNS. */
   sandbox: boolean;
@@ -327,6 +330,17 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
     read: list,
   },
   outboundPort: { variable: 'POSTLINE_OUTBOUND_PORT', help: 'port used when connecting to MX hosts', read: integer(25, 1) },
+  outboundIps: {
+    variable: 'POSTLINE_OUTBOUND_IPS',
+    shown: "unset (the system's choice)",
+    help: "local addresses (this machine's, `ip,…`) outgoing SMTP connections leave from, in turn; a domain pinned to some of them (`PATCH /domains/:id` `outbound_ips`) sends only from those",
+    read: (raw, name, env) => {
+      const ips = list(raw, name, env);
+      const bad = ips.find((ip) => net.isIP(ip) === 0);
+      if (bad !== undefined) throw new ConfigError(`${name}: "${bad}" is not an IP address`);
+      return ips;
+    },
+  },
   relayUrl: {
     variable: 'POSTLINE_RELAY_URL',
     shown: 'unset (direct MX)',

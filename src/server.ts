@@ -96,7 +96,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
     const apiKeys = new ApiKeys(db, changes);
     const requestLogs = new RequestLogs(db, (err) => logger.error({ err }, 'request log write failed'));
     const dns = new DnsResolver(config.dnsServers);
-    const domains = new Domains({ db, dns, mtaHost: config.smtpHostname, sandbox: config.sandbox });
+    const domains = new Domains({ db, dns, mtaHost: config.smtpHostname, sandbox: config.sandbox, outboundIps: config.outboundIps });
     // Mail from unauthenticated clients (receiving domains, DSNs to return paths): the smtp role hands it over.
     const inbound = new InboundMail({ db, dns, config, logger: logger.child({ role: 'smtp' }) });
 

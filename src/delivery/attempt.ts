@@ -1,9 +1,10 @@
 // One delivery attempt: one email to its recipients at one domain, as a list of steps:
-//   simulate test addresses → route → paused? → shaping: may it go now? → wait for a
-//   connection slot → connect (first reachable target) → transmit → read the replies, from
+//   simulate test addresses → route → paused? → shaping: may it go now? → warm-up: how many
+//   may go today (the rest wait for the next day) → wait for a connection slot → connect (first reachable target) → transmit → read the replies, from
 //   which the shaper learns whether the destination wants us slower.
 // Each step either moves on or ends the attempt with a verdict for every recipient still in
-// play; nothing here writes to the database (outcomes.ts records the verdicts).
+// play; nothing here writes to the database (outcomes.ts records the verdicts) but the
+// warm-up count (warmup/warmup-gate.ts).
 import addressparser from 'nodemailer/lib/addressparser';
 import type { ProviderTable, ShapingLimits } from '../providers/providers.js';
 import { isBlocklisted } from './bounce-classes.js';
@@ -11,12 +12,14 @@ import { bounceOf, LOCAL_REPLIES, parseReply } from './bounce-codes.js';
 import type { ClaimedDelivery, ClaimedEmail, DeliveryJob } from './claim.js';
 import type { DeliveryLimits } from './limits.js';
 import type { ActivePauses, Pause } from '../queue/pauses.js';
+import type { OutboundIps } from './outbound-ips.js';
 import type { Outcome, Verdict } from './outcomes.js';
 import type { Router, Target } from './route.js';
 import { shapingSignal } from '../metrics/record.js';
 import { isThrottleReply, type TrafficShaper } from './shaping.js';
 import { ConnectError, describe, type SendResult, type SmtpPool, type SmtpSession } from './smtp-pool.js';
 import { simulatedVerdict } from './test-addresses.js';
+import type { WarmupGate } from '../warmup/warmup-gate.js';
 
 export interface AttemptDeps {
   router: Router;
@@ -34,6 +37,10 @@ export interface AttemptDeps {
     /** false (POSTLINE_SHAPING=false): only the connection limits apply. */
     enabled: boolean;
   };
+  /** The sending domains' warm-up caps per provider. */
+  warmup: WarmupGate;
+  /** POSTLINE_OUTBOUND_IPS: the local address each connection leaves from. */
+  outboundIps: OutboundIps;
 }
 
 export interface AttemptResult {
@@ -44,7 +51,7 @@ export interface AttemptResult {
   paused?: { pause: Pause; rows: ClaimedDelivery[] };
   /** The domain's MX hosts as routed (none through the relay): its provider, for the metrics (count-outcomes.ts). */
   mxHosts?: string[];
-  /** Rows the shaper holds back: the worker gives them back due at `until`. */
+  /** Rows the shaper or the domain's warm-up holds back: the worker gives them back due at `until`. */
   waiting?: { rows: ClaimedDelivery[]; until: Date; reason: string };
   /** A reply saying the sending IP or domain is on a blocklist: the worker pauses the destination. */
   blocked?: { destination: { kind: 'provider' | 'domain'; name: string }; reply: string };
@@ -60,27 +67,41 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
   if (pause) return { outcomes: simulated, notTried: [], paused: { pause, rows: real } };
   if (!route.ok) return done(all(real, route.permanent ? bounced(route.response) : deferred(route.response)));
 
+  const { targets } = route;
   const { destination, provider, limits } = shapingOf(job.domain, route.key, mxHosts, deps);
   if (deps.shaping.enabled) {
     const slot = deps.shaping.shaper.take(destination, limits, real.length, job.email.broadcastId ? 1 : 0);
     if (!slot.go) return { outcomes: simulated, notTried: [], mxHosts, waiting: { rows: real, until: slot.until, reason: slot.reason } };
   }
-  const release = await deps.limits.acquire(destination, limits.connections);
-  try {
-    if (!deps.mayStart(job)) return { outcomes: simulated, notTried: real };
-    const connected = await connect(route.targets, deps.pool);
-    if (!connected.session) return learn(done(all(real, deferred(connected.response), route.targets[0]?.host)));
+  // Counted here, when the mail is about to go: after shaping, so mail that waits for its rate is not counted twice.
+  const admitted = await deps.warmup.admit(job.email.warmup, provider, real.length, job.email.broadcastId !== null);
+  const sending = real.slice(0, admitted.granted);
+  const waiting = admitted.held && { rows: real.slice(admitted.granted), ...admitted.held };
+  if (sending.length === 0) return { outcomes: simulated, notTried: [], mxHosts, waiting };
+  const result = await transmit();
+  const unsent = result.notTried.length + result.outcomes.filter((o) => o.verdict.kind === 'deferred').length;
+  if (admitted.counted && unsent > 0) await deps.warmup.giveBack(admitted.counted, unsent);
+  return result;
 
-    // The worker composes a deferred email's message before it starts the attempt (worker.ts).
-    const result = await connected.session.send(
-      envelopeSender(job.email),
-      real.map((r) => r.recipient),
-      job.email.mime!,
-    );
-    deps.pool.release(connected.session, limits.messagesPerConnection);
-    return learn(done(readReplies(real, result, connected.target)));
-  } finally {
-    release();
+  /** Steps 5 and 6: wait for a connection slot, connect, send the admitted recipients. */
+  async function transmit(): Promise<AttemptResult> {
+    const release = await deps.limits.acquire(destination, limits.connections);
+    try {
+      if (!deps.mayStart(job)) return { outcomes: simulated, notTried: sending, waiting };
+      const connected = await connect(targets, deps.pool, deps.outboundIps.pick(job.email.outboundIps));
+      if (!connected.session) return learn(done(all(sending, deferred(connected.response), targets[0]?.host)));
+
+      // The worker composes a deferred email's message before it starts the attempt (worker.ts).
+      const sent = await connected.session.send(
+        envelopeSender(job.email),
+        sending.map((r) => r.recipient),
+        job.email.mime!,
+      );
+      deps.pool.release(connected.session, limits.messagesPerConnection);
+      return learn(done(readReplies(sending, sent, connected.target)));
+    } finally {
+      release();
+    }
   }
 
   /** Step 7: the shaper learns from the replies; a blocklisting reply is reported for a pause. */
@@ -95,7 +116,7 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
         blocked = { destination: provider ? { kind: 'provider', name: provider } : { kind: 'domain', name: job.domain }, reply: verdict.response };
       }
     }
-    return blocked ? { ...result, blocked } : result;
+    return { ...result, ...(waiting && { waiting }), ...(blocked && { blocked }) };
   }
 }
 
@@ -126,11 +147,12 @@ function simulateTestAddresses(recipients: ClaimedDelivery[]): { simulated: Outc
 async function connect(
   targets: Target[],
   pool: SmtpPool,
+  localAddress: string | undefined,
 ): Promise<{ session: SmtpSession; target: Target; response?: never } | { session?: never; target?: never; response: string }> {
   const failures: string[] = [];
   for (const target of targets) {
     try {
-      return { session: await pool.acquire(target), target };
+      return { session: await pool.acquire(target, localAddress), target };
     } catch (err) {
       if (!(err instanceof ConnectError)) throw err;
       failures.push(err.message);

@@ -14,6 +14,8 @@
 import { claimSizeSql, signedMessageSql } from '../email-row/stored-message.js';
 import { PAUSES_VERSION_SQL } from '../queue/pauses.js';
 import type { Db, Queryable } from '../db/database.js';
+import { storedSchedule } from '../warmup/schedule.js';
+import type { DomainWarmup } from '../warmup/warmup-gate.js';
 
 export interface ClaimedEmail {
   id: string;
@@ -29,6 +31,10 @@ export interface ClaimedEmail {
   /** When it entered the queue (accepted, or the time it was scheduled for): the max queue age counts from here. */
   queuedSince: Date;
   envelopeFrom: string | null;
+  /** The sending domain's warm-up as claimed (warmup/warmup-gate.ts); null when it is not warming up. */
+  warmup: DomainWarmup | null;
+  /** The sending domain's pin to some of POSTLINE_OUTBOUND_IPS (delivery/outbound-ips.ts); null: not pinned. */
+  outboundIps: string[] | null;
   /**
    * The signed message exactly as it goes on the wire. null for an email composed or signed at
    * delivery (0018_deferred_composition.sql, 0019_signed_at_delivery.sql) until the worker has
@@ -109,11 +115,13 @@ UPDATE deliveries d
    SET next_attempt_at = date_trunc('milliseconds', now() + $2 * interval '1 millisecond'),
        claimed_by = $4,
        updated_at = now()
-  FROM chosen c, emails e
+  FROM chosen c, emails e LEFT JOIN domains dm ON dm.id = e.domain_id
  WHERE d.id = c.id AND e.id = d.email_id
 RETURNING d.id, d.priority, d.recipient, d.domain, d.attempts, d.next_attempt_at AS lease_until, ${PAUSES_VERSION_SQL} AS pauses_version,
           e.id AS email_id, e.account_id, e.from_address, e.subject, e.message_id, e.tags, e.broadcast_id, e.template_id,
-          e.created_at, coalesce(e.scheduled_at, e.created_at) AS queued_since, e.envelope_from, c.first, CASE WHEN c.first THEN ${signedMessageSql('e')} END AS mime`;
+          e.created_at, coalesce(e.scheduled_at, e.created_at) AS queued_since, e.envelope_from, c.first, CASE WHEN c.first THEN ${signedMessageSql('e')} END AS mime,
+          dm.id AS domain_id, CASE WHEN c.first THEN dm.name END AS domain_name, dm.warmup_started_at,
+          CASE WHEN c.first THEN dm.warmup_schedule END AS warmup_schedule, CASE WHEN c.first THEN dm.outbound_ips END AS outbound_ips`;
 
 export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedDelivery[]> {
   const rows = await db.query(CLAIM_SQL, [options.limit, options.leaseMs, options.maxBytes, options.nodeId ?? null]);
@@ -134,6 +142,10 @@ export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedDe
       createdAt: r.created_at,
       queuedSince: r.queued_since,
       envelopeFrom: r.envelope_from,
+      warmup: r.warmup_started_at
+        ? { domainId: r.domain_id, name: r.domain_name, startedAt: r.warmup_started_at, schedule: storedSchedule(r.warmup_schedule) }
+        : null,
+      outboundIps: r.outbound_ips,
       mime: r.mime,
     });
   }
@@ -170,7 +182,7 @@ export function groupIntoJobs(rows: ClaimedDelivery[]): DeliveryJob[] {
 /**
  * Gives back rows we claimed but never tried, where we still hold them: due again at once
  * (shutdown, a lease too short to start: another worker need not wait out the lease), or at
- * `wait.until` (traffic shaping: delivery/shaping.ts) with its reason as the last response of
+ * `wait.until` (traffic shaping: delivery/shaping.ts; warm-up: warmup/warmup-gate.ts) with its reason as the last response of
  * a row that has none yet (a row that has one keeps the server's last reply).
  */
 export async function releaseClaims(db: Db, rows: ClaimedDelivery[], wait?: { until: Date; reason: string }): Promise<void> {

@@ -92,9 +92,9 @@ export class SmtpPool {
 
   constructor(private options: PoolOptions) {}
 
-  /** An open session with the target: an idle one when there is one, else a new one. */
-  async acquire(target: Target): Promise<SmtpSession> {
-    const key = keyOf(target);
+  /** An open session with the target (from `localAddress`, when given): an idle one when there is one, else a new one. */
+  async acquire(target: Target, localAddress?: string): Promise<SmtpSession> {
+    const key = localAddress ? `${keyOf(target)} from ${localAddress}` : keyOf(target);
     for (let session = this.takeIdle(key); session; session = this.takeIdle(key)) {
       if (await session.prepare()) return session;
       session.close();
@@ -103,7 +103,7 @@ export class SmtpPool {
     if (down && down.until > Date.now()) throw new ConnectError(down.reason);
     if (down) this.down.delete(key);
     try {
-      return new SmtpSession(key, target, await this.connect(target));
+      return new SmtpSession(key, target, await this.connect(target, localAddress));
     } catch (err) {
       const reason = `${describe(target)}: ${(err as Error).message}`;
       this.down.set(key, { until: Date.now() + this.options.downMs, reason });
@@ -156,9 +156,10 @@ export class SmtpPool {
     if (key !== undefined && list?.[0]) this.evict(list[0]);
   }
 
-  private connect(target: Target): Promise<SMTPConnection> {
+  private connect(target: Target, localAddress: string | undefined): Promise<SMTPConnection> {
     const conn = new SMTPConnection({
       host: target.address ?? target.host,
+      localAddress,
       port: target.port,
       secure: target.secure,
       servername: net.isIP(target.host) ? undefined : target.host, // SNI takes names only (RFC 6066)

@@ -31,12 +31,14 @@ import { attemptDelivery, type AttemptDeps, type AttemptResult } from './attempt
 import { claimDue, groupIntoJobs, releaseClaims, type ClaimedDelivery, type DeliveryJob } from './claim.js';
 import { OutcomeCounter } from './count-outcomes.js';
 import { DeliveryLimits } from './limits.js';
+import { OutboundIps } from './outbound-ips.js';
 import { OutcomeWriter, type Verdict } from './outcomes.js';
 import { Router } from './route.js';
 import { shapingStateOf } from '../metrics/record.js';
 import { TrafficShaper } from './shaping.js';
 import { publishShapingStates } from '../queue/shaping-states.js';
 import { SmtpPool } from './smtp-pool.js';
+import { WarmupGate } from '../warmup/warmup-gate.js';
 
 /** How far a claim pushes next_attempt_at: how long a crashed worker's rows stay hidden if its node's death goes unnoticed. */
 const LEASE_MS = 5 * 60_000;
@@ -116,6 +118,8 @@ export class DeliveryWorker {
         otherLimits: { connections: config.deliveryConcurrencyPerHost, messagesPerConnection: OTHER_MESSAGES_PER_CONNECTION, messagesPerMinute: null },
         enabled: config.shaping,
       },
+      warmup: new WarmupGate(options.db),
+      outboundIps: new OutboundIps(config.outboundIps),
     };
     if (config.sandbox) this.catcher = new SandboxCatcher(options.db, options.logger.child({ role: 'sandbox' }));
   }

@@ -1,6 +1,8 @@
 // Validation of the fields POST and PATCH /domains share.
+import net from 'node:net';
 import { ApiError, validation } from '../api/errors.js';
-import { boolean, input, type JsonSchema, oneOfValues, string } from '../api/schema.js';
+import { array, boolean, input, type JsonSchema, nullable, oneOfValues, string } from '../api/schema.js';
+import { WARMUP_SETTINGS_SCHEMA } from '../warmup/warmup-settings.js';
 import { optionalBoolean, optionalEnum, optionalString, rejectUnknown, type Body } from '../api/validate.js';
 
 export const REGIONS = ['us-east-1', 'eu-west-1', 'sa-east-1', 'ap-northeast-1'] as const;
@@ -73,6 +75,23 @@ export const CREATE_DOMAIN_SCHEMA = input(
   },
   ['name'],
 );
-export const UPDATE_DOMAIN_SCHEMA = input(SETTINGS_SCHEMA);
+/** Postline: a domain's pin to some of POSTLINE_OUTBOUND_IPS; null: any of them. */
+export const OUTBOUND_IPS_SCHEMA = nullable(
+  array(string({ description: 'An IP address of POSTLINE_OUTBOUND_IPS.' }), {
+    description: "Postline: the outbound addresses the domain's mail leaves from (of POSTLINE_OUTBOUND_IPS); null: any of them, in turn.",
+  }),
+);
+export const UPDATE_DOMAIN_SCHEMA = input({ ...SETTINGS_SCHEMA, warmup: WARMUP_SETTINGS_SCHEMA, outbound_ips: OUTBOUND_IPS_SCHEMA });
+
+/** `outbound_ips`: IP addresses, among `allowed` when the installation lists any; null unpins; undefined: unchanged. */
+export function parseOutboundIps(raw: unknown, allowed: readonly string[]): string[] | null | undefined {
+  if (raw === undefined || raw === null) return raw as null | undefined;
+  if (!Array.isArray(raw) || raw.length === 0 || raw.length > 64 || !raw.every((ip) => typeof ip === 'string' && net.isIP(ip) !== 0)) {
+    throw validation('The `outbound_ips` field must be a list of IP addresses, or null.');
+  }
+  const unknown = raw.find((ip) => allowed.length > 0 && !allowed.includes(ip));
+  if (unknown !== undefined) throw validation(`The address ${unknown} is not one of POSTLINE_OUTBOUND_IPS (${allowed.join(', ')}).`);
+  return [...new Set(raw as string[])];
+}
 
 export const invalidRegion = () => new ApiError('invalid_region', `Region must be ${REGIONS.map((r) => `"${r}"`).join(' | ')}`);

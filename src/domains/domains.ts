@@ -15,6 +15,8 @@ import { recordEvents } from '../events/record-events.js';
 import { expectedRecords, verifyRecords } from './dns-records.js';
 import {
   CREATE_DOMAIN_SCHEMA,
+  OUTBOUND_IPS_SCHEMA,
+  parseOutboundIps,
   invalidRegion,
   parseDomainName,
   parseLabel,
@@ -23,12 +25,14 @@ import {
   UPDATE_DOMAIN_SCHEMA,
   type DomainSettings,
 } from './domain-fields.js';
+import { parseWarmup } from '../warmup/warmup-settings.js';
+import { WARMUP_SCHEMA, warmupProgress } from '../warmup/warmup-progress.js';
 import { CREATED_DOMAIN_SCHEMA, DOMAIN_COLUMNS, DOMAIN_SCHEMA, DOMAIN_SUMMARY_SCHEMA, domainDetail, domainEventData, domainSummary } from './domain-view.js';
 
 const generateKeyPair = promisify(crypto.generateKeyPair);
 const DKIM_SELECTOR = 'postline';
 const CREATE_FIELDS = ['name', 'region', 'custom_return_path', 'open_tracking', 'click_tracking', 'tls', 'capabilities', 'tracking_subdomain'];
-const UPDATE_FIELDS = ['open_tracking', 'click_tracking', 'tls', 'capabilities', 'tracking_subdomain'];
+const UPDATE_FIELDS = ['open_tracking', 'click_tracking', 'tls', 'capabilities', 'tracking_subdomain', 'warmup', 'outbound_ips'];
 
 interface DomainsDeps {
   db: Db;
@@ -37,6 +41,8 @@ interface DomainsDeps {
   mtaHost: string;
   /** POSTLINE_SANDBOX: domains created now are marked sandboxed (they send without DNS). */
   sandbox?: boolean;
+  /** POSTLINE_OUTBOUND_IPS: the addresses a domain may be pinned to (any address when empty). */
+  outboundIps?: string[];
 }
 
 interface NewDomain {
@@ -48,7 +54,8 @@ interface NewDomain {
 }
 
 /**
- * Writes a domain with a fresh DKIM key and records domain.created, in `q`'s transaction;
+ * Writes a domain with a fresh DKIM key, warming up from now on (src/warmup/; a sandboxed
+ * domain sends only to the sandbox and does not) and records domain.created, in `q`'s transaction;
  * undefined when the name is registered already (by any account: names are unique).
  */
 async function insertDomain(q: Queryable, accountId: string, domain: NewDomain, mtaHost: string): Promise<Row | undefined> {
@@ -60,8 +67,8 @@ async function insertDomain(q: Queryable, accountId: string, domain: NewDomain, 
   const { settings } = domain;
   const inserted = await q.one(
     `INSERT INTO domains (id, account_id, name, region, custom_return_path, open_tracking, click_tracking, tls,
-       sending_enabled, receiving_enabled, tracking_subdomain, dkim_selector, dkim_private_key, dkim_public_key, sandboxed)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+       sending_enabled, receiving_enabled, tracking_subdomain, dkim_selector, dkim_private_key, dkim_public_key, sandboxed, warmup_started_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, CASE WHEN $15 THEN NULL ELSE now() END)
      ON CONFLICT (name) DO NOTHING
      RETURNING account_id, ${DOMAIN_COLUMNS}`,
     [
@@ -132,12 +139,17 @@ export class Domains {
     const body = objectBody(raw);
     rejectUnknown(body, UPDATE_FIELDS);
     const s: DomainSettings = parseSettings(body);
+    const warmup = parseWarmup(body.warmup);
+    const pin = parseOutboundIps(body.outbound_ips, this.deps.outboundIps ?? []);
     await this.deps.db.tx(async (q) => {
       await this.find(q, principal, id, true);
       const row = await q.one(
         `UPDATE domains SET open_tracking = COALESCE($3, open_tracking), click_tracking = COALESCE($4, click_tracking),
            tls = COALESCE($5, tls), sending_enabled = COALESCE($6, sending_enabled), receiving_enabled = COALESCE($7, receiving_enabled),
-           tracking_subdomain = COALESCE($8, tracking_subdomain)
+           tracking_subdomain = COALESCE($8, tracking_subdomain),
+           warmup_started_at = CASE $9::boolean WHEN true THEN COALESCE(warmup_started_at, now()) WHEN false THEN NULL ELSE warmup_started_at END,
+           warmup_schedule = CASE WHEN $10 THEN $11::jsonb ELSE warmup_schedule END,
+           outbound_ips = CASE WHEN $12 THEN $13::text[] ELSE outbound_ips END
          WHERE id = $1 AND account_id = $2 RETURNING account_id, ${DOMAIN_COLUMNS}`,
         [
           id,
@@ -148,6 +160,11 @@ export class Domains {
           s.sending ?? null,
           s.receiving ?? null,
           s.trackingSubdomain ?? null,
+          warmup.enabled ?? null,
+          warmup.schedule !== undefined,
+          warmup.schedule ? JSON.stringify(warmup.schedule) : null,
+          pin !== undefined,
+          pin ?? null,
         ],
       );
       await this.event(q, 'domain.updated', row!);
@@ -221,8 +238,17 @@ export class Domains {
       {
         method: 'GET',
         url: '/domains/:id',
-        doc: { summary: 'Retrieve a domain', response: { status: 200, schema: DOMAIN_SCHEMA } },
-        handler: async ({ principal, params }) => ({ body: domainDetail(await this.find(db, principal, params.id!), this.deps.mtaHost) }),
+        doc: {
+          summary: 'Retrieve a domain',
+          response: {
+            status: 200,
+            schema: { ...DOMAIN_SCHEMA, properties: { ...DOMAIN_SCHEMA.properties, warmup: WARMUP_SCHEMA, outbound_ips: OUTBOUND_IPS_SCHEMA } },
+          },
+        },
+        handler: async ({ principal, params }) => {
+          const row = await this.find(db, principal, params.id!);
+          return { body: { ...domainDetail(row, this.deps.mtaHost), warmup: await warmupProgress(db, row), outbound_ips: row.outbound_ips } };
+        },
       },
       {
         method: 'PATCH',

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { type PublishedRecord, publishRecords } from '../support/domains.js';
+import { eventually } from '../support/eventually.js';
 import { startTestPostline, type TestPostline } from '../support/postline.js';
 import { assertAccessible, launchChromium, screenshot, signInNewUser } from './browser.js';
 
@@ -54,6 +55,24 @@ describe('dashboard: a domain added, verified, set up and deleted in a browser',
     assert.equal((await t.resend.domains.get(id)).data?.status, 'verified');
     await screenshot(page, 'domains-01-verified');
     await assertAccessible(page, 'a verified domain with its settings');
+  });
+
+  it('shows where the new domain is in its warm-up: day 1 of 14, and what went to each provider today', async () => {
+    await page.getByText('Day 1 of 14: up to 50 messages to each mailbox provider today').waitFor();
+    // A domain hosted by Google (its MX host names the provider), on loopback like every host here.
+    t.dns.set('gmail-hosted.test', { MX: [{ exchange: 'aspmx.l.google.com', priority: 1 }] });
+    t.dns.set('aspmx.l.google.com', { A: ['127.0.0.1'] });
+    for (const n of [1, 2]) {
+      const { error } = await t.resend.emails.send({ from: `hi@${NAME}`, to: `r${n}@gmail-hosted.test`, subject: 'Hi', text: 'Hi' });
+      assert.equal(error, null, JSON.stringify(error));
+    }
+    await t.sink.waitFor(2);
+    await eventually(async () => {
+      await page.reload();
+      const row = page.locator('section[aria-labelledby="domain-warmup-title"] tbody tr');
+      return (await row.count()) === 1 && (await row.allInnerTexts())[0]!.replace(/\s+/g, ' ').trim() === 'google 2 48';
+    }, 10_000);
+    await screenshot(page, 'domains-02-warm-up');
   });
 
   it('saves tracking, TLS and receiving settings, which the API reads back', async () => {

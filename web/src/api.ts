@@ -78,4 +78,17 @@ export interface Domain {
   click_tracking?: boolean;
   tls?: 'opportunistic' | 'enforced';
   records?: DnsRecord[];
+  /** Postline: the sending warm-up (GET /domains/:id); null when not warming up. */
+  warmup?: Warmup | null;
+}
+
+export interface Warmup {
+  status: 'warming_up' | 'ended';
+  started_at: string;
+  day: number;
+  days: number;
+  per_provider_daily: number | null;
+  next_day_at: string | null;
+  custom_schedule?: true;
+  today: { provider: string; sent: number; remaining: number }[];
 }

@@ -1,12 +1,14 @@
 // Domains: the account's sending domains (GET /domains), adding one, and a domain's page with
 // the DNS records to publish (each value with a copy button and its status), verify now, the
-// tracking, TLS and capability settings (PATCH /domains/:id), and delete after a confirmation.
+// tracking, TLS and capability settings (PATCH /domains/:id), where it is in its warm-up, and
+// delete after a confirmation.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, type Domain, type List } from '../api';
 import { ConfirmDialog, CopyButton, ErrorMessage, formatTime } from '../components';
 import { ListTable } from '../list-table';
 import { follow, navigate } from '../router';
+import { DomainWarmup } from './domain-warmup';
 
 export function DomainsPage() {
   const domains = useQuery({ queryKey: ['domains'], queryFn: () => api<List<Domain>>('GET', '/domains') });
@@ -149,6 +151,7 @@ export function DomainPage({ id }: { id: string }) {
               </tbody>
             </table>
           </div>
+          {d.warmup !== undefined && <DomainWarmup warmup={d.warmup} />}
           <DomainSettings domain={d} onSaved={refresh} />
           <DeleteDomain domain={d} />
         </>
