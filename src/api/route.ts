@@ -68,6 +68,8 @@ export interface Route {
    * fields in `body` (a repeated name as an array), or multipart parts in `ctx.form`.
    */
   bodyShape?: 'object' | 'array' | 'json' | 'multipart' | 'form';
+  /** Query parameters that are lists (Resend's `style: form`): given comma-separated, repeated or both; any other may be given once. */
+  listQuery?: readonly string[];
   /** 'multipart' routes: the largest file part accepted, bytes (default: the JSON body limit). */
   maxFileBytes?: number;
   /** What GET /openapi.json says of this route (src/openapi/); test/http/openapi.test.ts fails for a route without one. */

@@ -35,12 +35,10 @@ const PERIOD_MS: Record<Granularity, number> = { hourly: HOUR, daily: 24 * HOUR,
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
 
-/** A list parameter: comma-separated, repeated, or both (Resend's `style: form`). */
-function listOf<T extends string>(value: string | string[] | undefined, field: string, allowed: readonly T[]): T[] | undefined {
+/** A list parameter: comma-separated, or repeated (joined with commas by the route's listQuery), or both (Resend's `style: form`). */
+function listOf<T extends string>(value: string | undefined, field: string, allowed: readonly T[]): T[] | undefined {
   if (value === undefined) return undefined;
-  const items = [value]
-    .flat()
-    .join(',')
+  const items = value
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item !== '');
@@ -154,19 +152,13 @@ export function getEmailMetrics(db: Db): Route {
         ),
       },
     },
-    async handler({ principal, query: asked }) {
-      // Fastify gives a repeated parameter as an array: only the lists may be repeated.
-      const lists = ['metrics', 'dimensions', 'domain_id', 'email_id', 'broadcast_id'];
-      for (const [name, value] of Object.entries(asked)) {
-        if (Array.isArray(value) && !lists.includes(name)) throw validation(`Invalid \`${name}\`: give it once.`);
-      }
-      const query = asked as Record<string, string | undefined>;
-      const listParam = (name: string) => asked[name] as string | string[] | undefined;
+    listQuery: ['metrics', 'dimensions', 'domain_id', 'email_id', 'broadcast_id'],
+    async handler({ principal, query }) {
       const timeZone = timeZoneOf(query.timezone);
       const granularity = listOf(query.granularity, 'granularity', GRANULARITIES)?.[0] ?? 'daily';
       if (query.granularity?.includes(',')) throw validation('Invalid `granularity`: give one of hourly, daily, weekly, monthly.');
-      const metrics = listOf(listParam('metrics'), 'metrics', METRICS);
-      const dimensions = listOf(listParam('dimensions'), 'dimensions', DIMENSIONS) ?? [];
+      const metrics = listOf(query.metrics, 'metrics', METRICS);
+      const dimensions = listOf(query.dimensions, 'dimensions', DIMENSIONS) ?? [];
       if (metrics?.length === 0) throw validation('Invalid `metrics`: name at least one metric.');
       if (dimensions.includes('email') && (dimensions.includes('domain') || dimensions.includes('broadcast'))) {
         throw validation('Invalid `dimensions`: `email` cannot be combined with `domain` or `broadcast`.');

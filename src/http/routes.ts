@@ -59,7 +59,7 @@ export async function routes(app: FastifyInstance, options: RoutesOptions): Prom
 
 async function serve(options: RoutesOptions, route: Route, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   checkBodyShape(route, req);
-  const query = singleValuedQuery(req.query);
+  const query = singleValuedQuery(req.query, route.listQuery);
   // Form fields are decoded from %-escapes, so they may hold anything; JSON only through \u escapes.
   assertStorable({ params: req.params, query, body: req.body, bodyMayHoldEscapes: req.bodyMayHoldEscapes === true || route.bodyShape === 'form' });
   const body = req.body;
