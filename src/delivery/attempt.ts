@@ -166,10 +166,13 @@ async function connect(
  * address on the From domain.
  */
 function envelopeSender(email: ClaimedEmail): string {
-  if (email.envelopeFrom) return email.envelopeFrom;
+  return email.envelopeFrom ?? `bounces@${fromDomain(email)}`;
+}
+
+/** The domain of the email's From address (`Name <a@example.com>` → example.com). */
+export function fromDomain(email: ClaimedEmail): string {
   const parsed = addressparser(email.fromAddress, { flatten: true })[0];
-  const domain = parsed?.address?.split('@').pop() ?? '';
-  return `bounces@${domain}`;
+  return parsed?.address?.split('@').pop() ?? '';
 }
 
 /** Step 6: each recipient's verdict from the replies to RCPT TO and to the end of DATA. */

@@ -45,6 +45,8 @@ interface ShapingState {
   limits: ShapingLimits;
   /** Messages per minute now; null: not limited. */
   ratePerMinute: number | null;
+  /** Slowed by the destination's replies and not yet back at its limit. */
+  throttled: boolean;
   /** Messages sent in the last minute. */
   sentLastMinute: number;
   lastSignal: { reply: string; at: Date } | null;
@@ -65,6 +67,10 @@ class Destination {
   lastSignal: { reply: string; at: number } | null = null;
   /** While recovering: when the rate last fell or rose. */
   private changedAt: number | null = null;
+
+  get slowed(): boolean {
+    return this.changedAt !== null;
+  }
   private halvedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
@@ -176,6 +182,7 @@ export class TrafficShaper {
       destination: d.name,
       limits: d.limits,
       ratePerMinute: d.rate,
+      throttled: d.slowed,
       sentLastMinute: d.sentLastMinute(now),
       lastSignal: d.lastSignal && { reply: d.lastSignal.reply, at: new Date(d.lastSignal.at) },
     }));

@@ -27,7 +27,7 @@ import type { Logger } from '../logger.js';
 import { ProviderTable } from '../providers/providers.js';
 import { ActivePauses, parkPaused, pauseDestination } from '../queue/pauses.js';
 import { SandboxCatcher } from '../sandbox/catcher.js';
-import { attemptDelivery, type AttemptDeps, type AttemptResult } from './attempt.js';
+import { attemptDelivery, type AttemptDeps, type AttemptResult, fromDomain } from './attempt.js';
 import { claimDue, groupIntoJobs, releaseClaims, type ClaimedDelivery, type DeliveryJob } from './claim.js';
 import { OutcomeCounter } from './count-outcomes.js';
 import { DeliveryLimits } from './limits.js';
@@ -138,11 +138,7 @@ export class DeliveryWorker {
     const states = this.shaper.states();
     for (const s of states) {
       if (this.providers.has(s.destination)) {
-        shapingStateOf(
-          s.destination,
-          s.ratePerMinute,
-          s.ratePerMinute !== null && (s.limits.messagesPerMinute === null || s.ratePerMinute < s.limits.messagesPerMinute),
-        );
+        shapingStateOf(s.destination, s.ratePerMinute, s.throttled);
       }
     }
     if (!this.options.nodeId) return;
@@ -280,8 +276,7 @@ export class DeliveryWorker {
    * reply as the reason, until an operator resumes it.
    */
   private async pauseBlocked(job: DeliveryJob, blocked: NonNullable<AttemptResult['blocked']>): Promise<void> {
-    const sender = job.email.fromAddress.replace(/^.*@|>.*$/g, '');
-    const reason = `Blocked by ${blocked.destination.name} for mail from ${sender}: ${blocked.reply}. Paused by Postline; resume once the block is lifted.`;
+    const reason = `Blocked by ${blocked.destination.name} for mail from ${fromDomain(job.email)}: ${blocked.reply}. Paused by Postline; resume once the block is lifted.`;
     await pauseDestination(this.options.db, job.email.accountId, blocked.destination, reason, this.providers);
     this.options.logger.warn({ email: job.email.id, destination: blocked.destination, reply: blocked.reply }, 'destination blocks the sender: paused');
   }
