@@ -110,37 +110,10 @@ export function envelope<T>(data: T[], hasMore: boolean): ListEnvelope<T> {
 }
 
 /**
- * Lists the children of one parent in their `position` order (attachments of an email), with
- * `after`/`before` cursors being child ids of the same parent.
- */
-export async function listByPosition(
-  q: Queryable,
-  options: { table: string; columns: string; parentColumn: string; parentId: string; page: Page },
-): Promise<{ rows: Row[]; hasMore: boolean }> {
-  const { table, columns, parentColumn, parentId, page } = options;
-  const args: unknown[] = [parentId];
-  let cursor = '';
-  const backwards = page.before !== undefined;
-  if (page.after ?? page.before) {
-    args.push(page.after ?? page.before);
-    cursor = `AND position ${backwards ? '<' : '>'} (SELECT position FROM ${table} WHERE id = $2 AND ${parentColumn} = $1)`;
-  }
-  args.push(page.limit + 1);
-  const rows = await q.query(
-    `SELECT ${columns} FROM ${table} WHERE ${parentColumn} = $1 ${cursor}
-      ORDER BY position ${backwards ? 'DESC' : 'ASC'} LIMIT $${args.length}`,
-    args,
-  );
-  const hasMore = rows.length > page.limit;
-  const pageRows = rows.slice(0, page.limit);
-  if (backwards) pageRows.reverse();
-  return { rows: pageRows, hasMore };
-}
-
-/**
- * Lists rows of `table` where `where` holds (with `params`: one parent's rows), oldest first,
- * by keyset on `key` (columns that end with the serial `id`): the order they were written in,
- * for a timeline. The cursor row must satisfy `where` too, so another parent's id finds nothing.
+ * Lists rows of `table` where `where` holds (with `params`: one parent's rows) in ascending
+ * order of `key`, by keyset: the order they were written in (`attempted_at, id`: a timeline), or
+ * their `position` (an email's attachments). `after`/`before` are ids of rows of the same parent:
+ * the cursor row must satisfy `where` too, so another parent's id finds nothing.
  */
 export async function listOldestFirst(
   q: Queryable,

@@ -3,7 +3,7 @@
 // `limit` an email's attachments come in one page (up to 100).
 import { notFound } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
-import { envelope, listByPosition, listDoc, parsePage } from '../api/pagination.js';
+import { envelope, listOldestFirst, listDoc, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
 import { ATTACHMENT_COLUMNS, ATTACHMENT_SUMMARY_SCHEMA, attachmentSummary, type DownloadLinks } from './attachment-view.js';
@@ -17,11 +17,12 @@ export function listAttachments(db: Db, links: () => Promise<DownloadLinks>): Ro
       const page = parsePage(query, { defaultLimit: 100 });
       const email = isUuid(params.id) ? await db.one(`SELECT id FROM emails WHERE id = $1 AND account_id = $2`, [params.id, principal.accountId]) : undefined;
       if (!email) throw notFound('Email');
-      const { rows, hasMore } = await listByPosition(db, {
+      const { rows, hasMore } = await listOldestFirst(db, {
         table: 'email_attachments',
         columns: ATTACHMENT_COLUMNS,
-        parentColumn: 'email_id',
-        parentId: params.id!,
+        where: 'email_id = $1',
+        params: [params.id],
+        key: ['position'],
         page,
       });
       const resolved = await links();

@@ -3,7 +3,7 @@
 // (limit, after, before); without `limit` an email's attachments come in one page (up to 100).
 import { notFound } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
-import { envelope, listByPosition, listDoc, parsePage } from '../api/pagination.js';
+import { envelope, listOldestFirst, listDoc, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
 import { attachmentWithUrl, RECEIVED_ATTACHMENT_COLUMNS, RECEIVED_ATTACHMENT_SCHEMA, type ReceivedLinks } from './received-view.js';
@@ -19,11 +19,12 @@ export function listReceivedAttachments(db: Db, links: () => Promise<ReceivedLin
         ? await db.one(`SELECT id FROM received_emails WHERE id = $1 AND account_id = $2`, [params.id, principal.accountId])
         : undefined;
       if (!email) throw notFound('Email');
-      const { rows, hasMore } = await listByPosition(db, {
+      const { rows, hasMore } = await listOldestFirst(db, {
         table: 'received_attachments',
         columns: RECEIVED_ATTACHMENT_COLUMNS,
-        parentColumn: 'received_email_id',
-        parentId: params.id!,
+        where: 'received_email_id = $1',
+        params: [params.id],
+        key: ['position'],
         page,
       });
       const resolved = await links();
