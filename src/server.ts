@@ -46,6 +46,7 @@ import { Sessions } from './users/sessions.js';
 import { firstRunSetupToken, setPasswordLink } from './users/users.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { healthRoutes, type NodeState, type Phase } from './health/routes.js';
+import { getUsage } from './usage/get-usage.js';
 import { webhookDestinations } from './webhooks/webhook-fields.js';
 import { startWorkerRole } from './worker-role.js';
 import { startWorkerThread } from './worker-thread.js';
@@ -142,6 +143,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
         ...broadcastRoutes(db, accept.sandbox),
         ...unsubscribeRoutes(db),
         ...requestLogs.routes(),
+        getUsage(db, config.rateLimitPerSecond),
         ...queueRoutes(db, new ProviderTable(config.providers)),
         ...(config.sandbox ? sandboxRoutes(db) : []),
         ...healthRoutes(db, node),

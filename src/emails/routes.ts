@@ -1,7 +1,8 @@
 // The /emails routes, one file per operation, for server.ts to mount. The accept pipeline's
 // dependencies (its group committer) are made here, once per process, and shared with SMTP
 // submission (server.ts passes the same ones to both).
-// Attachment downloads (/downloads/attachments/:id) are served here too, without an API key.
+// Attachment downloads (/downloads/attachments/:id) and shared emails' pages (/shared/emails/:id)
+// are served here too, without an API key.
 import type { Route } from '../api/route.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
@@ -22,6 +23,7 @@ import { listEmailEvents } from './list-email-events.js';
 import { listEmails } from './list-emails.js';
 import { sendBatchEmails } from './send-batch-emails.js';
 import { sendEmail } from './send-email.js';
+import { shareEmail, sharedEmailRoutes } from './share-email.js';
 import { updateEmail } from './update-email.js';
 
 type EmailConfig = Pick<Config, 'publicUrl' | 'attachmentFetchAllowPrivate' | 'attachmentFetchTimeoutMs' | 'sandbox' | 'smtpHostname'>;
@@ -60,5 +62,7 @@ export function emailRoutes(db: Db, config: EmailConfig, dns: DnsResolver, accep
     listAttachments(db, links),
     getAttachment(db, links),
     downloadAttachment(db, () => signer('attachment-download')),
+    shareEmail(db, async () => ({ publicUrl, signer: await signer('email-share') })),
+    ...sharedEmailRoutes(db, () => signer('email-share')),
   ];
 }

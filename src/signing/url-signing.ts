@@ -1,4 +1,4 @@
-// Signed URLs (attachment downloads, tracking links, unsubscribe links): HMAC-SHA256 with the
+// Signed URLs (attachment downloads, tracking links, unsubscribe links, shared emails): HMAC-SHA256 with the
 // installation's secret. The secret lives in the database (server_secrets), made by the first
 // node that needs it, so every node signs and verifies alike and a restart keeps links working. Each use gets
 // its own key derived from the secret and the purpose, so a signature made for one use (a
@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import { type JsonSchema, string } from '../api/schema.js';
 import type { Queryable } from '../db/database.js';
 
-type SigningPurpose = 'attachment-download' | 'received-download' | 'open-tracking' | 'click-tracking' | 'unsubscribe';
+type SigningPurpose = 'attachment-download' | 'received-download' | 'open-tracking' | 'click-tracking' | 'unsubscribe' | 'email-share';
 
 const SECRET_NAME = 'url-signing';
 /** 128 bits: far beyond guessing, and short enough for a URL (22 base64url characters). */

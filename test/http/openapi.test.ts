@@ -21,14 +21,10 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
  * Resend operations Postline does not serve yet: issue 19 ("The rest of Resend's API") adds
  * them. The test checks each is still missing, so the list shrinks as they land.
  */
-const NOT_YET_SERVED = [
-  'POST /emails/{}/share',
-  'POST /domains/claim',
-  'GET /domains/{}/claim',
-  'POST /domains/{}/claim/verify',
-  'GET /oauth/grants',
-  'DELETE /oauth/grants/{}',
-];
+const NOT_YET_SERVED = ['POST /domains/claim', 'GET /domains/{}/claim', 'POST /domains/{}/claim/verify', 'GET /oauth/grants', 'DELETE /oauth/grants/{}'];
+
+/** Resend operations the SDK (6.38) calls that its published description does not have yet: Resend's, not additions. */
+const NEWER_THAN_REFERENCE = ['GET /usage'];
 
 type Operation = Record<string, any>;
 
@@ -83,6 +79,7 @@ describe('GET /openapi.json', () => {
 
   it('marks exactly the operations Resend does not have as x-postline-addition', () => {
     const reference = operations(parse(readFileSync(REFERENCE, 'utf8')));
+    for (const op of NEWER_THAN_REFERENCE) reference.set(op, {});
     const ours = operations(document);
     const unmarked = [...ours].filter(([op, o]) => !reference.has(op) && o['x-postline-addition'] !== true).map(([op]) => op);
     assert.deepEqual(unmarked, [], "Postline's own operations without x-postline-addition: true");
