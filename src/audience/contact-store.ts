@@ -101,8 +101,8 @@ export async function insertContact(
   if (!row) return { contact: await joinExisting(q, accountId, email, segmentIds), created: false };
   const contact = toContact(row);
   for (const segmentId of segmentIds) await joinSegment(q, contact.id, segmentId);
-  await writeTopicChoices(q, contact.id, extras.topics ?? []);
   await recordContactEvent(q, 'contact.created', contact);
+  await writeTopicChoices(q, contact, extras.topics ?? []);
   return { contact, created: true };
 }
 
@@ -196,7 +196,7 @@ export async function setTopicSubscriptions(q: Queryable, accountId: string, con
   const contact = await lockContact(q, accountId, contactId, true);
   if (!contact) throw notFound('Contact');
   await checkTopicChoices(q, accountId, choices);
-  await writeTopicChoices(q, contact.id, choices);
+  await writeTopicChoices(q, contact, choices);
   await touchContact(q, contact.id);
 }
 
@@ -280,7 +280,8 @@ async function checkTopicChoices(q: Queryable, accountId: string, choices: Topic
   );
 }
 
-async function writeTopicChoices(q: Queryable, contactId: string, choices: TopicChoice[]): Promise<void> {
+/** Writes the contact's explicit topic choices and records contact.topics.updated with them. */
+async function writeTopicChoices(q: Queryable, contact: Pick<Contact, 'id' | 'accountId' | 'email'>, choices: TopicChoice[]): Promise<void> {
   if (choices.length === 0) return;
   // The last choice for a topic wins when a request names it twice.
   const byTopic = new Map(choices.map((c) => [c.topicId.toLowerCase(), c.subscription]));
@@ -288,8 +289,10 @@ async function writeTopicChoices(q: Queryable, contactId: string, choices: Topic
     `INSERT INTO contact_topics (contact_id, topic_id, subscription)
      SELECT $1, t, s FROM unnest($2::uuid[], $3::text[]) AS c(t, s)
      ON CONFLICT (contact_id, topic_id) DO UPDATE SET subscription = EXCLUDED.subscription, updated_at = now()`,
-    [contactId, [...byTopic.keys()], [...byTopic.values()]],
+    [contact.id, [...byTopic.keys()], [...byTopic.values()]],
   );
+  const topics = [...byTopic].map(([id, subscription]) => ({ id, subscription }));
+  await recordEvents(q, [{ accountId: contact.accountId, type: 'contact.topics.updated', data: { email: contact.email, topics } }]);
 }
 
 function sameFields(a: Contact, b: Omit<ContactFields, 'unsubscribed'> & { unsubscribed: boolean }): boolean {

@@ -4,7 +4,7 @@ import type { Route } from '../api/route.js';
 import { input, objectId } from '../api/schema.js';
 import { objectBody, optionalEnum, rejectUnknown, requiredString } from '../api/validate.js';
 import type { Db } from '../db/database.js';
-import { MAX_TOPIC_NAME, parseDescription, SUBSCRIPTIONS, TOPIC_FIELD_SCHEMAS, VISIBILITIES } from './topic-view.js';
+import { MAX_TOPIC_NAME, parseDescription, recordTopicEvent, SUBSCRIPTIONS, TOPIC_EVENT_COLUMNS, TOPIC_FIELD_SCHEMAS, VISIBILITIES } from './topic-view.js';
 
 export function createTopic(db: Db): Route {
   return {
@@ -24,14 +24,14 @@ export function createTopic(db: Db): Route {
       const description = parseDescription(body) ?? null;
       const visibility = optionalEnum(body, 'visibility', VISIBILITIES) ?? 'private';
       const id = crypto.randomUUID();
-      await db.query(`INSERT INTO topics (id, account_id, name, description, default_subscription, visibility) VALUES ($1, $2, $3, $4, $5, $6)`, [
-        id,
-        principal.accountId,
-        name,
-        description,
-        defaultSubscription,
-        visibility,
-      ]);
+      await db.tx(async (q) => {
+        const row = await q.one(
+          `INSERT INTO topics (id, account_id, name, description, default_subscription, visibility) VALUES ($1, $2, $3, $4, $5, $6)
+           RETURNING ${TOPIC_EVENT_COLUMNS}`,
+          [id, principal.accountId, name, description, defaultSubscription, visibility],
+        );
+        await recordTopicEvent(q, principal.accountId, 'topic.created', row!);
+      });
       return { status: 201, body: { object: 'topic', id } };
     },
   };

@@ -6,8 +6,25 @@ import { isUuid, restTimestamp } from '../api/format.js';
 import { constant, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
 import { optionalString, type Body } from '../api/validate.js';
 import type { Queryable, Row } from '../db/database.js';
+import { recordEvents } from '../events/record-events.js';
 
 export const TOPIC_COLUMNS = 'id, name, description, default_subscription, visibility, created_at';
+/** What a topic.* event is made of (recordTopicEvent). */
+export const TOPIC_EVENT_COLUMNS = `${TOPIC_COLUMNS}, updated_at`;
+
+/** Records topic.created / .updated / .deleted of a topic row (TOPIC_EVENT_COLUMNS), in the change's transaction. */
+export async function recordTopicEvent(q: Queryable, accountId: string, type: 'topic.created' | 'topic.updated' | 'topic.deleted', row: Row): Promise<void> {
+  const data = {
+    id: row.id as string,
+    name: row.name as string,
+    description: (row.description as string | null) ?? null,
+    default_subscription: row.default_subscription as 'opt_in' | 'opt_out',
+    deleted: type === 'topic.deleted',
+    created_at: new Date(row.created_at as Date).toISOString(),
+    updated_at: new Date(row.updated_at as Date).toISOString(),
+  };
+  await recordEvents(q, [{ accountId, type, data }]);
+}
 export const SUBSCRIPTIONS = ['opt_in', 'opt_out'] as const;
 export const VISIBILITIES = ['public', 'private'] as const;
 export const MAX_TOPIC_NAME = 50;

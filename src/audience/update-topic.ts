@@ -5,7 +5,16 @@ import type { Route } from '../api/route.js';
 import { input, objectId, uuid } from '../api/schema.js';
 import { objectBody, optionalEnum, optionalString, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
-import { findTopic, MAX_TOPIC_NAME, parseDescription, refuseDefaultChange, TOPIC_FIELD_SCHEMAS, VISIBILITIES } from './topic-view.js';
+import {
+  findTopic,
+  MAX_TOPIC_NAME,
+  parseDescription,
+  recordTopicEvent,
+  refuseDefaultChange,
+  TOPIC_EVENT_COLUMNS,
+  TOPIC_FIELD_SCHEMAS,
+  VISIBILITIES,
+} from './topic-view.js';
 
 export function updateTopic(db: Db): Route {
   return {
@@ -34,12 +43,11 @@ export function updateTopic(db: Db): Route {
       const visibility = optionalEnum(body, 'visibility', VISIBILITIES);
       const id = await db.tx(async (q) => {
         const topic = await findTopic(q, principal.accountId, params.id, { lock: true });
-        await q.query(`UPDATE topics SET name = $2, description = $3, visibility = $4 WHERE id = $1`, [
-          topic.id,
-          name ?? topic.name,
-          description === undefined ? topic.description : description,
-          visibility ?? topic.visibility,
-        ]);
+        const row = await q.one(
+          `UPDATE topics SET name = $2, description = $3, visibility = $4, updated_at = now() WHERE id = $1 RETURNING ${TOPIC_EVENT_COLUMNS}`,
+          [topic.id, name ?? topic.name, description === undefined ? topic.description : description, visibility ?? topic.visibility],
+        );
+        await recordTopicEvent(q, principal.accountId, 'topic.updated', row!);
         return topic.id as string;
       });
       return { body: { object: 'topic', id } };

@@ -27,6 +27,12 @@ export const OTHER_EVENTS = {
   'contact.created': 'A contact was added',
   'contact.updated': 'A contact changed, an unsubscribe included',
   'contact.deleted': 'A contact was removed',
+  'contact.topics.updated': "A contact's topic subscriptions were set (the API, the preference page, a create with topics)",
+  'suppression.added': 'An address was put on the suppression list (by the API, a hard bounce or a complaint)',
+  'suppression.removed': 'An address was taken off the suppression list',
+  'topic.created': 'A topic was added',
+  'topic.updated': "A topic's name, description or visibility changed",
+  'topic.deleted': 'A topic was removed',
 } as const;
 
 export type EmailEventType = keyof typeof EMAIL_EVENTS;

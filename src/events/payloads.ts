@@ -77,6 +77,31 @@ export interface ContactEventData {
   unsubscribed: boolean;
 }
 
+/** contact.topics.updated: the contact's address and the choices just set. */
+interface ContactTopicsEventData {
+  email: string;
+  topics: { id: string; subscription: 'opt_in' | 'opt_out' }[];
+}
+
+interface SuppressionEventData {
+  id: string;
+  email: string;
+  origin: 'bounce' | 'complaint' | 'manual';
+  /** The email whose bounce or complaint added it. */
+  source_id: string | null;
+  created_at: string;
+}
+
+interface TopicEventData {
+  id: string;
+  name: string;
+  description: string | null;
+  default_subscription: 'opt_in' | 'opt_out';
+  deleted: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
 /** What each outbound email event adds to EmailEventData. */
 export interface EmailEventExtras {
   'email.scheduled': Record<string, never>;
@@ -103,6 +128,12 @@ type OtherPayloads = {
   'contact.created': ContactEventData;
   'contact.updated': ContactEventData;
   'contact.deleted': ContactEventData;
+  'contact.topics.updated': ContactTopicsEventData;
+  'suppression.added': SuppressionEventData;
+  'suppression.removed': SuppressionEventData;
+  'topic.created': TopicEventData;
+  'topic.updated': TopicEventData;
+  'topic.deleted': TopicEventData;
 };
 
 export type EventPayloads = { [K in OutboundEventType]: EmailEventData & EmailEventExtras[K] } & OtherPayloads;

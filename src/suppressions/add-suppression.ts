@@ -18,7 +18,7 @@ export function addSuppression(db: Db): Route {
       rejectUnknown(body, ['email']);
       if (body.email === undefined || body.email === null) throw missingField('email');
       const email = parseAddress(body.email, 'email');
-      const ids = await addSuppressions(db, [{ accountId: principal.accountId, email, origin: 'manual', sourceId: null }]);
+      const ids = await db.tx((q) => addSuppressions(q, [{ accountId: principal.accountId, email, origin: 'manual', sourceId: null }]));
       return { status: 201, body: { object: 'suppression', id: ids.get(`${principal.accountId} ${email}`) } };
     },
   };

@@ -7,6 +7,7 @@ import { array, boolean, constant, input, object, string, uuid } from '../api/sc
 import { objectBody, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import { ADDRESS_SCHEMA, batchList, batchSchema, parseAddress, parseId } from './suppression-fields.js';
+import { removeSuppressions } from './suppression-list.js';
 
 export function batchRemoveSuppressions(db: Db): Route {
   return {
@@ -34,12 +35,10 @@ export function batchRemoveSuppressions(db: Db): Route {
       const keys = byEmail
         ? batchList(body, 'emails').map((value, i) => parseAddress(value, `emails[${i}]`))
         : batchList(body, 'ids').map((value, i) => parseId(value, `ids[${i}]`));
-      const rows = await db.query<{ id: string; key: string }>(
-        `DELETE FROM suppressions WHERE account_id = $1 AND ${column} = ANY($2::${byEmail ? 'text' : 'uuid'}[])
-         RETURNING id, ${column}::text AS key`,
-        [principal.accountId, [...new Set(keys)]],
+      const rows = await db.tx((q) =>
+        removeSuppressions(q, `account_id = $1 AND ${column} = ANY($2::${byEmail ? 'text' : 'uuid'}[])`, [principal.accountId, [...new Set(keys)]]),
       );
-      const removed = new Map(rows.map((r) => [r.key, r.id]));
+      const removed = new Map(rows.map((r) => [String(r[column]), r.id as string]));
       const data = keys.map((key) => {
         const id = removed.get(key);
         return { object: 'suppression', id: id ?? key, deleted: id !== undefined };

@@ -5,6 +5,7 @@ import type { Route } from '../api/route.js';
 import { deletedObject } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { KEY_SCHEMA, keyCondition } from './suppression-fields.js';
+import { removeSuppressions } from './suppression-list.js';
 
 export function deleteSuppression(db: Db): Route {
   return {
@@ -17,9 +18,7 @@ export function deleteSuppression(db: Db): Route {
     },
     async handler({ principal, params }) {
       const key = keyCondition(params.suppression ?? '');
-      const row = key
-        ? await db.one(`DELETE FROM suppressions WHERE account_id = $1 AND ${key.column} = $2 RETURNING id`, [principal.accountId, key.value])
-        : undefined;
+      const [row] = key ? await db.tx((q) => removeSuppressions(q, `account_id = $1 AND ${key.column} = $2`, [principal.accountId, key.value])) : [];
       if (!row) throw notFound('Suppression');
       return { body: { object: 'suppression', id: row.id, deleted: true } };
     },

@@ -1,9 +1,12 @@
 // The account's suppression list (0009_suppressions.sql): addresses Postline no longer sends
 // to, lower-cased, one row per address and account. Written by the API (origin `manual`) and
 // by delivery outcomes (`bounce`, `complaint`: suppress-on-outcome.ts); read by the accept
-// pipeline (src/emails/apply-suppressions.ts), once per request.
+// pipeline (src/emails/apply-suppressions.ts), once per request. Every change records
+// suppression.added / suppression.removed through the one event writer, in its transaction.
 import crypto from 'node:crypto';
-import type { Queryable } from '../db/database.js';
+import type { Queryable, Row } from '../db/database.js';
+import { type NewEvent, recordEvents } from '../events/record-events.js';
+import { SUPPRESSION_COLUMNS } from './suppression-view.js';
 
 export type SuppressionOrigin = 'bounce' | 'complaint' | 'manual';
 export const ORIGINS: readonly SuppressionOrigin[] = ['bounce', 'complaint', 'manual'];
@@ -17,9 +20,35 @@ export interface NewSuppression {
   sourceId: string | null;
 }
 
+/** The suppression.added / .removed events of rows as stored (SUPPRESSION_COLUMNS and account_id). */
+function suppressionEvents(type: 'suppression.added' | 'suppression.removed', rows: Row[]): NewEvent[] {
+  return rows.map((r) => ({
+    accountId: r.account_id as string,
+    type,
+    data: {
+      id: r.id as string,
+      email: r.email as string,
+      origin: r.origin as SuppressionOrigin,
+      source_id: (r.source_id as string | null) ?? null,
+      created_at: new Date(r.created_at as Date).toISOString(),
+    },
+  }));
+}
+
+/**
+ * Takes the rows `where` names (over `suppressions`, with `params`) off the list and records
+ * suppression.removed for each; call inside a transaction. Returns the rows removed.
+ */
+export async function removeSuppressions(q: Queryable, where: string, params: unknown[]): Promise<Row[]> {
+  const removed = await q.query(`DELETE FROM suppressions WHERE ${where} RETURNING account_id, ${SUPPRESSION_COLUMNS}`, params);
+  await recordEvents(q, suppressionEvents('suppression.removed', removed));
+  return removed;
+}
+
 /**
  * Adds addresses to their accounts' lists, one statement for all; an address already listed
- * keeps its row (and its first origin). Returns each address's id, by `account email`.
+ * keeps its row (and its first origin), and only new ones record suppression.added. Call
+ * inside a transaction. Returns each address's id, by `account email`.
  */
 export async function addSuppressions(q: Queryable, entries: NewSuppression[]): Promise<Map<string, string>> {
   const unique = new Map<string, NewSuppression>();
@@ -29,10 +58,11 @@ export async function addSuppressions(q: Queryable, entries: NewSuppression[]): 
   }
   if (unique.size === 0) return new Map();
   const rows = [...unique.values()];
-  await q.query(
+  const added = await q.query(
     `INSERT INTO suppressions (id, account_id, email, origin, source_id)
      SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::uuid[])
-     ON CONFLICT (account_id, email) DO NOTHING`,
+     ON CONFLICT (account_id, email) DO NOTHING
+     RETURNING account_id, ${SUPPRESSION_COLUMNS}`,
     [
       rows.map(() => crypto.randomUUID()),
       rows.map((r) => r.accountId),
@@ -41,6 +71,7 @@ export async function addSuppressions(q: Queryable, entries: NewSuppression[]): 
       rows.map((r) => r.sourceId),
     ],
   );
+  await recordEvents(q, suppressionEvents('suppression.added', added));
   // A separate statement sees rows that a concurrent insert committed meanwhile, too.
   const found = await q.query<{ id: string; account_id: string; email: string }>(
     `SELECT s.id, s.account_id, s.email FROM suppressions s

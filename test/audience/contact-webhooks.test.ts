@@ -74,11 +74,12 @@ describe('contact.* webhooks: created, updated (an unsubscribe included), delete
     assert.equal(deleted.data.id, id);
     assert.equal(deleted.data.email, 'hook@example.com');
 
-    // Nothing else was recorded: the outbox holds exactly these five, each delivered once.
+    // Nothing else was recorded: the outbox holds exactly these five, each delivered once, and
+    // the topic choice's own contact.topics.updated (not subscribed here).
     const recorded = await t.sql("SELECT type FROM events WHERE type LIKE 'contact.%' ORDER BY id");
     assert.deepEqual(
       recorded.map((r) => r.type),
-      ['contact.created', 'contact.updated', 'contact.updated', 'contact.updated', 'contact.deleted'],
+      ['contact.created', 'contact.updated', 'contact.updated', 'contact.topics.updated', 'contact.updated', 'contact.deleted'],
     );
     assert.equal(receiver.unique.size, 5);
     assert.deepEqual(receiver.rejected, []);
