@@ -47,6 +47,8 @@ import { firstRunSetupToken, setPasswordLink } from './users/users.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { healthRoutes, type NodeState, type Phase } from './health/routes.js';
 import { getUsage } from './usage/get-usage.js';
+import { oauthGrantRoutes } from './accounts/oauth-grants.js';
+import { domainClaimRoutes } from './domains/domain-claims.js';
 import { webhookDestinations } from './webhooks/webhook-fields.js';
 import { startWorkerRole } from './worker-role.js';
 import { startWorkerThread } from './worker-thread.js';
@@ -129,7 +131,9 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
       const routes: Route[] = [
         ...dashboardSessionRoutes(db, sessions, config.publicUrl, config.sandbox),
         ...apiKeys.routes(),
+        ...oauthGrantRoutes(),
         ...domains.routes(),
+        ...domainClaimRoutes(),
         ...inboundRoutes(db, config),
         ...emailRoutes(db, config, dns, accept),
         ...suppressionRoutes(db),

@@ -17,12 +17,6 @@ import { rawRequest, startTestPostline, type TestPostline } from '../support/pos
 const REFERENCE = new URL('../fixtures/resend-openapi.yaml', import.meta.url);
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
-/**
- * Resend operations Postline does not serve yet: issue 19 ("The rest of Resend's API") adds
- * them. The test checks each is still missing, so the list shrinks as they land.
- */
-const NOT_YET_SERVED = ['POST /domains/claim', 'GET /domains/{}/claim', 'POST /domains/{}/claim/verify', 'GET /oauth/grants', 'DELETE /oauth/grants/{}'];
-
 /** Resend operations the SDK (6.38) calls that its published description does not have yet: Resend's, not additions. */
 const NEWER_THAN_REFERENCE = ['GET /usage'];
 
@@ -74,7 +68,7 @@ describe('GET /openapi.json', () => {
     const reference = operations(parse(readFileSync(REFERENCE, 'utf8')));
     const ours = operations(document);
     const missing = [...reference.keys()].filter((op) => !ours.has(op));
-    assert.deepEqual(missing.sort(), [...NOT_YET_SERVED].sort(), 'Resend operations missing from /openapi.json (update NOT_YET_SERVED when one lands)');
+    assert.deepEqual(missing.sort(), [], 'Resend operations missing from /openapi.json');
   });
 
   it('marks exactly the operations Resend does not have as x-postline-addition', () => {
