@@ -1,0 +1,312 @@
+// Permanent failures (and a transient one: a full mailbox, a message too large) in the layouts of
+// servers that write no RFC 3464 report, plus a standard report whose Status is generic.
+import { mail, mixed, original, type Sample } from './sample.js';
+
+const NO_EMAIL = { type: 'Permanent', subType: 'NoEmail' };
+
+export const PERMANENT_FAILURES: Sample[] = [
+  {
+    family: 'qmail',
+    to: ['ghost@example.net'],
+    mailFrom: '',
+    message: (rp, r) =>
+      mail(
+        ['From: MAILER-DAEMON@mx.example.net', `To: ${rp}`, 'Subject: failure notice'],
+        [
+          'Hi. This is the qmail-send program at mx.example.net.',
+          "I'm afraid I wasn't able to deliver your message to the following addresses.",
+          "This is a permanent error; I've given up. Sorry it didn't work out.",
+          '',
+          `<${r}>:`,
+          '192.0.2.25 does not like recipient.',
+          `Remote host said: 550 5.1.1 <${r}>... User unknown`,
+          'Giving up on 192.0.2.25.',
+          '',
+          '--- Below this line is a copy of the message.',
+          '',
+          ...original(r),
+        ],
+      ),
+    expected: { verdict: 'bounce', format: 'qmail', event: 'email.bounced', status: '5.1.1', bounce: NO_EMAIL },
+  },
+  {
+    family: 'exim (no DSN)',
+    to: ['nobody@example.net'],
+    mailFrom: '',
+    message: (rp, r) =>
+      mail(
+        [
+          'From: Mail Delivery System <Mailer-Daemon@relay.example.org>',
+          `To: ${rp}`,
+          'Subject: Mail delivery failed: returning message to sender',
+          `X-Failed-Recipients: ${r}`,
+          'Auto-Submitted: auto-replied',
+        ],
+        [
+          'This message was created automatically by mail delivery software.',
+          '',
+          'A message that you sent could not be delivered to one or more of its',
+          'recipients. This is a permanent error. The following address(es) failed:',
+          '',
+          `  ${r}`,
+          '    host mx.example.net [192.0.2.25]',
+          `    SMTP error from remote mail server after RCPT TO:<${r}>:`,
+          '    550 Unrouteable address',
+          '',
+          '------ This is a copy of the message, including all the headers. ------',
+          '',
+          ...original(r),
+        ],
+      ),
+    expected: { verdict: 'bounce', format: 'exim', event: 'email.bounced', status: '5.0.0', bounce: NO_EMAIL },
+  },
+  {
+    family: 'postfix (DSN off, multipart/mixed)',
+    to: ['full@example.net'],
+    mailFrom: '',
+    message: (rp, r) =>
+      mixed(
+        ['From: MAILER-DAEMON@mx.example.net (Mail Delivery System)', `To: ${rp}`, 'Subject: Undelivered Mail Returned to Sender'],
+        [
+          'This is the mail system at host mx.example.net.',
+          '',
+          "I'm sorry to have to inform you that your message could not",
+          "be delivered to one or more recipients. It's attached below.",
+          '',
+          `<${r}>: host store.example.net[192.0.2.26] said: 552 5.2.2 <${r}>:`,
+          '    Mailbox full (in reply to RCPT TO command)',
+        ],
+        r,
+      ),
+    expected: { verdict: 'bounce', format: 'postfix', event: 'email.bounced', status: '5.2.2', bounce: { type: 'Transient', subType: 'MailboxFull' } },
+  },
+  {
+    family: 'yahoo',
+    to: ['gone@example.net'],
+    mailFrom: '',
+    message: (rp, r) =>
+      mail(
+        ['From: MAILER-DAEMON@yahoo.com', `To: ${rp}`, 'Subject: Failure Notice'],
+        [
+          'Sorry, we were unable to deliver your message to the following address.',
+          '',
+          `<${r}>:`,
+          `Remote host said: 554 delivery error: dd This user doesn't have a example.net account (${r}) [0] - mta7.mail.example.net [RCPT_TO]`,
+          '',
+          '--- Below this line is a copy of the message.',
+          '',
+          ...original(r),
+        ],
+      ),
+    expected: { verdict: 'bounce', format: 'yahoo', event: 'email.bounced', status: '5.0.0', bounce: NO_EMAIL },
+  },
+  {
+    family: 'gmail (legacy prose)',
+    to: ['missing@example.net'],
+    mailFrom: '',
+    message: (rp, r) =>
+      mail(
+        ['From: Mail Delivery Subsystem <mailer-daemon@googlemail.com>', `To: ${rp}`, 'Subject: Delivery Status Notification (Failure)'],
+        [
+          'This is an automatically generated Delivery Status Notification',
+          '',
+          'Delivery to the following recipient failed permanently:',
+          '',
+          `     ${r}`,
+          '',
+          'Technical details of permanent failure:',
+          'Google tried to deliver your message, but it was rejected by the server for the recipient domain example.net by mx.example.net. [192.0.2.25].',
+          '',
+          'The error that the other server returned was:',
+          '550-5.1.1 The email account that you tried to reach does not exist. Please try',
+          "550-5.1.1 double-checking the recipient's email address for typos or",
+          '550 5.1.1 unnecessary spaces.',
+          '',
+          '----- Original message -----',
+          '',
+          ...original(r),
+        ],
+      ),
+    expected: { verdict: 'bounce', format: 'gmail-legacy', event: 'email.bounced', status: '5.1.1', bounce: NO_EMAIL },
+  },
+  {
+    family: 'gmx',
+    to: ['spamtrap@example.net'],
+    mailFrom: '',
+    message: (rp, r) =>
+      mail(
+        [
+          'From: "Mail Delivery System" <mailer-daemon@gmx.net>',
+          `To: ${rp}`,
+          'Subject: Mail delivery failed: returning message to sender',
+          `Envelope-To: <${rp}>`,
+        ],
+        [
+          'This message was created automatically by mail delivery software.',
+          '',
+          'A message that you sent could not be delivered to one or more of',
+          'its recipients. This is a permanent error. The following address(es)',
+          'failed:',
+          '',
+          r,
+          'SMTP error from remote server for TEXT command, host: mx.example.net (192.0.2.25) reason: 550 5.7.1 Message rejected as spam',
+          '',
+          '--- The header of the original message is following. ---',
+          '',
+          ...original(r).slice(0, 4),
+        ],
+      ),
+    expected: { verdict: 'bounce', format: 'gmx', event: 'email.bounced', status: '5.7.1', bounce: { type: 'Transient', subType: 'ContentRejected' } },
+  },
+  {
+    family: 'mail.ru',
+    to: ['closed@example.net'],
+    mailFrom: '',
+    message: (rp, r) =>
+      mail(
+        [
+          'From: Mail Delivery System <MAILER-DAEMON@corp.mail.ru>',
+          `To: ${rp}`,
+          'Subject: Mail failure.',
+          `X-Failed-Recipients: ${r}`,
+          'MIME-Version: 1.0',
+          'Content-Type: text/plain; charset=utf-8',
+          'Content-Transfer-Encoding: 8bit',
+        ],
+        [
+          'Это письмо создано автоматически сервером Mail.Ru.',
+          'Сообщение, которое вы отправили, не удалось доставить одному или нескольким получателям.',
+          '',
+          'A message that you sent could not be delivered to one or more of its',
+          'recipients. This is a permanent error. The following address(es) failed:',
+          '',
+          `  ${r}`,
+          '    SMTP error from remote mail server after end of data:',
+          `    host mx.example.net [192.0.2.25]: 550 Message was not accepted -- invalid mailbox. Local mailbox ${r} is unavailable: account is disabled`,
+          '',
+          '------ This is a copy of the message, including all the headers. ------',
+          '',
+          ...original(r),
+        ],
+      ),
+    expected: { verdict: 'bounce', format: 'mail.ru', event: 'email.bounced', status: '5.0.0', bounce: NO_EMAIL },
+  },
+  {
+    family: 'ibm domino',
+    to: ['jdoe@example.net'],
+    mailFrom: '',
+    message: (rp, r) =>
+      mail(
+        [
+          'From: Postmaster@notes.example.net',
+          `To: ${rp}`,
+          `Subject: DELIVERY FAILURE: User jdoe (${r}) not listed in Domino Directory`,
+          'X-Mailer: Lotus Domino Release 9.0.1',
+        ],
+        [
+          'Your message',
+          '',
+          '  Subject: Hello',
+          '',
+          'was not delivered to:',
+          '',
+          `  ${r}`,
+          '',
+          'because:',
+          '',
+          `  User jdoe (${r}) not listed in Domino Directory`,
+        ],
+      ),
+    expected: { verdict: 'bounce', format: 'domino', event: 'email.bounced', status: '5.0.0', bounce: NO_EMAIL },
+  },
+  {
+    family: 'zoho (multipart/mixed)',
+    to: ['left@example.net'],
+    mailFrom: '',
+    message: (rp, r) =>
+      mixed(
+        ['From: mailer-daemon@mail.zoho.com', `To: ${rp}`, 'Subject: Undelivered Mail Returned to Sender', 'X-ZohoMail: Si CHF_MF_NL SS_10'],
+        [
+          'This message was created automatically by mail delivery software.',
+          'A message that you sent could not be delivered to one or more of its recipients. This is a permanent error.',
+          '',
+          `${r}, ERROR CODE :550 - 5.1.1 <${r}>: Recipient address rejected: User unknown in virtual mailbox table`,
+        ],
+        r,
+      ),
+    expected: { verdict: 'bounce', format: 'zoho', event: 'email.bounced', status: '5.1.1', bounce: NO_EMAIL },
+  },
+  {
+    family: 'indimail (multipart/mixed)',
+    to: ['big@example.net'],
+    mailFrom: '',
+    message: (rp, r) =>
+      mixed(
+        ['From: MAILER-DAEMON@indi.example.org', `To: ${rp}`, 'Subject: failure notice', 'X-Mailer: IndiMail 3.4'],
+        [
+          'Hi. This is the IndiMail-send program at indi.example.org.',
+          "I'm afraid I wasn't able to deliver your message to the following addresses.",
+          "This is a permanent error; I've given up. Sorry it didn't work out.",
+          '',
+          `<${r}>:`,
+          'Remote host said: 552 5.3.4 Message size exceeds fixed maximum message size',
+          'Giving up on 192.0.2.25.',
+        ],
+        r,
+      ),
+    expected: { verdict: 'bounce', format: 'indimail', event: 'email.bounced', status: '5.3.4', bounce: { type: 'Transient', subType: 'MessageTooLarge' } },
+  },
+  {
+    family: 'prose from an unknown server, naming no recipient',
+    to: ['single@example.net'],
+    mailFrom: '',
+    message: (rp) =>
+      mail(
+        ['From: Mail Administrator <postmaster@mail.example.com>', `To: ${rp}`, 'Subject: Undeliverable: Hello'],
+        [
+          'Your message could not be delivered.',
+          '',
+          'The remote server answered: 550 5.1.1 mailbox unavailable',
+          '',
+          'Original message follows.',
+          '',
+          'Hello there',
+        ],
+      ),
+    expected: { verdict: 'bounce', format: 'prose', event: 'email.bounced', status: '5.1.1', bounce: NO_EMAIL },
+  },
+  {
+    family: 'rfc3464 with a generic Status (Courier)',
+    to: ['unknown@example.net'],
+    mailFrom: '',
+    message: (rp, r) =>
+      mail(
+        [
+          'From: Courier mail server at mx.example.net <postmaster@mx.example.net>',
+          `To: ${rp}`,
+          'Subject: NOTICE: mail delivery status.',
+          'MIME-Version: 1.0',
+          'Content-Type: multipart/report; report-type=delivery-status; boundary="COURIER"',
+        ],
+        [
+          '--COURIER',
+          'Content-Type: text/plain',
+          '',
+          'This is a delivery status notification from mx.example.net.',
+          '',
+          '--COURIER',
+          'Content-Type: message/delivery-status',
+          '',
+          'Reporting-MTA: dns; mx.example.net',
+          '',
+          `Final-Recipient: rfc822; ${r}`,
+          'Action: failed',
+          'Status: 5.0.0',
+          `Diagnostic-Code: smtp; 550 5.1.1 <${r}>... User unknown`,
+          '',
+          '--COURIER--',
+        ],
+      ),
+    expected: { verdict: 'bounce', format: 'rfc3464', event: 'email.bounced', status: '5.1.1', bounce: NO_EMAIL },
+  },
+];
