@@ -35,7 +35,8 @@ function replyIn(text: string): string | null {
   const start = /(?:^|[\s:([])([45][0-9]{2}(?:[ -]+|$)(?:[45]\.\d{1,3}\.\d{1,3})?|#?[45]\.\d{1,3}\.\d{1,3}\b)/m.exec(text);
   if (!start) return null;
   const from = start.index + start[0].indexOf(start[1]!);
-  const paragraph = text.slice(from).split(/\n[ \t]*\n/)[0]!;
+  // The paragraph, without qmail's closing line ("Giving up on 192.0.2.25."), which is not the reply.
+  const paragraph = text.slice(from).split(/\n[ \t]*\n|\n(?=giving up on )/i)[0]!;
   return paragraph
     .replace(/\s*\n\s*/g, ' ')
     .replace(/^#/, '')

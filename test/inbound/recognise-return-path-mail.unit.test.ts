@@ -29,6 +29,20 @@ describe('recognising what reaches a return path', () => {
     });
   }
 
+  it("keeps the remote server's reply as the diagnostic, without the report's own words around it", async () => {
+    const diagnosticOf = async (family: string) => {
+      const sample = PERMANENT_FAILURES.find((s) => s.family === family)!;
+      const email = await PostalMime.parse(sample.message(RETURN_PATH, sample.to[0]!), { attachmentEncoding: 'arraybuffer' });
+      const [report] = recogniseReturnPathMail(email, '').reports;
+      return report?.kind === 'failed' ? report.diagnostic : undefined;
+    };
+    assert.equal(await diagnosticOf('qmail'), '550 5.1.1 <ghost@example.net>... User unknown');
+    assert.equal(await diagnosticOf('exim (no DSN)'), '550 Unrouteable address');
+    assert.equal(await diagnosticOf('postfix (DSN off, multipart/mixed)'), '552 5.2.2 <full@example.net>: Mailbox full (in reply to RCPT TO command)');
+    // No SMTP reply quoted: the report's words about the recipient.
+    assert.equal(await diagnosticOf('ibm domino'), 'jdoe@example.net because: User jdoe (jdoe@example.net) not listed in Domino Directory');
+  });
+
   it('a message that cannot be parsed is unrecognised, and says so', () => {
     assert.deepEqual(recogniseReturnPathMail(undefined, ''), {
       verdict: 'unrecognised',
