@@ -31,7 +31,8 @@ function Findings({ report }: { report: ReturnPathReport }) {
   return (
     <ul>
       {report.reports.map((f, i) => (
-        <li key={`${report.id}-${i}`}>
+        // biome-ignore lint/suspicious/noArrayIndexKey: a stored message's reports may repeat and never change order
+        <li key={i}>
           {f.recipient ?? '(no recipient of this email)'}
           {f.status && <> · {f.status}</>}
           {f.bounce && (
