@@ -3,7 +3,9 @@
 // RFC 3834 asks responders to mark them (Auto-Submitted: auto-replied) and to send them to the
 // return path; many also write X-Autoreply, X-Autorespond or Precedence: auto_reply. Bounces
 // carry Auto-Submitted too (Exim, Postfix), so that header alone is a weak sign, asked only after
-// the bounce formats and the prose fallback found nothing (recognise-return-path-mail.ts).
+// the bounce formats and the prose fallback found nothing; an auto-reply's wording (away,
+// challenge, acknowledgement) is asked before the prose fallback, as a vacation notice sent
+// with a null sender may say its message "was not delivered" (recognise-return-path-mail.ts).
 import type { ReturnPathMail } from './bounce-formats.js';
 
 const AUTO_REPLY_SUBJECT =
@@ -24,12 +26,16 @@ export function strongAutoReplySign(mail: ReturnPathMail): string | null {
   return null;
 }
 
-/** Why the message is an auto-reply by a weaker sign (RFC 3834's header, or its wording); null otherwise. */
-export function weakAutoReplySign(mail: ReturnPathMail): string | null {
-  const autoSubmitted = mail.header('auto-submitted')?.toLowerCase().split(/[;\s]/)[0];
+/** Why the message is an auto-reply by its wording (away, challenge, acknowledgement); null otherwise. Asked before the prose fallback. */
+export function autoReplyWording(mail: ReturnPathMail): string | null {
   if (CHALLENGE.test(mail.ownText)) return 'a challenge-response request';
-  if (autoSubmitted && autoSubmitted !== 'no') return `an automatic answer (Auto-Submitted: ${autoSubmitted})`;
   if (AWAY.test(mail.ownText)) return 'an out-of-office answer';
   if (ACKNOWLEDGEMENT.test(mail.ownText)) return 'an acknowledgement ("we received your message")';
   return null;
+}
+
+/** RFC 3834's Auto-Submitted (other than `no`): a weak sign, as bounces carry it too; asked last. */
+export function autoSubmitted(mail: ReturnPathMail): string | null {
+  const value = mail.header('auto-submitted')?.toLowerCase().split(/[;\s]/)[0];
+  return value && value !== 'no' ? `an automatic answer (Auto-Submitted: ${value})` : null;
 }

@@ -3,13 +3,14 @@
 //   2. an auto-reply by a sign no bounce carries (X-Autoreply, Precedence: auto_reply, a
 //      vacation subject…): never a bounce, whatever its text says;
 //   3. a known non-standard format, by its family's tell-tales (bounce-formats.ts);
-//   4. a bounce in prose from any other server: sent by a mailer daemon or with a null
+//   4. an auto-reply by its wording (away, challenge-response, "we received your message");
+//   5. a bounce in prose from any other server: sent by a mailer daemon or with a null
 //      envelope sender, and worded as one; recipients and reply read from its text;
-//   5. an auto-reply by a weaker sign (Auto-Submitted, which bounces carry too, or its wording);
-//   6. unrecognised.
+//   6. an automatic answer by RFC 3834's Auto-Submitted alone (bounces carry it too);
+//   7. unrecognised.
 // Every verdict comes with its reason, which is stored with the message (store-return-path-mail.ts).
 import type { Email } from 'postal-mime';
-import { strongAutoReplySign, weakAutoReplySign } from './auto-replies.js';
+import { autoReplyWording, autoSubmitted, strongAutoReplySign } from './auto-replies.js';
 import { BOUNCE_FORMATS, type BounceFormat, type ReturnPathMail } from './bounce-formats.js';
 import { addressesIn, ownText, proseReports } from './bounce-prose.js';
 import { hasReportPart, readReports, type Report } from './reports.js';
@@ -102,9 +103,11 @@ export function recogniseReturnPathMail(email: Email | undefined, mailFrom: stri
     const known = knownFormat(mail, format);
     if (known) return known;
   }
+  const wording = autoReplyWording(mail);
+  if (wording) return { verdict: 'auto_reply', format: 'auto-reply', reason: wording, reports: [] };
   const fromProse = prose(mail, mailFrom);
   if (fromProse) return fromProse;
-  const weak = weakAutoReplySign(mail);
-  if (weak) return { verdict: 'auto_reply', format: 'auto-reply', reason: weak, reports: [] };
+  const automatic = autoSubmitted(mail);
+  if (automatic) return { verdict: 'auto_reply', format: 'auto-reply', reason: automatic, reports: [] };
   return { verdict: 'unrecognised', format: 'none', reason: 'no report, no known bounce format, no bounce wording and no auto-reply sign', reports: [] };
 }

@@ -1,5 +1,6 @@
 // What a report that came back to an email's return path does to that email, in the receiving
-// transaction (reports.ts reads them):
+// transaction (recognise-return-path-mail.ts finds them: DSNs and ARF reports, known bounce
+// formats, prose), and what each came to (a Finding, stored with the message):
 // - a failed DSN marks the recipient's delivery `bounced` with the Diagnostic-Code as its
 //   last_response, records `email.bounced` with the same bounce object delivery reports
 //   (src/delivery/bounce-codes.ts) and, for a permanent bounce about the address, suppresses it
@@ -8,8 +9,8 @@
 // - a complaint records `email.complained` and suppresses the address (origin complaint).
 // The recipient is the one the report names; a report naming none (feedback loops often
 // redact it), or naming only guesses from prose none of which is a recipient, applies to an
-// email with a single recipient only. Repeats change nothing: a
-// bounced delivery stays bounced, a complaint is recorded once per recipient.
+// email with a single recipient only. Repeats change nothing: a bounced delivery stays
+// bounced, a complaint is recorded once per recipient.
 // Locks: the email row, then its deliveries, the order delivery outcomes take them in.
 import type { Queryable, Row } from '../db/database.js';
 import { bounceOf, parseReply } from '../delivery/bounce-codes.js';

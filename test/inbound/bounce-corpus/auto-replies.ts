@@ -59,6 +59,24 @@ export const AUTO_REPLIES: Sample[] = [
     expected: AUTO_REPLY,
   },
   {
+    family: 'out of office in words only (null sender, no header, bounce-like wording)',
+    to: ['leave@example.net'],
+    mailFrom: '',
+    message: (rp, r) =>
+      mail(
+        [`From: On Leave <${r}>`, `To: ${rp}`, 'Subject: Re: Hello'],
+        ['I am currently on leave and your message could not be delivered to me personally.', 'It will be read when I am back on the 20th.'],
+      ),
+    expected: AUTO_REPLY,
+  },
+  {
+    family: 'an automatic notice (Auto-Submitted alone)',
+    to: ['robot@example.net'],
+    mailFrom: 'robot@example.net',
+    message: (rp, r) => mail([`From: ${r}`, `To: ${rp}`, 'Subject: Re: Hello', 'Auto-Submitted: auto-generated'], ['This mailbox is not monitored.']),
+    expected: AUTO_REPLY,
+  },
+  {
     family: 'a human reply (unrecognised)',
     to: ['friend@example.net'],
     mailFrom: 'friend@example.net',
