@@ -10,7 +10,7 @@ import { enhancedCodeIn } from './reports.js';
  * Domino, Zoho, Outlook) and as postal-mime writes an inline message/rfc822 part into the text.
  */
 const RETURNED_MESSAGE =
-  /^.*(below this line is a copy of the message|this is a copy of the message|the header of the original message is following|----- original message -----|original message follows|message headers follow|the original message was received|--------------------------\nfrom:).*$/im;
+  /^.*(below this line is a copy of the message|this is a copy of the message|the header of the original message is following|----- original message -----|original message follows|original message headers|message headers follow|the original message was received|--------------------------\nfrom:).*$/im;
 
 /** The bounce's own words: its text (or its HTML's), up to the returned message. */
 export function ownText(email: Email): string {
@@ -32,7 +32,7 @@ export function addressesIn(text: string): string[] {
  * enhanced code alone) to the end of that paragraph, unfolded. null when there is none.
  */
 function replyIn(text: string): string | null {
-  const start = /(?:^|[\s:([])([45][0-9]{2}(?:[ -]+|$)(?:[45]\.\d{1,3}\.\d{1,3})?|#?[45]\.\d{1,3}\.\d{1,3}\b)/m.exec(text);
+  const start = /(?:^|[\s:(['"[])([45][0-9]{2}(?:[ -]+|$)(?:[45]\.\d{1,3}\.\d{1,3})?|#?[45]\.\d{1,3}\.\d{1,3}\b)/m.exec(text);
   if (!start) return null;
   const from = start.index + start[0].indexOf(start[1]!);
   // The paragraph, without qmail's closing line ("Giving up on 192.0.2.25."), which is not the reply.
@@ -41,6 +41,7 @@ function replyIn(text: string): string | null {
     .replace(/\s*\n\s*/g, ' ')
     .replace(/^#/, '')
     .trim()
+    .replace(/['"]$/, '') // quoted by the reporting server (Exchange: Remote Server returned '550 …')
     .slice(0, 1000);
 }
 

@@ -45,12 +45,17 @@ function bounceOfReport(report: { status: string; diagnostic: string | null }) {
   };
 }
 
+const byName = (deliveries: Row[], report: Report): Row | undefined =>
+  report.recipients.map((name) => deliveries.find((d) => d.recipient.toLowerCase() === name.toLowerCase())).find(Boolean);
+
 function matchDelivery(deliveries: Row[], report: Report): Row | undefined {
-  for (const name of report.recipients) {
-    const found = deliveries.find((d) => d.recipient.toLowerCase() === name.toLowerCase());
-    if (found) return found;
-  }
-  return (report.recipients.length === 0 || report.guessed) && deliveries.length === 1 ? deliveries[0] : undefined;
+  return byName(deliveries, report) ?? ((report.recipients.length === 0 || report.guessed) && deliveries.length === 1 ? deliveries[0] : undefined);
+}
+
+/** Prose names other addresses too (the sender, a help desk): once a guess names a recipient, the guesses naming none are dropped. */
+function withoutStrayGuesses(deliveries: Row[], reports: Report[]): Report[] {
+  if (!reports.some((r) => r.guessed && byName(deliveries, r))) return reports;
+  return reports.filter((r) => !r.guessed || byName(deliveries, r));
 }
 
 /** What one report came to: the recipient it was matched to, and the event it recorded (null: none, a repeat or no match). */
@@ -99,7 +104,7 @@ export async function recordReports(q: Queryable, emailId: string, reports: Repo
   const suppress: OutcomeForSuppression[] = [];
   const target = { id: email.id as string, accountId: email.account_id as string };
   const findings: Finding[] = [];
-  for (const report of reports) {
+  for (const report of withoutStrayGuesses(deliveries, reports)) {
     const delivery = matchDelivery(deliveries, report);
     const finding = findingOf(report, delivery?.recipient ?? null);
     findings.push(finding);

@@ -21,8 +21,9 @@ describe('recognising what reaches a return path', () => {
       assert.equal(found.verdict, sample.expected.verdict, found.reason);
       assert.equal(found.format, sample.expected.format, found.reason);
       if (!sample.expected.event) return assert.deepEqual(found.reports, []);
-      assert.equal(found.reports.length, 1, JSON.stringify(found.reports));
-      const [report] = found.reports;
+      // Prose may name other addresses too (the sender, a help desk): recording keeps the report naming a recipient.
+      const report = found.reports.find((r) => r.recipients.includes(recipient)) ?? found.reports[0];
+      if (!report!.guessed) assert.equal(found.reports.length, 1, JSON.stringify(found.reports));
       // A prose bounce naming no address leaves the recipient to the email (its single one).
       if (report!.recipients.length > 0) assert.equal(report!.recipients[0], recipient);
       if (sample.expected.status && report!.kind !== 'complaint') assert.equal(report!.status, sample.expected.status, JSON.stringify(report));
@@ -33,12 +34,16 @@ describe('recognising what reaches a return path', () => {
     const diagnosticOf = async (family: string) => {
       const sample = PERMANENT_FAILURES.find((s) => s.family === family)!;
       const email = await PostalMime.parse(sample.message(RETURN_PATH, sample.to[0]!), { attachmentEncoding: 'arraybuffer' });
-      const [report] = recogniseReturnPathMail(email, '').reports;
+      const report = recogniseReturnPathMail(email, '').reports.find((r) => r.recipients.includes(sample.to[0]!));
       return report?.kind === 'failed' ? report.diagnostic : undefined;
     };
     assert.equal(await diagnosticOf('qmail'), '550 5.1.1 <ghost@example.net>... User unknown');
     assert.equal(await diagnosticOf('exim (no DSN)'), '550 Unrouteable address');
     assert.equal(await diagnosticOf('postfix (DSN off, multipart/mixed)'), '552 5.2.2 <full@example.net>: Mailbox full (in reply to RCPT TO command)');
+    assert.equal(
+      await diagnosticOf('prose naming the sender and a help desk besides the recipient (Exchange-style, no report part)'),
+      '550 5.1.10 RESOLVER.ADR.RecipientNotFound; Recipient not found by SMTP address lookup',
+    );
     // No SMTP reply quoted: the report's words about the recipient.
     assert.equal(await diagnosticOf('ibm domino'), 'jdoe@example.net because: User jdoe (jdoe@example.net) not listed in Domino Directory');
   });

@@ -276,6 +276,31 @@ export const PERMANENT_FAILURES: Sample[] = [
     expected: { verdict: 'bounce', format: 'prose', event: 'email.bounced', status: '5.1.1', bounce: NO_EMAIL },
   },
   {
+    family: 'prose naming the sender and a help desk besides the recipient (Exchange-style, no report part)',
+    to: ['moved@example.net'],
+    mailFrom: '',
+    message: (rp, r) =>
+      mail(
+        ['From: Microsoft Outlook <postmaster@legacy.example.com>', `To: ${rp}`, 'Subject: Undeliverable: Hello'],
+        [
+          'Delivery has failed to these recipients or groups:',
+          '',
+          `Your message from hello@sender.test couldn't be delivered. Questions? Write to helpdesk@legacy.example.com.`,
+          '',
+          `${r}`,
+          "The e-mail address you entered couldn't be found.",
+          '',
+          'Diagnostic information for administrators:',
+          "Remote Server returned '550 5.1.10 RESOLVER.ADR.RecipientNotFound; Recipient not found by SMTP address lookup'",
+          '',
+          'Original message headers:',
+          '',
+          ...original(r).slice(0, 4),
+        ],
+      ),
+    expected: { verdict: 'bounce', format: 'prose', event: 'email.bounced', status: '5.1.10', bounce: { type: 'Permanent', subType: 'NoEmail' } },
+  },
+  {
     family: 'rfc3464 with a generic Status (Courier)',
     to: ['unknown@example.net'],
     mailFrom: '',
