@@ -55,7 +55,7 @@ const PHRASES: [RegExp, BounceClass][] = [
   ],
   [/message (size|length) exceeds|size exceeds|too (large|big)|exceeded .*message size|message size limit/i, TOO_LARGE],
   [
-    /user (is )?unknown|unknown (user|recipient|mailbox)|no such (user|mailbox|recipient|address)|(account|address|mailbox|user|recipient)\b[^.]{0,40}\b(does not|doesn't|did not) exist|doesn't have an? [\w.-]+ account|recipient not found|recipientnotfound|invalid (recipient|mailbox|address)|mailbox (unavailable|not found)|unrouteable address|address rejected: access denied|not a valid (recipient|mailbox|user)/i,
+    /user (is )?unknown|unknown (user|recipient|mailbox)|no such (user|mailbox|recipient|address)|(account|address|mailbox|user|recipient)\b[^.]{0,40}\b(does not|doesn't|did not) exist|doesn't have an? [\w.-]+ account|recipient not found|recipientnotfound|invalid (recipient|mailbox|address)|mailbox (unavailable|not found)|unrouteable address|address rejected: access denied|not a valid (recipient|mailbox|user)|no mailbox here by that name|not listed in (the )?(domino directory|public (name|address) (&|and) address book)/i,
     NO_EMAIL,
   ],
   [BLOCKLISTED, TRANSIENT],

@@ -3,8 +3,10 @@
 // paths); receive takes a whole message, as named steps:
 //   route recipients → authenticate (SPF, DKIM, DMARC; mail for receiving domains only)
 //   → put trace headers in front (Received, Authentication-Results) → parse (postal-mime)
-//   → one transaction: store the message and its `email.received` events, apply the reports
-//     (DSN, ARF) addressed to return paths
+//   → one transaction: store the message and its `email.received` events; for mail to return
+//     paths, apply what it was recognised as (recognise-return-path-mail.ts: a DSN or ARF
+//     report, a known bounce format, a prose bounce, an auto-reply…) and store it with that
+//     verdict (store-return-path-mail.ts)
 // and resolves once that transaction has committed, so the SMTP 250 means durable. A throw
 // means nothing was kept (the client gets a 4xx and retries; NoLongerAccepted: a 550).
 // Authentication and parsing happen before the transaction: no DNS lookup holds it open.
@@ -18,9 +20,10 @@ import type { Logger } from '../logger.js';
 import { authenticateMessage, mailauthResolver } from './authenticate.js';
 import { describeMessage, parseMime, UnparseableMessage, UNPARSEABLE } from './received-message.js';
 import { routeRecipients, type RoutedRecipients } from './recipients.js';
+import { type Recognition, recogniseReturnPathMail } from './recognise-return-path-mail.js';
 import { recordReports } from './record-reports.js';
-import { readReports, type Report } from './reports.js';
 import { storeReceived } from './store-received.js';
+import { storeReturnPathMessage } from './store-return-path-mail.js';
 
 export interface InboundEnvelope {
   mailFrom: string;
@@ -72,7 +75,7 @@ export class InboundMail {
     // What is stored, and parsed: downloads parse these same bytes again (attachment positions).
     const stored = auth ? Buffer.concat([this.traceHeaders(id, envelope, auth.headerLines), raw]) : raw;
     const email = await this.parse(stored);
-    const reports = email && routed.returnPaths.length > 0 ? readReports(email) : [];
+    const recognition = routed.returnPaths.length > 0 ? recogniseReturnPathMail(email, envelope.mailFrom) : undefined;
 
     const outcome = await db.tx(async (q) => {
       const ids = auth
@@ -81,11 +84,21 @@ export class InboundMail {
       let applied = 0;
       // Email rows locked in id order, as delivery outcomes lock them: no deadlock between the two.
       for (const emailId of [...new Set(routed.returnPaths.map((r) => r.emailId))].sort()) {
-        applied += await recordReports(q, emailId, reports);
+        if (!recognition) break;
+        const findings = await recordReports(q, emailId, recognition.reports);
+        applied += findings.filter((f) => f.event !== null).length;
+        await storeReturnPathMessage(q, {
+          emailId,
+          mailFrom: envelope.mailFrom,
+          fromHeader: email?.from ? (email.from.address ?? email.from.name) : null,
+          subject: email?.subject ?? null,
+          recognition,
+          findings,
+        });
       }
       return { stored: ids, applied };
     });
-    this.log(routed, reports, outcome, envelope);
+    this.log(routed, recognition, outcome, envelope);
   }
 
   private authDeps() {
@@ -118,15 +131,14 @@ export class InboundMail {
     return Buffer.from(received + authHeaderLines, 'utf8');
   }
 
-  private log(routed: RoutedRecipients, reports: Report[], outcome: { stored: string[]; applied: number }, envelope: InboundEnvelope): void {
+  private log(routed: RoutedRecipients, recognition: Recognition | undefined, outcome: { stored: string[]; applied: number }, envelope: InboundEnvelope): void {
     const { logger } = this.deps;
     if (outcome.stored.length > 0) logger.info({ received: outcome.stored, from: envelope.mailFrom }, 'inbound message stored');
-    if (routed.returnPaths.length === 0) return;
-    if (reports.length === 0) {
-      logger.info(
-        { emails: routed.returnPaths.map((r) => r.emailId), to: routed.returnPaths.map((r) => r.address) },
-        'message to a return path is no DSN or feedback report; ignored',
-      );
-    } else logger.info({ emails: routed.returnPaths.map((r) => r.emailId), reports: reports.length, applied: outcome.applied }, 'reports applied');
+    if (!recognition) return;
+    const { verdict, format, reason } = recognition;
+    logger.info(
+      { emails: routed.returnPaths.map((r) => r.emailId), verdict, format, reason, reports: recognition.reports.length, applied: outcome.applied },
+      'message to a return path recognised',
+    );
   }
 }

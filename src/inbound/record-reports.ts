@@ -1,5 +1,6 @@
 // What a report that came back to an email's return path does to that email, in the receiving
-// transaction (reports.ts reads them):
+// transaction (recognise-return-path-mail.ts finds them: DSNs and ARF reports, known bounce
+// formats, prose), and what each came to (a Finding, stored with the message):
 // - a failed DSN marks the recipient's delivery `bounced` with the Diagnostic-Code as its
 //   last_response, records `email.bounced` with the same bounce object delivery reports
 //   (src/delivery/bounce-codes.ts) and, for a permanent bounce about the address, suppresses it
@@ -7,8 +8,9 @@
 // - a delayed DSN records `email.delivery_delayed` (the remote MTA accepted it and is retrying);
 // - a complaint records `email.complained` and suppresses the address (origin complaint).
 // The recipient is the one the report names; a report naming none (feedback loops often
-// redact it) applies to an email with a single recipient only. Repeats change nothing: a
-// bounced delivery stays bounced, a complaint is recorded once per recipient.
+// redact it), or naming only guesses from prose none of which is a recipient, applies to an
+// email with a single recipient only. Repeats change nothing: a bounced delivery stays
+// bounced, a complaint is recorded once per recipient.
 // Locks: the email row, then its deliveries, the order delivery outcomes take them in.
 import type { Queryable, Row } from '../db/database.js';
 import { bounceOf, parseReply } from '../delivery/bounce-codes.js';
@@ -43,23 +45,50 @@ function bounceOfReport(report: { status: string; diagnostic: string | null }) {
   };
 }
 
-function matchDelivery(deliveries: Row[], names: string[]): Row | undefined {
-  for (const name of names) {
-    const found = deliveries.find((d) => d.recipient.toLowerCase() === name.toLowerCase());
-    if (found) return found;
-  }
-  return names.length === 0 && deliveries.length === 1 ? deliveries[0] : undefined;
+const byName = (deliveries: Row[], report: Report): Row | undefined =>
+  report.recipients.map((name) => deliveries.find((d) => d.recipient.toLowerCase() === name.toLowerCase())).find(Boolean);
+
+function matchDelivery(deliveries: Row[], report: Report): Row | undefined {
+  return byName(deliveries, report) ?? ((report.recipients.length === 0 || report.guessed) && deliveries.length === 1 ? deliveries[0] : undefined);
 }
 
-/** Applies `reports` to the email; returns how many changed something (0: nothing matched or all repeats). */
-export async function recordReports(q: Queryable, emailId: string, reports: Report[]): Promise<number> {
-  if (reports.length === 0) return 0;
+/** Prose names other addresses too (the sender, a help desk): once a guess names a recipient, the guesses naming none are dropped. */
+function withoutStrayGuesses(deliveries: Row[], reports: Report[]): Report[] {
+  if (!reports.some((r) => r.guessed && byName(deliveries, r))) return reports;
+  return reports.filter((r) => !r.guessed || byName(deliveries, r));
+}
+
+/** What one report came to: the recipient it was matched to, and the event it recorded (null: none, a repeat or no match). */
+export interface Finding {
+  kind: Report['kind'];
+  recipient: string | null;
+  status: string | null;
+  diagnostic: string | null;
+  bounce: { type: string; subType: string } | null;
+  event: OutboundEvent['type'] | null;
+}
+
+function findingOf(report: Report, recipient: string | null): Finding {
+  const failed = report.kind === 'failed' ? bounceOfReport(report) : null;
+  return {
+    kind: report.kind,
+    recipient,
+    status: report.kind === 'complaint' ? null : report.status,
+    diagnostic: report.kind === 'complaint' ? null : report.diagnostic,
+    bounce: failed && { type: failed.type, subType: failed.subType },
+    event: null,
+  };
+}
+
+/** Applies `reports` to the email; returns what each came to (none with an event: nothing matched or all repeats). */
+export async function recordReports(q: Queryable, emailId: string, reports: Report[]): Promise<Finding[]> {
+  if (reports.length === 0) return [];
   const email = await q.one(
     `SELECT id, account_id, created_at, from_address, subject, message_id, tags, broadcast_id, template_id
        FROM emails WHERE id = $1 FOR NO KEY UPDATE`,
     [emailId],
   );
-  if (!email) return 0;
+  if (!email) return [];
   const deliveries = await q.query(`SELECT id, recipient, status FROM deliveries WHERE email_id = $1 ORDER BY id FOR UPDATE`, [emailId]);
   const complained = new Set(
     (
@@ -74,10 +103,14 @@ export async function recordReports(q: Queryable, emailId: string, reports: Repo
   const bounced: { id: number; response: string }[] = [];
   const suppress: OutcomeForSuppression[] = [];
   const target = { id: email.id as string, accountId: email.account_id as string };
-  for (const report of reports) {
-    const delivery = matchDelivery(deliveries, report.recipients);
+  const findings: Finding[] = [];
+  for (const report of withoutStrayGuesses(deliveries, reports)) {
+    const delivery = matchDelivery(deliveries, report);
+    const finding = findingOf(report, delivery?.recipient ?? null);
+    findings.push(finding);
     if (!delivery) continue;
     const recipient = delivery.recipient as string;
+    const before = changes.length;
     if (report.kind === 'failed' && (delivery.status === 'delivered' || delivery.status === 'queued')) {
       const bounce = bounceOfReport(report);
       delivery.status = 'bounced';
@@ -91,8 +124,9 @@ export async function recordReports(q: Queryable, emailId: string, reports: Repo
       changes.push({ event: { type: 'email.complained', extra: {} }, recipient });
       suppress.push({ delivery: { recipient, email: target }, verdict: { kind: 'complained' } });
     }
+    if (changes.length > before) finding.event = changes[changes.length - 1]!.event.type;
   }
-  if (changes.length === 0) return 0;
+  if (changes.length === 0) return findings;
 
   if (bounced.length > 0) {
     await q.query(
@@ -116,5 +150,5 @@ export async function recordReports(q: Queryable, emailId: string, reports: Repo
     changes.map((c) => outboundEvent(target.accountId, sent, [c.recipient], c.event)),
   );
   await suppressAfterOutcomes(q, suppress);
-  return changes.length;
+  return findings;
 }

@@ -3,17 +3,23 @@
 // the message and one per recipient) and feedback reports (RFC 5965 ARF: a
 // message/feedback-report part). postal-mime splits the report into its parts; the status and
 // feedback parts are plain header-style field blocks, read here. Anything else arriving at a
-// return path (auto-replies, vacation notices, free-text bounces) is no report and yields none.
+// return path (free-text bounces, auto-replies) is for recognise-return-path-mail.ts.
 import type { Email } from 'postal-mime';
 import { attachmentBytes } from './received-message.js';
 
+/**
+ * What a report says about recipients. `recipients` are the names it gives (the first that is
+ * one of the email's recipients is taken); `guessed` marks names found in prose, which may all
+ * be someone else's (a forwarding address, the reporting host's postmaster): when none is a
+ * recipient, a single-recipient email's recipient is still meant.
+ */
 export type Report =
-  /** Action: failed. `status` is the DSN's Status (e.g. 5.1.1); `diagnostic` its Diagnostic-Code as written. */
-  | { kind: 'failed'; recipients: string[]; status: string; diagnostic: string | null }
+  /** Action: failed. `status` is the most precise enhanced code (e.g. 5.1.1); `diagnostic` the Diagnostic-Code as written. */
+  | { kind: 'failed'; recipients: string[]; status: string; diagnostic: string | null; guessed?: boolean }
   /** Action: delayed: the remote MTA keeps trying. */
-  | { kind: 'delayed'; recipients: string[]; status: string; diagnostic: string | null }
+  | { kind: 'delayed'; recipients: string[]; status: string; diagnostic: string | null; guessed?: boolean }
   /** An ARF report of a type that means "the recipient did not want this". */
-  | { kind: 'complaint'; recipients: string[]; feedbackType: string };
+  | { kind: 'complaint'; recipients: string[]; feedbackType: string; guessed?: boolean };
 
 type Fields = Map<string, string[]>;
 
@@ -39,6 +45,19 @@ function fieldBlocks(text: string): Fields[] {
     });
 }
 
+/** An enhanced status code anywhere in a text (`550 5.1.1`, `550-5.1.1`, `#5.1.1`). */
+export const enhancedCodeIn = (text: string | undefined) => /(?:^|[\s#([-])([245]\.\d{1,3}\.\d{1,3})(?=$|[\s:;,.)\]])/.exec(text ?? '')?.[1];
+
+/**
+ * A generic Status (x.0.0) says less than the enhanced code in the Diagnostic-Code (Courier,
+ * Exim, SES and Gmail write `Status: 5.0.0` beside `550 5.1.1 …`): that one, when its class agrees.
+ */
+function preciseStatus(status: string, diagnostic: string | undefined): string {
+  if (!/^\d\.0\.0$/.test(status)) return status;
+  const found = enhancedCodeIn(diagnostic);
+  return found && found[0] === status[0] ? found : status;
+}
+
 const first = (fields: Fields, name: string) => fields.get(name)?.[0];
 
 /** `rfc822; user@example.com` (or `utf-8; …`, or a bare address) → the address. */
@@ -55,7 +74,8 @@ function deliveryStatus(text: string): Report[] {
   for (const fields of fieldBlocks(text).filter((f) => f.has('action'))) {
     const action = first(fields, 'action')?.toLowerCase().split(/[\s(]/)[0];
     if (action !== 'failed' && action !== 'delayed') continue; // delivered, relayed, expanded: no news
-    const status = /^[245]\.\d{1,3}\.\d{1,3}/.exec(first(fields, 'status') ?? '')?.[0] ?? (action === 'failed' ? '5.0.0' : '4.0.0');
+    const given = /^[245]\.\d{1,3}\.\d{1,3}/.exec(first(fields, 'status') ?? '')?.[0] ?? (action === 'failed' ? '5.0.0' : '4.0.0');
+    const status = preciseStatus(given, first(fields, 'diagnostic-code'));
     // The original recipient is the address we sent to; the final one may be after forwarding.
     const names = [address(first(fields, 'original-recipient')), address(first(fields, 'final-recipient'))];
     reports.push({ kind: action, recipients: names.filter((n): n is string => n !== null), status, diagnostic: first(fields, 'diagnostic-code') ?? null });
@@ -73,6 +93,11 @@ function feedbackReport(text: string): Report[] {
   const recipients = (fields.get('original-rcpt-to') ?? []).map(address).filter((a): a is string => a !== null);
   return [{ kind: 'complaint', recipients, feedbackType }];
 }
+
+/** Whether the message has a report part at all (a DSN or ARF report, even one that changes nothing). */
+export const hasReportPart = (email: Email) => email.attachments.some((part) => REPORT_PARTS.has(part.mimeType.toLowerCase()));
+
+const REPORT_PARTS = new Set(['message/delivery-status', 'message/global-delivery-status', 'message/feedback-report']);
 
 /** The reports a message carries; [] when it is not a DSN or an ARF report. */
 export function readReports(email: Email): Report[] {

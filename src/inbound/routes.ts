@@ -1,5 +1,5 @@
-// The /emails/receiving routes and the signed downloads of received mail, for server.ts to
-// mount. `/emails/receiving…` sits beside `/emails/:id…`: the router prefers the static
+// The /emails/receiving routes, the signed downloads of received mail and what came back to an
+// email's return path (/emails/:id/reports), for server.ts to mount. `/emails/receiving…` sits beside `/emails/:id…`: the router prefers the static
 // segment, so `receiving` never reads as an email id.
 import type { Route } from '../api/route.js';
 import type { Config } from '../config.js';
@@ -10,6 +10,7 @@ import { getReceivedAttachment } from './get-received-attachment.js';
 import { getReceived } from './get-received.js';
 import { listReceivedAttachments } from './list-received-attachments.js';
 import { listReceived } from './list-received.js';
+import { listReturnPathReports } from './list-return-path-reports.js';
 
 export function inboundRoutes(db: Db, config: Pick<Config, 'publicUrl'>): Route[] {
   const sign = signers(db);
@@ -22,5 +23,6 @@ export function inboundRoutes(db: Db, config: Pick<Config, 'publicUrl'>): Route[
     getReceivedAttachment(db, links),
     downloadReceivedEmail(db, signer),
     downloadReceivedAttachment(db, signer),
+    listReturnPathReports(db),
   ];
 }

@@ -2,13 +2,16 @@
 // resend SDK is delivered and listed; the list filters by recipient, subject and last event
 // (kept in the URL, so Back returns to the previous filters); an email's page shows its
 // timeline, the attempt with the MX host and 250 reply, the preview; a 5xx bounce shows its
-// reply; a scheduled email is rescheduled and canceled from its page after a confirmation; a
+// reply; what came back to the return path shows with its verdict; a scheduled email is rescheduled and canceled from its page after a confirmation; a
 // hostile email (subject, sender name, header, HTML with script and event handlers) shows as
 // text and runs nothing on the list or its page.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { eventually, publishMx, send, startDeliveryTest, waitForLastEvent } from '../delivery/support.js';
+import { AUTO_REPLIES } from '../inbound/bounce-corpus/auto-replies.js';
+import { PERMANENT_FAILURES } from '../inbound/bounce-corpus/permanent-failures.js';
+import { deliverInbound } from '../inbound/support.js';
 import type { TestPostline } from '../support/postline.js';
 import { assertAccessible, openWatchedPage, screenshot } from './browser.js';
 
@@ -136,6 +139,29 @@ describe('dashboard: emails, their filters and an email page', () => {
       .getByText(/Permanent .*No such mailbox here/)
       .waitFor();
     await screenshot(page, 'emails-05-bounced');
+  });
+
+  it("shows what came back to the return path: a bounce in qmail's format and an auto-reply, each with its verdict and why", async () => {
+    const id = await send(t, { to: 'carol@inbox.test', subject: 'Came back' });
+    await waitForLastEvent(t, id, 'delivered');
+    const returnPath = t.sink.messages.find((m) => m.from.includes(id))!.from;
+    const qmail = PERMANENT_FAILURES.find((s) => s.family === 'qmail')!;
+    const vacation = AUTO_REPLIES.find((s) => s.family.startsWith('vacation'))!;
+    for (const sample of [vacation, qmail]) {
+      await deliverInbound(t, sample.message(returnPath, 'carol@inbox.test'), { mailFrom: sample.mailFrom, rcptTo: [returnPath] });
+    }
+    await page.goto(`${t.url}/dashboard/emails/${id}`);
+    const rows = page.locator('table.return-path-reports tbody tr');
+    await rows.nth(1).waitFor();
+    const [autoReply, bounce] = [await rows.nth(0).getByRole('cell').allTextContents(), await rows.nth(1).getByRole('cell').allTextContents()];
+    assert.equal(autoReply[2], 'auto reply');
+    assert.match(autoReply[3]!, /X-Autoreply/);
+    assert.equal(autoReply[4], '—');
+    assert.equal(bounce[2], 'bounce');
+    assert.match(bounce[3]!, /qmail/);
+    assert.match(bounce[4]!, /^carol@inbox\.test · 5\.1\.1 · Permanent \(NoEmail\) · bounced/);
+    await assertAccessible(page, 'email page with return-path reports');
+    await screenshot(page, 'emails-05b-return-path');
   });
 
   it('reads a long history on with "Show more": the API pages it, the page asks for the next page', async () => {

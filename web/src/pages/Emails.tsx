@@ -1,6 +1,7 @@
 // Emails (GET /emails with its filters, src/emails/): the list, filtered from a form whose
 // values live in the URL's query (so Back returns to the previous filters), and an email's
-// page: its facts, events on a timeline, every delivery attempt, the message (mail-viewer.tsx),
+// page: its facts, events on a timeline, every delivery attempt, what came back to its return
+// path (email-reports.tsx), the message (mail-viewer.tsx),
 // headers and the raw download, attachments; a scheduled email rescheduled or canceled.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId, useState, useSyncExternalStore } from 'react';
@@ -9,6 +10,7 @@ import { ConfirmDialog, ErrorMessage, formatTime } from '../components';
 import { ListTable, PagedTable, ShowMore, usePagedList, useListReadOn } from '../list-table';
 import { HeaderTable, MailBody, type MailHeader } from '../mail-viewer';
 import { follow, navigate } from '../router';
+import { ReturnPathReports } from './email-reports';
 
 interface EmailSummary {
   id: string;
@@ -300,6 +302,7 @@ export function EmailPage({ id }: { id: string }) {
           <ErrorMessage error={attempts.list.error} />
           {attempts.rows && <Attempts attempts={attempts.rows} />}
           <ShowMore list={attempts.list} what="attempts" />
+          <ReturnPathReports path={path} />
           <MailBody html={e.html} text={e.text} />
           <h2>Raw message</h2>
           {raw.data ? (
