@@ -52,6 +52,7 @@ export interface Config {
   /** SIGTERM/SIGINT: the process exits within this (ms); SMTP sessions get a third of it to finish. */
   shutdownTimeoutMs: number;
   /** How long a message may keep being retried before it fails (ms). */
+  downloadUrlTtlMs: number;
   maxQueueAgeMs: number;
   /** Request logs older than this are deleted (days). */
   logRetentionDays: number;
@@ -398,6 +399,11 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
     variable: 'POSTLINE_SHUTDOWN_TIMEOUT',
     help: 'on SIGTERM or Ctrl-C the process exits within this: `/readyz` turns 503, new SMTP sessions get `421`, open ones have a third of it to finish, HTTP requests and delivery attempts in flight finish, claimed mail is released for other nodes; what is still running then is abandoned (its leases expire)',
     read: timeout('30s'),
+  },
+  downloadUrlTtlMs: {
+    variable: 'POSTLINE_DOWNLOAD_URL_TTL',
+    help: "how long the API's download URLs (attachments, received messages) work without an API key",
+    read: duration('1h'),
   },
   maxQueueAgeMs: {
     variable: 'POSTLINE_MAX_QUEUE_AGE',

@@ -47,6 +47,7 @@ describe('unit: config durations', () => {
   it('uses the defaults when a variable is unset or empty', () => {
     const defaults = loadConfig({});
     assert.equal(defaults.maxQueueAgeMs, 3 * D);
+    assert.equal(defaults.downloadUrlTtlMs, 60 * M);
     assert.equal(defaults.smtpTimeoutMs, 60 * S);
     assert.equal(defaults.smtpDataTimeoutMs, 10 * M);
     assert.equal(defaults.webhookTimeoutMs, 15 * S);

@@ -7,12 +7,11 @@ import type { Row } from '../db/database.js';
 import type { UrlSigner } from '../signing/url-signing.js';
 
 export const ATTACHMENT_COLUMNS = 'id, position, filename, content_type, content_id, content_disposition, size';
-/** How long a download URL works. */
-const DOWNLOAD_URL_TTL_MS = 60 * 60 * 1000;
-
 export interface DownloadLinks {
   publicUrl: string;
   signer: UrlSigner;
+  /** How long a download URL works (POSTLINE_DOWNLOAD_URL_TTL). */
+  ttlMs: number;
 }
 
 /** `/downloads/attachments/:id?expires=<unix seconds>&signature=…`, signed over (id, expires). */
@@ -37,7 +36,7 @@ export const ATTACHMENT_SCHEMA = object({ object: constant('attachment'), ...ATT
 
 /** A list item; GET of one attachment adds `object`. */
 export function attachmentSummary(row: Row, links: DownloadLinks, now = Date.now()) {
-  const expiresAt = new Date(Math.floor((now + DOWNLOAD_URL_TTL_MS) / 1000) * 1000);
+  const expiresAt = new Date(Math.floor((now + links.ttlMs) / 1000) * 1000);
   return {
     id: row.id as string,
     filename: (row.filename as string | null) ?? null,

@@ -26,7 +26,7 @@ import { sendEmail } from './send-email.js';
 import { shareEmail, sharedEmailRoutes } from './share-email.js';
 import { updateEmail } from './update-email.js';
 
-type EmailConfig = Pick<Config, 'publicUrl' | 'attachmentFetchAllowPrivate' | 'attachmentFetchTimeoutMs' | 'sandbox' | 'smtpHostname'>;
+type EmailConfig = Pick<Config, 'publicUrl' | 'downloadUrlTtlMs' | 'attachmentFetchAllowPrivate' | 'attachmentFetchTimeoutMs' | 'sandbox' | 'smtpHostname'>;
 
 /** The accept pipeline's dependencies, made once per process and shared by the API and SMTP submission. */
 export function acceptDeps(db: Db, config: EmailConfig, dns: DnsResolver): AcceptDeps {
@@ -47,7 +47,7 @@ export function acceptDeps(db: Db, config: EmailConfig, dns: DnsResolver): Accep
 export function emailRoutes(db: Db, config: EmailConfig, dns: DnsResolver, accept = acceptDeps(db, config, dns)): Route[] {
   const signer = signers(db);
   const { publicUrl } = config;
-  const links = async () => ({ publicUrl, signer: await signer('attachment-download') });
+  const links = async () => ({ publicUrl, signer: await signer('attachment-download'), ttlMs: config.downloadUrlTtlMs });
   return [
     sendEmail(accept),
     sendBatchEmails(accept),

@@ -11,12 +11,11 @@ import type { UrlSigner } from '../signing/url-signing.js';
 /** Never select the raw message or bodies for a list. */
 export const RECEIVED_COLUMNS = 'id, received_for, from_address, to_addresses, cc, bcc, reply_to, subject, message_id, created_at';
 export const RECEIVED_ATTACHMENT_COLUMNS = 'id, received_email_id, position, filename, content_type, content_id, content_disposition, size';
-/** How long a download URL works. */
-const DOWNLOAD_URL_TTL_MS = 60 * 60 * 1000;
-
 export interface ReceivedLinks {
   publicUrl: string;
   signer: UrlSigner;
+  /** How long a download URL works (POSTLINE_DOWNLOAD_URL_TTL). */
+  ttlMs: number;
 }
 
 export type DownloadKind = 'raw' | 'attachment';
@@ -24,7 +23,7 @@ const PATHS: Record<DownloadKind, string> = { raw: 'received-emails', attachment
 
 /** `/downloads/received-emails/:id` or `/downloads/received-attachments/:id`, signed over (kind, id, expires). */
 export function signedDownload(links: ReceivedLinks, kind: DownloadKind, id: string, now = Date.now()) {
-  const expiresAt = new Date(Math.floor((now + DOWNLOAD_URL_TTL_MS) / 1000) * 1000);
+  const expiresAt = new Date(Math.floor((now + links.ttlMs) / 1000) * 1000);
   const expires = String(expiresAt.getTime() / 1000);
   const signature = links.signer.sign(kind, id, expires);
   return {

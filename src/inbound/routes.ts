@@ -12,10 +12,10 @@ import { listReceivedAttachments } from './list-received-attachments.js';
 import { listReceived } from './list-received.js';
 import { listReturnPathReports } from './list-return-path-reports.js';
 
-export function inboundRoutes(db: Db, config: Pick<Config, 'publicUrl'>): Route[] {
+export function inboundRoutes(db: Db, config: Pick<Config, 'publicUrl' | 'downloadUrlTtlMs'>): Route[] {
   const sign = signers(db);
   const signer = () => sign('received-download');
-  const links = async () => ({ publicUrl: config.publicUrl, signer: await signer() });
+  const links = async () => ({ publicUrl: config.publicUrl, signer: await signer(), ttlMs: config.downloadUrlTtlMs });
   return [
     listReceived(db),
     getReceived(db, links),

@@ -62,7 +62,8 @@ export class WebhookDispatcher {
   private writer: OutcomeWriter;
   private stopping = new AbortController();
   private leaseMs: number;
-  private lastPurge = Date.now();
+  /** 0: the first loop purges, as housekeeping does at start, so a node restarted more often than PURGE_EVERY_MS still purges. */
+  private lastPurge = 0;
   private purging = false;
 
   constructor(private options: DispatcherOptions) {

@@ -57,9 +57,13 @@ describe('a delay across a restart', () => {
     assert.equal(t.sink.messages.length, 1, 'sent once');
     const emails = await t.sql(`SELECT count(*)::int AS n FROM emails WHERE source = 'automation'`);
     assert.equal(emails[0].n, 1);
-    await eventually('the run listed as completed', async () => {
-      const list = await t.resend.automations.runs.list({ automationId, status: 'completed' });
-      return list.data!.data.length === 1 ? true : undefined;
-    });
+    await eventually(
+      async () => {
+        const list = await t.resend.automations.runs.list({ automationId, status: 'completed' });
+        return list.data!.data.length === 1 ? true : undefined;
+      },
+      15_000,
+      'the run listed as completed',
+    );
   });
 });

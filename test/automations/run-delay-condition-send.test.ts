@@ -102,7 +102,7 @@ describe('an automation run: trigger → delay → condition → send_email', ()
     assert.deepEqual((await t.resend.automations.runs.list({ automationId: disabled })).data!.data, [], 'a disabled automation starts no run');
     assert.equal((await t.resend.automations.runs.get({ automationId: disabled, runId: annRun })).error?.statusCode, 404, "another automation's run");
 
-    await eventually('no second email', async () => (t.sink.messages.length === 1 ? true : undefined));
+    await eventually(async () => (t.sink.messages.length === 1 ? true : undefined), 15_000, 'no second email');
     const emails = await t.sql(`SELECT count(*)::int AS n FROM emails WHERE source = 'automation'`);
     assert.equal(emails[0].n, 1);
   });

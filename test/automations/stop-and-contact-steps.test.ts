@@ -45,7 +45,7 @@ describe('stopping automations, contact steps and failures', () => {
     );
 
     await t.resend.events.send({ event: 'slow.start', email: 'sue@example.org' });
-    await eventually('the event taken', async () => ((await t.sql('SELECT 1 FROM received_events')).length === 0 ? true : undefined));
+    await eventually(async () => ((await t.sql('SELECT 1 FROM received_events')).length === 0 ? true : undefined), 15_000, 'the event taken');
     assert.equal((await t.resend.automations.runs.list({ automationId })).data!.data.length, 1, 'no new run once stopped');
   });
 
@@ -91,7 +91,11 @@ describe('stopping automations, contact steps and failures', () => {
     });
     await t.resend.events.send({ event: 'account.closed', email: 'vera@example.org' });
     // The contact is gone once the run is done: its one run is found through the API.
-    const farewellRun = await eventually('the farewell run', async () => (await t.resend.automations.runs.list({ automationId: farewell })).data!.data[0]?.id);
+    const farewellRun = await eventually(
+      async () => (await t.resend.automations.runs.list({ automationId: farewell })).data!.data[0]?.id,
+      15_000,
+      'the farewell run',
+    );
     const gone = await runWhen(t, farewell, farewellRun, (r) => r.status === 'completed');
     assert.equal(stepOf(gone, 'forget')!.status, 'completed');
     assert.equal((await t.resend.contacts.get({ email: 'vera@example.org' })).error?.statusCode, 404);

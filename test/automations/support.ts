@@ -3,11 +3,10 @@
 import assert from 'node:assert/strict';
 import type { CreateAutomationOptions, GetAutomationRunResponseSuccess } from 'resend';
 import { createVerifiedDomain } from '../support/domains.js';
-import { eventually as poll } from '../support/eventually.js';
+import { eventually } from '../support/eventually.js';
 import type { TestPostline } from '../support/postline.js';
 
-/** `eventually` with the description first, as these tests read best. */
-export const eventually = <T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> => poll(check, timeoutMs, what);
+export { eventually };
 
 /** acme.test verified, example.org's MX at the sink, and a published template `welcome`. */
 export async function setUpSending(t: TestPostline): Promise<{ templateId: string }> {
@@ -39,13 +38,17 @@ export async function createAutomation(t: TestPostline, options: CreateAutomatio
 
 /** The automation's one run for `email`'s contact, once it exists. */
 export async function runOf(t: TestPostline, automationId: string, email: string): Promise<string> {
-  return eventually(`a run for ${email}`, async () => {
-    const rows = await t.sql(`SELECT r.id FROM automation_runs r JOIN contacts c ON c.id = r.contact_id WHERE r.automation_id = $1 AND c.email = $2`, [
-      automationId,
-      email,
-    ]);
-    return rows[0]?.id as string | undefined;
-  });
+  return eventually(
+    async () => {
+      const rows = await t.sql(`SELECT r.id FROM automation_runs r JOIN contacts c ON c.id = r.contact_id WHERE r.automation_id = $1 AND c.email = $2`, [
+        automationId,
+        email,
+      ]);
+      return rows[0]?.id as string | undefined;
+    },
+    15_000,
+    `a run for ${email}`,
+  );
 }
 
 /** Polls GET /automations/:id/runs/:run_id until `done` holds for it. */
@@ -58,7 +61,6 @@ export async function runWhen(
 ): Promise<GetAutomationRunResponseSuccess> {
   let last: GetAutomationRunResponseSuccess | undefined;
   return eventually(
-    `run ${runId}`,
     async () => {
       const run = await t.resend.automations.runs.get({ automationId, runId });
       assert.equal(run.error, null, JSON.stringify(run.error));
@@ -66,6 +68,7 @@ export async function runWhen(
       return done(run.data!) ? run.data! : undefined;
     },
     timeoutMs,
+    `run ${runId}`,
   ).catch((err: Error) => {
     throw new Error(`${err.message}; last seen: ${JSON.stringify(last)}`);
   });

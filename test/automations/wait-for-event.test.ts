@@ -79,7 +79,7 @@ describe('wait_for_event', () => {
 
     await t.resend.events.send({ event: 'trial.converted', email: 'bob@example.org', payload: { plan: 'pro', name: 'Late' } });
     const inbox = async () => (await t.sql('SELECT count(*)::int AS n FROM received_events'))[0].n as number;
-    await eventually('the late event taken from the inbox', async () => ((await inbox()) === 0 ? true : undefined));
+    await eventually(async () => ((await inbox()) === 0 ? true : undefined), 15_000, 'the late event taken from the inbox');
     const after = (await t.resend.automations.runs.get({ automationId, runId: run })).data!;
     assert.deepEqual(
       after.steps.map((s) => s.key),

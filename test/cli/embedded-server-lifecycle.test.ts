@@ -6,8 +6,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { Resend } from 'resend';
+import { eventually } from '../support/eventually.js';
 import { testDbMode } from '../support/postline.js';
-import { PostlineProcess, baseEnv, eventually, newApiKey, postmasterPid, postmastersOf, tempDataDir, cleanupsAfterSuite } from './postline-process.js';
+import { PostlineProcess, baseEnv, newApiKey, postmasterPid, postmastersOf, tempDataDir, cleanupsAfterSuite } from './postline-process.js';
 
 const noServerLeft = async (dataDir: string) => (await postmastersOf(dataDir)).length === 0;
 
@@ -53,7 +54,7 @@ describe('embedded PostgreSQL across Postline processes', { skip: testDbMode() =
 
     // The crashed process's registration does not keep the server alive once the last live one stops.
     assert.equal((await second.stop('SIGTERM')).code, 0);
-    await eventually(() => noServerLeft(dataDir), 'the server to stop');
+    await eventually(() => noServerLeft(dataDir), 10_000, 'the server to stop');
     assert.equal(await postmasterPid(dataDir), undefined);
   });
 
@@ -63,7 +64,7 @@ describe('embedded PostgreSQL across Postline processes', { skip: testDbMode() =
     const [a, b] = await Promise.all([start({ detached: true }), start()]);
     // The race's loser may have launched a server of its own, which finds the data directory
     // locked and exits: one server remains, and within a bounded wait.
-    await eventually(async () => (await postmastersOf(dataDir)).length === 1, 'one server on the data directory', 5_000);
+    await eventually(async () => (await postmastersOf(dataDir)).length === 1, 5_000, 'one server on the data directory');
 
     const fromA = await sdk(a).apiKeys.create({ name: 'via a' });
     assert.equal(fromA.error, null);
@@ -93,7 +94,7 @@ describe('embedded PostgreSQL across Postline processes', { skip: testDbMode() =
     first.child.kill('SIGKILL');
     process.kill(server, 'SIGKILL');
     await first.exited;
-    await eventually(() => noServerLeft(dataDir), 'the killed server to go');
+    await eventually(() => noServerLeft(dataDir), 10_000, 'the killed server to go');
 
     const second = await start();
     assert.equal((await sdk(second).apiKeys.list()).error, null);

@@ -163,12 +163,3 @@ export async function postmasterPid(dataDir: string): Promise<number | undefined
   const content = await fs.readFile(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').catch(() => undefined);
   return content ? Number(content.split('\n')[0]) : undefined;
 }
-
-/** Waits until cond() holds (polling), or fails with `what`. */
-export async function eventually(cond: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

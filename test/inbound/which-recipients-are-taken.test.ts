@@ -1,53 +1,10 @@
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createVerifiedDomain } from '../support/domains.js';
 import type { TestPostline } from '../support/postline.js';
+import { RawSession } from '../support/smtp-session.js';
 import { publishMx } from '../webhooks/support.js';
 import { deliverInbound, eventually, startInboundTest } from './support.js';
-
-/** A plain-text SMTP session, one command at a time, as the simplest remote MTA speaks it. */
-class RawSession {
-  private buffer = '';
-  private waiting: (() => void) | undefined;
-  private constructor(private socket: net.Socket) {
-    socket.setEncoding('latin1');
-    socket.on('data', (chunk: string) => {
-      this.buffer += chunk;
-      this.waiting?.();
-    });
-  }
-
-  static async open(port: number): Promise<RawSession> {
-    const socket = net.connect(port, '127.0.0.1');
-    await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-    const session = new RawSession(socket);
-    await session.reply();
-    return session;
-  }
-
-  /** The next complete reply (multi-line replies end at "NNN "). */
-  async reply(): Promise<string> {
-    for (;;) {
-      const end = /^\d{3} [^\r\n]*\r\n/m.exec(this.buffer);
-      if (end) {
-        const reply = this.buffer.slice(0, end.index + end[0].length);
-        this.buffer = this.buffer.slice(reply.length);
-        return reply.trim();
-      }
-      await new Promise<void>((resolve) => (this.waiting = resolve));
-    }
-  }
-
-  async send(line: string): Promise<string> {
-    this.socket.write(`${line}\r\n`);
-    return this.reply();
-  }
-
-  close(): void {
-    this.socket.destroy();
-  }
-}
 
 describe('inbound: which recipients an unauthenticated client may send to', () => {
   let t: TestPostline;
@@ -71,19 +28,19 @@ describe('inbound: which recipients an unauthenticated client may send to', () =
   after(() => t?.stop());
 
   it('takes any address of a receiving domain, and the return path of an email it sent', async () => {
-    const s = await RawSession.open(port);
-    assert.match(await s.send('EHLO mx.example.net'), /^250/);
-    assert.match(await s.send('MAIL FROM:<>'), /^250/);
-    assert.match(await s.send('RCPT TO:<anything.at.all@inbox.test>'), /^250/);
-    assert.match(await s.send('RCPT TO:<Someone@INBOX.test>'), /^250/);
-    assert.match(await s.send(`RCPT TO:<${returnPath.toUpperCase()}>`), /^250/);
+    const s = await RawSession.greeted(port);
+    assert.match(await s.command('EHLO mx.example.net'), /^250/);
+    assert.match(await s.command('MAIL FROM:<>'), /^250/);
+    assert.match(await s.command('RCPT TO:<anything.at.all@inbox.test>'), /^250/);
+    assert.match(await s.command('RCPT TO:<Someone@INBOX.test>'), /^250/);
+    assert.match(await s.command(`RCPT TO:<${returnPath.toUpperCase()}>`), /^250/);
     s.close();
   });
 
   it('refuses everything else with 554 5.7.1: other domains, receiving off, never verified, unknown return paths', async () => {
-    const s = await RawSession.open(port);
-    await s.send('EHLO mx.example.net');
-    await s.send('MAIL FROM:<someone@example.net>');
+    const s = await RawSession.greeted(port);
+    await s.command('EHLO mx.example.net');
+    await s.command('MAIL FROM:<someone@example.net>');
     for (const address of [
       'victim@gmail.test',
       'hello@sender.test',
@@ -92,19 +49,19 @@ describe('inbound: which recipients an unauthenticated client may send to', () =
       `${returnPath.replace('bounces+', 'other+')}`,
       'someone@sub.inbox.test',
     ]) {
-      assert.match(await s.send(`RCPT TO:<${address}>`), /^554 5\.7\.1/, address);
+      assert.match(await s.command(`RCPT TO:<${address}>`), /^554 5\.7\.1/, address);
     }
     s.close();
   });
 
   it('refuses at DATA (550) a message whose every recipient stopped being ours after RCPT TO', async () => {
-    const s = await RawSession.open(port);
-    await s.send('EHLO mx.example.net');
-    await s.send('MAIL FROM:<someone@example.net>');
-    assert.match(await s.send('RCPT TO:<late@inbox.test>'), /^250/);
+    const s = await RawSession.greeted(port);
+    await s.command('EHLO mx.example.net');
+    await s.command('MAIL FROM:<someone@example.net>');
+    assert.match(await s.command('RCPT TO:<late@inbox.test>'), /^250/);
     assert.equal((await t.resend.domains.remove(receivingId)).error, null);
-    assert.match(await s.send('DATA'), /^354/);
-    assert.match(await s.send('Subject: too late\r\n\r\nHello\r\n.'), /^550/);
+    assert.match(await s.command('DATA'), /^354/);
+    assert.match(await s.command('Subject: too late\r\n\r\nHello\r\n.'), /^550/);
     s.close();
     assert.deepEqual((await t.resend.emails.receiving.list()).data!.data, []);
   });

@@ -1,35 +1,87 @@
-// When the database cannot take the message, the client is told to try again (451 4.3.0):
-// never a 250 for something not stored, never a silent drop. Once the database is back, the
-// same client's retry is accepted.
+// When the database cannot take the message, the client is told to try again (4xx): never a
+// 250 for something not stored, never a silent drop. The failure comes from outside, as an
+// operator or a failover causes it: the server terminates Postline's connections and refuses
+// new ones to its database (ALLOW_CONNECTIONS false), the same on the embedded server and on
+// TEST_DATABASE_URL. Once the database is back, what was accepted is all there and delivered,
+// and the same client's retry is accepted.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { eventually } from '../support/eventually.js';
 import type { TestPostline } from '../support/postline.js';
-import { FROM, queuedId, smtpEmails, startSmtpTest, transport } from './support.js';
+import { FROM, message, openSession, queuedId, sendRaw, smtpEmails, startSmtpTest, transport } from './support.js';
 
-describe('SMTP: a failing database', () => {
+describe('SMTP: a database that goes away', () => {
   let t: TestPostline;
+  /** A superuser session of our own, outside Postline's pools and its database. */
+  let admin: pg.Client;
+  let database: string;
   before(async () => {
-    t = await startSmtpTest();
+    // A delivery attempt the outage interrupts is retried within the test.
+    t = await startSmtpTest({ POSTLINE_RETRY_DELAYS: '1s' });
+    // On the same server, from another database: a database cannot refuse its own sessions.
+    const url = new URL(t.postline.databaseUrl);
+    database = decodeURIComponent(url.pathname.slice(1));
+    url.pathname = '/template1';
+    admin = new pg.Client({ connectionString: url.toString() });
+    await admin.connect();
   });
-  after(() => t.stop());
+  after(async () => {
+    await admin.query(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`).catch(() => {});
+    await admin.end();
+    await t.stop();
+  });
 
-  it('answers 451 4.3.0 while the message cannot be committed, then accepts the retry', async () => {
-    const before = (await smtpEmails(t)).length;
-    const mail = { from: FROM, to: 'retry@example.net', subject: 'Retried', text: 'x' };
-    // The accepting transaction fails at its queue insert, as on a database that went away mid-write.
-    await t.sql('ALTER TABLE deliveries RENAME TO deliveries_unavailable');
+  async function takeTheDatabaseAway(): Promise<void> {
+    await admin.query(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS false`);
+    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
+  }
+
+  async function bringItBack(): Promise<void> {
+    await admin.query(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`);
+  }
+
+  it('answers 4xx while the database is away, keeps every message it accepted, and accepts the retry', async () => {
+    const accepted: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const info = await transport(t).sendMail({ from: FROM, to: `before${i}@example.net`, subject: `Before ${i}`, text: 'x' });
+      accepted.push(queuedId(info.response));
+    }
+    // A session authenticated and at DATA's door when the database goes.
+    const session = await openSession(t, { token: t.apiKey });
+    const rowsBefore = (await smtpEmails(t)).length;
+
+    await takeTheDatabaseAway();
     try {
-      await assert.rejects(transport(t).sendMail(mail), (err: any) => {
-        assert.equal(err.responseCode, 451);
-        assert.match(err.response, /^451 4\.3\.0 /);
+      const reply = await sendRaw(session, ['during@example.net'], message({ From: FROM, To: 'during@example.net', Subject: 'During' }));
+      assert.match(reply, /^4\d\d /, reply);
+      session.close();
+      // A new client too: whichever step needs the database first answers 4xx.
+      await assert.rejects(transport(t).sendMail({ from: FROM, to: 'during@example.net', subject: 'During', text: 'x' }), (err: any) => {
+        assert.ok(err.responseCode >= 400 && err.responseCode < 500, err.response);
         return true;
       });
     } finally {
-      await t.sql('ALTER TABLE deliveries_unavailable RENAME TO deliveries');
+      await bringItBack();
     }
-    assert.equal((await smtpEmails(t)).length, before, 'nothing half-written');
-    const info = await transport(t).sendMail(mail);
-    const [row] = await smtpEmails(t);
-    assert.equal(row.id, queuedId(info.response));
+    // The pool reconnects by itself; the client's retry goes through.
+    assert.equal((await eventually(() => smtpEmails(t), 30_000, 'the database back')).length, rowsBefore, 'nothing half-written');
+    const info = await eventually(
+      () => transport(t).sendMail({ from: FROM, to: 'during@example.net', subject: 'During', text: 'x' }),
+      30_000,
+      'a retry accepted once the database is back',
+    );
+    const retry = queuedId(info.response);
+    const stored = (await smtpEmails(t)).map((row) => row.id);
+    for (const id of [...accepted, retry]) assert.ok(stored.includes(id), `${id} kept`);
+    // Every accepted message reaches its recipient: at least once, since an attempt whose
+    // outcome the outage kept from being written is made again.
+    const expected = ['before0@example.net', 'before1@example.net', 'before2@example.net', 'during@example.net'];
+    await eventually(async () => expected.every((rcpt) => t.sink.messages.some((m) => m.to.includes(rcpt))), 60_000, 'every accepted message delivered').catch(
+      async (err) => {
+        const queue = await t.sql('SELECT recipient, status, attempts, next_attempt_at, last_response FROM deliveries ORDER BY recipient');
+        throw new Error(`${err.message}: delivered ${JSON.stringify(t.sink.messages.map((m) => m.to))}; queue ${JSON.stringify(queue)}`);
+      },
+    );
   });
 });

@@ -1,13 +1,12 @@
 // Shared by the SMTP tests: a Postline with a verified sending domain and a recipient domain
-// whose MX is the sink, nodemailer transports on its STARTTLS and implicit-TLS ports, and a
-// swaks-style raw session (net/tls sockets, one command at a time or pipelined) for what a
-// well-behaved client never sends.
+// whose MX is the sink, nodemailer transports on its STARTTLS and implicit-TLS ports, and raw
+// sessions (test/support/smtp-session.ts) opened and authenticated for what a well-behaved
+// client never sends.
 import assert from 'node:assert/strict';
-import net from 'node:net';
-import tls from 'node:tls';
 import nodemailer from 'nodemailer';
 import { createVerifiedDomain } from '../support/domains.js';
 import { startTestPostline, type TestPostline } from '../support/postline.js';
+import { RawSession } from '../support/smtp-session.js';
 
 export const SENDER_DOMAIN = 'sender.test';
 export const FROM = `Sender <hello@${SENDER_DOMAIN}>`;
@@ -44,98 +43,7 @@ export function queuedId(response: string): string {
   return match[1]!;
 }
 
-/** A raw SMTP client: replies are read whole (multi-line ones joined with \n). */
-export class RawSession {
-  private buffer = '';
-  private waiting: (() => void) | undefined;
-  closed: Promise<void>;
-  isClosed = false;
-
-  private constructor(private socket: net.Socket | tls.TLSSocket) {
-    this.closed = new Promise((resolve) => {
-      this.listen(socket);
-      socket.once('close', () => {
-        this.isClosed = true;
-        this.waiting?.();
-        resolve();
-      });
-    });
-  }
-
-  private listen(socket: net.Socket | tls.TLSSocket): void {
-    socket.on('data', (chunk: Buffer) => {
-      this.buffer += chunk.toString('latin1');
-      this.waiting?.();
-    });
-    socket.on('error', () => {});
-  }
-
-  static async connect(port: number, options: { implicit?: boolean } = {}): Promise<RawSession> {
-    const socket = options.implicit ? tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false }) : net.connect({ host: '127.0.0.1', port });
-    await new Promise<void>((resolve, reject) => {
-      socket.once(options.implicit ? 'secureConnect' : 'connect', () => resolve());
-      socket.once('error', reject);
-    });
-    return new RawSession(socket);
-  }
-
-  /** The next complete reply, or '' if the server closed the connection first. */
-  async reply(timeoutMs = 10_000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const end = /^\d{3} .*\r\n/m.exec(this.buffer);
-      if (end) {
-        const upTo = end.index + end[0].length;
-        const reply = this.buffer.slice(0, upTo).trimEnd().replace(/\r\n/g, '\n');
-        this.buffer = this.buffer.slice(upTo);
-        return reply;
-      }
-      if (this.isClosed) return '';
-      if (Date.now() > deadline) throw new Error(`no reply within ${timeoutMs} ms (buffer: ${JSON.stringify(this.buffer)})`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.max(1, deadline - Date.now()));
-        this.waiting = () => (clearTimeout(timer), resolve());
-      });
-      this.waiting = undefined;
-    }
-  }
-
-  write(data: string | Buffer): void {
-    this.socket.write(data);
-  }
-
-  /** Sends one command line and returns its reply. */
-  async command(line: string): Promise<string> {
-    this.write(`${line}\r\n`);
-    return this.reply();
-  }
-
-  /** Greeting, EHLO, STARTTLS, EHLO again: a session ready for AUTH. */
-  async startTls(): Promise<string> {
-    assert.match(await this.command('STARTTLS'), /^220 /);
-    const secure = tls.connect({ socket: this.socket as net.Socket, rejectUnauthorized: false });
-    await new Promise<void>((resolve, reject) => {
-      secure.once('secureConnect', () => resolve());
-      secure.once('error', reject);
-    });
-    this.socket.removeAllListeners('data');
-    this.socket = secure;
-    this.listen(secure);
-    secure.once('close', () => {
-      this.isClosed = true;
-      this.waiting?.();
-    });
-    return this.command('EHLO client.test');
-  }
-
-  async login(token: string, user = 'resend'): Promise<string> {
-    return this.command(`AUTH PLAIN ${Buffer.from(`\0${user}\0${token}`).toString('base64')}`);
-  }
-
-  close(): void {
-    this.socket.destroy();
-  }
-}
+export { RawSession };
 
 /** A session on the STARTTLS port, greeted, upgraded and (with a token) authenticated. */
 export async function openSession(t: TestPostline, options: { token?: string; tls?: boolean } = {}): Promise<RawSession> {

@@ -1,5 +1,6 @@
 // Creates a domain through the API, publishes the records it asks for on the test DNS
-// server, and verifies it: what a user does in their DNS provider, on loopback.
+// server, and verifies it: what a user does in their DNS provider, on loopback. Also publishes
+// recipient domains' MX hosts.
 import assert from 'node:assert/strict';
 import type { TestPostline } from './postline.js';
 
@@ -18,6 +19,19 @@ export function publishRecords(t: Pick<TestPostline, 'dns'>, domain: string, rec
     if (r.type === 'TXT') t.dns.set(name, { TXT: [r.value] });
     if (r.type === 'MX') t.dns.set(name, { MX: [{ exchange: r.value, priority: r.priority ?? 10 }] });
   }
+}
+
+/**
+ * Publishes `domain` with MX records, each host with its A address when given; by default one
+ * MX host, mx.<domain>, at 127.0.0.1 (where the test sink listens).
+ */
+export function publishMx(
+  t: Pick<TestPostline, 'dns'>,
+  domain: string,
+  hosts: { name: string; priority: number; address?: string }[] = [{ name: `mx.${domain}`, priority: 10, address: '127.0.0.1' }],
+): void {
+  t.dns.set(domain, { MX: hosts.map((h) => ({ exchange: h.name, priority: h.priority })) });
+  for (const h of hosts) if (h.address) t.dns.set(h.name, { A: [h.address] });
 }
 
 export async function createVerifiedDomain(

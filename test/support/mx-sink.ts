@@ -23,6 +23,9 @@ export class MxSink {
   onData: (message: ReceivedMessage) => Verdict = () => undefined;
   /** How long the answer to DATA takes (a busy MX host): the message counts as received before it. */
   answerDelayMs = 0;
+  /** DATA answers held back by answerDelayMs right now, and the most at once: sessions mid-transaction in parallel. */
+  answering = 0;
+  mostAnswering = 0;
   private server: SMTPServer;
   private waiters: { count: number; resolve: () => void }[] = [];
   port = 0;
@@ -59,8 +62,12 @@ export class MxSink {
           if (verdict) return callback(Object.assign(new Error(verdict.message), { responseCode: verdict.code }));
           this.messages.push(message);
           this.notify();
-          if (this.answerDelayMs) setTimeout(callback, this.answerDelayMs);
-          else callback();
+          if (!this.answerDelayMs) return callback();
+          this.mostAnswering = Math.max(this.mostAnswering, ++this.answering);
+          setTimeout(() => {
+            this.answering--;
+            callback();
+          }, this.answerDelayMs);
         });
       },
     });

@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Resend } from 'resend';
 import { Webhook } from 'standardwebhooks';
-import { createVerifiedDomain } from '../support/domains.js';
+import { createVerifiedDomain, publishMx } from '../support/domains.js';
 import { startTestPostline, type TestPostline } from '../support/postline.js';
 import { eventually } from '../support/eventually.js';
 
@@ -162,12 +162,6 @@ export async function subscribe(t: TestPostline, receiver: WebhookReceiver, even
   return data!.id;
 }
 
-/** Publishes `domain` with an MX record pointing at `address` (the sinks listen on t.sink.port). */
-export function publishMx(t: TestPostline, domain: string, address = '127.0.0.1'): void {
-  t.dns.set(domain, { MX: [{ exchange: `mx.${domain}`, priority: 10 }] });
-  t.dns.set(`mx.${domain}`, { A: [address] });
-}
-
 export async function send(t: TestPostline, payload: Record<string, unknown>): Promise<string> {
   const { data, error } = await t.resend.emails.send({ from: FROM, subject: 'Hello', html: '<p>Hello there</p>', ...payload } as any);
   assert.equal(error, null, JSON.stringify(error));
@@ -182,6 +176,6 @@ export async function recordedEvents(
   return t.sql(`SELECT id, type, email_id, data, created_at FROM events WHERE email_id = ANY($1) ORDER BY id`, [emailIds]);
 }
 
-export { eventually };
+export { eventually, publishMx };
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
