@@ -124,8 +124,9 @@ export function contactDetail(contact: Contact, types: Map<string, string>) {
 export function contactEventData(contact: Contact, segmentIds: string[]): ContactEventData {
   return {
     id: contact.id,
-    // Segments replaced audiences; the SDK's payload type still has audience_id: the first segment.
-    audience_id: segmentIds[0] ?? null,
+    // Segments replaced audiences; the SDK's payload type still has audience_id, a string it
+    // always declares: the first segment, or the empty string while the contact is in none.
+    audience_id: segmentIds[0] ?? '',
     segment_ids: segmentIds,
     created_at: isoTimestamp(contact.createdAt),
     updated_at: isoTimestamp(contact.updatedAt),

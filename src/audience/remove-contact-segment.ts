@@ -1,5 +1,7 @@
 // DELETE /contacts/:contact/segments/:segmentId: 200 {object:'contact_segment', id,
-// contact_id, segment_id, deleted:true}. Idempotent like Resend's deletes: a contact that is
+// audienceId, contact_id, segment_id, deleted:true}: Resend's answer (object, contact_id,
+// segment_id, deleted) with the SDK's RemoveContactSegmentResponseSuccess fields (id and
+// audienceId, both the segment: audiences became segments). Idempotent like Resend's deletes: a contact that is
 // not in the segment answers the same (the contact and the segment must exist: 404 otherwise).
 import type { Route } from '../api/route.js';
 import { constant, object, uuid } from '../api/schema.js';
@@ -17,7 +19,14 @@ export function removeContactSegment(db: Db): Route {
       params: { contact: CONTACT_KEY_SCHEMA, segmentId: uuid() },
       response: {
         status: 200,
-        schema: object({ object: constant('contact_segment'), id: uuid(), contact_id: uuid(), segment_id: uuid(), deleted: constant(true) }),
+        schema: object({
+          object: constant('contact_segment'),
+          id: uuid(),
+          audienceId: uuid('The segment again, under the name the SDK declares (audiences became segments).'),
+          contact_id: uuid(),
+          segment_id: uuid(),
+          deleted: constant(true),
+        }),
       },
     },
     async handler({ principal, params }) {
@@ -28,7 +37,14 @@ export function removeContactSegment(db: Db): Route {
         return { contactId: contact.id, segmentId: segment.id as string };
       });
       return {
-        body: { object: 'contact_segment', id: result.segmentId, contact_id: result.contactId, segment_id: result.segmentId, deleted: true },
+        body: {
+          object: 'contact_segment',
+          id: result.segmentId,
+          audienceId: result.segmentId,
+          contact_id: result.contactId,
+          segment_id: result.segmentId,
+          deleted: true,
+        },
       };
     },
   };

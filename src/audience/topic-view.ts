@@ -46,16 +46,20 @@ export const TOPIC_FIELD_SCHEMAS = {
   default_subscription: oneOfValues(SUBSCRIPTIONS, { description: 'For contacts without a choice of their own; fixed once created.' }),
 };
 
-/** topicSummary's shape. */
-export const TOPIC_SUMMARY_SCHEMA = object({
-  id: uuid(),
-  name: string(),
-  description: nullable(string()),
-  default_subscription: oneOfValues(SUBSCRIPTIONS),
-  visibility: oneOfValues(VISIBILITIES),
-  created_at: restTime(),
-});
-export const TOPIC_SCHEMA = object({ object: constant('topic'), ...TOPIC_SUMMARY_SCHEMA.properties });
+/** topicSummary's shape: `description` is left out when the topic has none (the SDK declares it optional). */
+const TOPIC_SUMMARY_REQUIRED = ['id', 'name', 'default_subscription', 'visibility', 'created_at'];
+export const TOPIC_SUMMARY_SCHEMA = object(
+  {
+    id: uuid(),
+    name: string(),
+    description: string(),
+    default_subscription: oneOfValues(SUBSCRIPTIONS),
+    visibility: oneOfValues(VISIBILITIES),
+    created_at: restTime(),
+  },
+  TOPIC_SUMMARY_REQUIRED,
+);
+export const TOPIC_SCHEMA = object({ object: constant('topic'), ...TOPIC_SUMMARY_SCHEMA.properties }, ['object', ...TOPIC_SUMMARY_REQUIRED]);
 
 /** `description`: undefined when absent, null to clear. */
 export function parseDescription(body: Body): string | null | undefined {
@@ -71,7 +75,7 @@ export function topicSummary(row: Row) {
   return {
     id: row.id as string,
     name: row.name as string,
-    description: (row.description ?? null) as string | null,
+    ...(row.description !== null ? { description: row.description as string } : {}),
     default_subscription: row.default_subscription as string,
     visibility: row.visibility as string,
     created_at: restTimestamp(row.created_at)!,

@@ -11,15 +11,21 @@ export const BROADCAST_COLUMNS =
   'id, account_id, name, segment_id, topic_id, from_address, subject, reply_to, preview_text, html, text, status, ' +
   'scheduled_at, sent_at, cursor, recipients, created_at';
 
-const STATUSES: readonly BroadcastStatus[] = ['draft', 'scheduled', 'sending', 'sent', 'canceled'];
+/**
+ * The status on the wire, in Resend's words (the SDK declares draft, queued and sent): a
+ * broadcast waiting for its time and one being sent are both `queued` (scheduled_at tells
+ * them apart); `canceled` is Postline's own, for a send stopped for good.
+ */
+const WIRE_STATUS = { draft: 'draft', scheduled: 'queued', sending: 'queued', sent: 'sent', canceled: 'canceled' } as const;
+const WIRE_STATUSES = ['draft', 'queued', 'sent', 'canceled'] as const;
 
 /** broadcastSummary's shape, for the routes' docs. */
 export const BROADCAST_SUMMARY_SCHEMA = object({
   id: uuid(),
-  name: nullable(string()),
+  name: string({ description: 'The empty string when the broadcast was given no name (the SDK declares a string).' }),
   audience_id: nullable(uuid()),
   segment_id: nullable(uuid()),
-  status: oneOfValues(STATUSES),
+  status: oneOfValues(WIRE_STATUSES),
   created_at: restTime(),
   scheduled_at: nullable(restTime()),
   sent_at: nullable(restTime()),
@@ -40,10 +46,10 @@ export const BROADCAST_SCHEMA = object({
 export function broadcastSummary(row: Row) {
   return {
     id: row.id as string,
-    name: (row.name as string | null) ?? null,
+    name: (row.name as string | null) ?? '',
     audience_id: (row.segment_id as string | null) ?? null,
     segment_id: (row.segment_id as string | null) ?? null,
-    status: row.status as BroadcastStatus,
+    status: WIRE_STATUS[row.status as BroadcastStatus],
     created_at: restTimestamp(row.created_at)!,
     scheduled_at: restTimestamp(row.scheduled_at),
     sent_at: restTimestamp(row.sent_at),

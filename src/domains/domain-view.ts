@@ -1,7 +1,7 @@
 // How a domain row appears on the wire: REST (records labelled "Receiving") and webhook
 // payloads (ISO timestamps, "Receiving MX").
 import { isoTimestamp, restTimestamp } from '../api/format.js';
-import { array, boolean, constant, integer, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
+import { array, boolean, constant, integer, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
 import type { Row } from '../db/database.js';
 import type { DomainEventData } from '../events/payloads.js';
 import { expectedRecords, type RecordStatus } from './dns-records.js';
@@ -10,7 +10,7 @@ export const DOMAIN_COLUMNS = `id, name, status, region, custom_return_path, ope
   sending_enabled, receiving_enabled, tracking_subdomain, dkim_selector, dkim_public_key, record_status, created_at, sandboxed,
   warmup_started_at, warmup_schedule, outbound_ips`;
 
-function records(row: Row, mtaHost: string, receivingLabel: string) {
+function records(row: Row, mtaHost: string, receivingLabel: string, which: 'required' | 'recommended' | 'all' = 'all') {
   return expectedRecords(
     {
       name: row.name,
@@ -20,15 +20,17 @@ function records(row: Row, mtaHost: string, receivingLabel: string) {
       receivingEnabled: row.receiving_enabled,
     },
     mtaHost,
-  ).map((r) => ({
-    record: r.record === 'Receiving' ? receivingLabel : r.record,
-    name: r.name,
-    type: r.type,
-    ttl: 'Auto',
-    status: (row.record_status[r.key] as RecordStatus | undefined) ?? 'not_started',
-    value: r.value,
-    ...(r.priority !== undefined ? { priority: r.priority } : {}),
-  }));
+  )
+    .filter((r) => which === 'all' || r.required === (which === 'required'))
+    .map((r) => ({
+      record: r.record === 'Receiving' ? receivingLabel : r.record,
+      name: r.name,
+      type: r.type,
+      ttl: 'Auto',
+      status: (row.record_status[r.key] as RecordStatus | undefined) ?? 'not_started',
+      value: r.value,
+      ...(r.priority !== undefined ? { priority: r.priority } : {}),
+    }));
 }
 
 const capabilities = (row: Row) => ({
@@ -60,7 +62,7 @@ export const DOMAIN_SUMMARY_SCHEMA = object(
 
 const RECORD_SCHEMA = object(
   {
-    record: oneOfValues(['DKIM', 'SPF', 'DMARC', 'Receiving']),
+    record: oneOfValues(['DKIM', 'SPF', 'Receiving']),
     name: string(),
     type: oneOfValues(['TXT', 'MX']),
     ttl: string(),
@@ -72,17 +74,22 @@ const RECORD_SCHEMA = object(
 );
 
 /** What POST /domains answers: domainDetail without `object`. */
-const DETAIL_REQUIRED = [...SUMMARY_REQUIRED, 'open_tracking', 'click_tracking', 'tracking_subdomain', 'tls', 'records'];
+// tracking_subdomain is left out while none is set: the SDK declares it optional, not nullable.
+const DETAIL_REQUIRED = [...SUMMARY_REQUIRED, 'open_tracking', 'click_tracking', 'tls', 'records'];
 export const CREATED_DOMAIN_SCHEMA = object(
   {
     ...DOMAIN_SUMMARY_SCHEMA.properties,
     open_tracking: boolean(),
     click_tracking: boolean(),
-    tracking_subdomain: nullable(string()),
+    tracking_subdomain: string(),
     tls: oneOfValues(['opportunistic', 'enforced'], { description: 'Postline: the TLS policy set on create or update, so it can be read back.' }),
     records: array(RECORD_SCHEMA),
+    recommended_records: array(object({ ...RECORD_SCHEMA.properties, record: oneOfValues(['DMARC']) }, RECORD_SCHEMA.required as string[]), {
+      description:
+        "Postline: records worth publishing that verification does not wait for (DMARC). Resend's `records` lists only those it needs, with labels the SDK knows, so they are kept apart.",
+    }),
   },
-  DETAIL_REQUIRED,
+  [...DETAIL_REQUIRED, 'recommended_records'],
 );
 /** domainDetail's shape. */
 export const DOMAIN_SCHEMA = object({ object: constant('domain'), ...CREATED_DOMAIN_SCHEMA.properties }, ['object', ...DETAIL_REQUIRED]);
@@ -112,11 +119,12 @@ export function domainDetail(row: Row, mtaHost: string) {
     region: row.region,
     open_tracking: row.open_tracking,
     click_tracking: row.click_tracking,
-    tracking_subdomain: row.tracking_subdomain,
+    ...(row.tracking_subdomain !== null ? { tracking_subdomain: row.tracking_subdomain as string } : {}),
     // Postline's own field (Resend's answer leaves it out): a setting that is written can be read.
     tls: row.tls,
     capabilities: capabilities(row),
-    records: records(row, mtaHost, 'Receiving'),
+    records: records(row, mtaHost, 'Receiving', 'required'),
+    recommended_records: records(row, mtaHost, 'Receiving', 'recommended'),
     ...sandboxed(row),
   };
 }

@@ -2,7 +2,7 @@
 // `RetrievedAttachment`): its metadata and a signed download URL on POSTLINE_PUBLIC_URL that
 // works without an API key until it expires (download-attachment.ts checks it).
 import { isoTimestamp } from '../api/format.js';
-import { constant, integer, isoTime, nullable, object, oneOfValues, string, uuid } from '../api/schema.js';
+import { constant, integer, isoTime, object, oneOfValues, string, uuid } from '../api/schema.js';
 import type { Row } from '../db/database.js';
 import type { UrlSigner } from '../signing/url-signing.js';
 
@@ -21,27 +21,33 @@ function downloadUrl(links: DownloadLinks, id: string, expiresAt: Date): string 
   return `${links.publicUrl}/downloads/attachments/${id}?expires=${expires}&signature=${signature}`;
 }
 
-/** attachmentSummary's shape, for the routes' docs. */
-export const ATTACHMENT_SUMMARY_SCHEMA = object({
-  id: uuid(),
-  filename: nullable(string()),
-  content_type: string(),
-  content_id: nullable(string()),
-  content_disposition: oneOfValues(['inline', 'attachment']),
-  size: integer({ description: 'Bytes.' }),
-  download_url: string({ format: 'uri', description: 'Works without an API key until `expires_at`.' }),
-  expires_at: isoTime(),
-});
-export const ATTACHMENT_SCHEMA = object({ object: constant('attachment'), ...ATTACHMENT_SUMMARY_SCHEMA.properties });
+/** attachmentSummary's shape, for the routes' docs. `filename` and `content_id` are left out when the attachment has none (the SDK's AttachmentData declares them optional). */
+export const ATTACHMENT_SUMMARY_SCHEMA = object(
+  {
+    id: uuid(),
+    filename: string(),
+    content_type: string(),
+    content_id: string(),
+    content_disposition: oneOfValues(['inline', 'attachment']),
+    size: integer({ description: 'Bytes.' }),
+    download_url: string({ format: 'uri', description: 'Works without an API key until `expires_at`.' }),
+    expires_at: isoTime(),
+  },
+  ['id', 'content_type', 'content_disposition', 'size', 'download_url', 'expires_at'],
+);
+export const ATTACHMENT_SCHEMA = object({ object: constant('attachment'), ...ATTACHMENT_SUMMARY_SCHEMA.properties }, [
+  'object',
+  ...(ATTACHMENT_SUMMARY_SCHEMA.required as string[]),
+]);
 
 /** A list item; GET of one attachment adds `object`. */
 export function attachmentSummary(row: Row, links: DownloadLinks, now = Date.now()) {
   const expiresAt = new Date(Math.floor((now + links.ttlMs) / 1000) * 1000);
   return {
     id: row.id as string,
-    filename: (row.filename as string | null) ?? null,
+    ...(row.filename !== null ? { filename: row.filename as string } : {}),
     content_type: row.content_type as string,
-    content_id: (row.content_id as string | null) ?? null,
+    ...(row.content_id !== null ? { content_id: row.content_id as string } : {}),
     content_disposition: row.content_disposition as 'inline' | 'attachment',
     size: Number(row.size),
     download_url: downloadUrl(links, row.id, expiresAt),

@@ -66,8 +66,8 @@ export interface DomainEventData {
 
 export interface ContactEventData {
   id: string;
-  /** The first segment: the SDK's payload type still has audience_id. */
-  audience_id: string | null;
+  /** The first segment ('' when none): the SDK's payload type still has audience_id, a string. */
+  audience_id: string;
   segment_ids: string[];
   created_at: string;
   updated_at: string;

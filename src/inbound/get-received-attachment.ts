@@ -13,7 +13,13 @@ export function getReceivedAttachment(db: Db, links: () => Promise<ReceivedLinks
     url: '/emails/receiving/:id/attachments/:attachment_id',
     doc: {
       summary: "Retrieve a received email's attachment",
-      response: { status: 200, schema: object({ object: constant('attachment'), ...RECEIVED_ATTACHMENT_SCHEMA.properties }) },
+      response: {
+        status: 200,
+        schema: object({ object: constant('attachment'), ...RECEIVED_ATTACHMENT_SCHEMA.properties }, [
+          'object',
+          ...(RECEIVED_ATTACHMENT_SCHEMA.required as string[]),
+        ]),
+      },
     },
     async handler({ principal, params }) {
       if (!isUuid(params.id)) throw notFound('Email');

@@ -54,7 +54,6 @@ export function getReceived(db: Db, links: () => Promise<ReceivedLinks>): Route 
           text: (row.text as string | null) ?? null,
           headers: headerObject(row.headers),
           raw: signedDownload(await links(), 'raw', row.id),
-          html_format: format,
           authentication: row.authentication,
         },
       };

@@ -3,7 +3,7 @@
 // signed download URLs (raw message, attachments) on POSTLINE_PUBLIC_URL that work without an
 // API key until they expire (download-received.ts checks them).
 import { isoTimestamp } from '../api/format.js';
-import { array, constant, integer, isoTime, nullable, object, string, uuid } from '../api/schema.js';
+import { array, constant, integer, isoTime, nullable, object, oneOfValues, string, uuid } from '../api/schema.js';
 import type { Queryable, Row } from '../db/database.js';
 import type { ReceivedEventData } from '../events/payloads.js';
 import type { UrlSigner } from '../signing/url-signing.js';
@@ -46,7 +46,18 @@ const SIGNED_DOWNLOAD_SCHEMA = {
 };
 
 /** attachmentWithUrl's shape, for the routes' docs; GET of one adds `object`. */
-export const RECEIVED_ATTACHMENT_SCHEMA = object({ ...EMBEDDED_ATTACHMENT_SCHEMA.properties, ...SIGNED_DOWNLOAD_SCHEMA });
+export const RECEIVED_ATTACHMENT_SCHEMA = object(
+  {
+    id: uuid(),
+    filename: string(),
+    size: integer({ description: 'Bytes.' }),
+    content_type: string(),
+    content_id: string(),
+    content_disposition: oneOfValues(['inline', 'attachment']),
+    ...SIGNED_DOWNLOAD_SCHEMA,
+  },
+  ['id', 'size', 'content_type', 'content_disposition', 'download_url', 'expires_at'],
+);
 
 const addresses = array(string());
 /** receivedSummary's shape. */
@@ -71,7 +82,6 @@ export const RECEIVED_SCHEMA = object({
   text: nullable(string()),
   headers: { type: 'object', additionalProperties: string() },
   raw: object(SIGNED_DOWNLOAD_SCHEMA),
-  html_format: string(),
   authentication: object(
     {
       spf: string({ description: 'pass, fail, softfail, neutral, none, temperror or permerror.' }),
@@ -96,8 +106,21 @@ function embeddedAttachment(row: Row) {
 }
 
 /** `RetrievedAttachment` of the attachment routes; GET of one adds `object`. */
+/**
+ * `AttachmentData`, as the SDK declares the attachment routes' answer: unlike the metadata
+ * embedded in an email, `filename` and `content_id` are left out when the part has none, and
+ * a part without Content-Disposition reads as an attachment.
+ */
 export function attachmentWithUrl(row: Row, links: ReceivedLinks) {
-  return { ...embeddedAttachment(row), ...signedDownload(links, 'attachment', row.id) };
+  return {
+    id: row.id as string,
+    ...(row.filename !== null ? { filename: row.filename as string } : {}),
+    size: Number(row.size),
+    content_type: row.content_type as string,
+    ...(row.content_id !== null ? { content_id: row.content_id as string } : {}),
+    content_disposition: row.content_disposition === 'inline' ? ('inline' as const) : ('attachment' as const),
+    ...signedDownload(links, 'attachment', row.id),
+  };
 }
 
 /** The attachments of each received email among `ids`, in message order, by email id. One query. */

@@ -66,6 +66,12 @@ export const REPLIES = {
   lineTooLong: (line: number) =>
     reply(550, '5.6.0', `Line ${line} is longer than ${MAX_LINE_LENGTH} characters (RFC 5322 2.1.1): encode the content as quoted-printable or base64`),
   nulInHeaders: () => reply(550, '5.6.0', 'The message header contains a NUL character'),
+  eightBitHeader: (line: number) =>
+    reply(
+      554,
+      '5.6.9',
+      `Line ${line}: raw 8-bit bytes in a header field need SMTPUTF8, which this server does not offer: encode non-ASCII text as RFC 2047 encoded-words`,
+    ),
   missingFrom: () => reply(550, '5.6.0', 'The message has no From header'),
   severalFrom: () => reply(550, '5.6.0', 'The message has more than one From header'),
   badFrom: (detail: string) => reply(550, '5.1.7', `Bad From header: ${detail}`),

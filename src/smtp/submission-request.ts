@@ -51,6 +51,9 @@ function checkLines(raw: Buffer): void {
     if (inHeader) {
       if (length === 0) inHeader = false;
       else if (raw.subarray(start, end).includes(0)) throw REPLIES.nulInHeaders();
+      // SMTPUTF8 is not offered, so a header field must be ASCII (RFC 5322; RFC 6532 needs
+      // SMTPUTF8 end to end): raw UTF-8 here would be relayed to servers that never agreed to it.
+      else if (raw.subarray(start, end).some((byte) => byte > 0x7f)) throw REPLIES.eightBitHeader(line);
     }
     start = end + 1;
     line++;

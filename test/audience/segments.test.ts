@@ -101,7 +101,7 @@ describe('/segments (and /audiences): lists of contacts', () => {
 
     const removed = await t.resend.contacts.segments.remove({ contactId: ann, segmentId: a });
     assert.equal(removed.error, null);
-    assert.deepEqual(removed.data, { object: 'contact_segment', id: a, contact_id: ann, segment_id: a, deleted: true });
+    assert.deepEqual(removed.data, { object: 'contact_segment', id: a, audienceId: a, contact_id: ann, segment_id: a, deleted: true });
     assert.deepEqual(
       (await t.resend.contacts.segments.list({ email: 'ann@seg.test' })).data!.data.map((s) => s.name),
       ['B'],

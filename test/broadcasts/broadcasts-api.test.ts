@@ -173,7 +173,7 @@ describe('broadcasts API', () => {
     assert.equal(sent.error, null, JSON.stringify(sent.error));
     assert.deepEqual(sent.data, { id });
     let { data } = await t.resend.broadcasts.get(id);
-    assert.equal(data!.status, 'scheduled');
+    assert.equal(data!.status, 'queued', 'a scheduled broadcast is queued, in Resend words');
     assert.ok(Math.abs(Date.parse(data!.scheduled_at!.replace(' ', 'T').replace('+00', 'Z')) - (Date.now() + 3600_000)) < 60_000);
     const iso = new Date(Date.now() + 7200_000).toISOString();
     assert.equal((await t.resend.broadcasts.send(id, { scheduledAt: iso })).error, null);
@@ -204,13 +204,13 @@ describe('broadcasts API', () => {
 
     const sending = await draft();
     assert.equal((await t.resend.broadcasts.send(sending)).error, null);
-    assert.equal((await t.resend.broadcasts.get(sending)).data!.status, 'sending');
+    assert.equal((await t.resend.broadcasts.get(sending)).data!.status, 'queued');
     const refused = await t.resend.broadcasts.remove(sending);
     assert.equal(refused.error?.statusCode, 403);
     assert.equal(refused.error?.name, 'validation_error');
     assert.match(refused.error!.message, /`sending`/);
     assert.equal((await t.resend.broadcasts.update(sending, { subject: 'x' })).error?.statusCode, 403);
-    assert.equal((await t.resend.broadcasts.get(sending)).data!.status, 'sending');
+    assert.equal((await t.resend.broadcasts.get(sending)).data!.status, 'queued');
     // Resend's "queued": it can still be canceled, which stops the fan-out.
     assert.equal((await t.resend.broadcasts.cancel(sending)).error, null);
     const draftCancel = await t.resend.broadcasts.cancel(await draft());
@@ -240,7 +240,7 @@ describe('broadcasts API', () => {
     // Nor may a broadcast be pointed at another account's segment.
     const theirs = (await stranger.segments.create({ name: 'theirs' })).data!.id;
     assert.equal((await t.resend.broadcasts.update(mine, { segmentId: theirs })).error?.statusCode, 404);
-    assert.equal((await t.resend.broadcasts.get(mine)).data!.name, null);
+    assert.equal((await t.resend.broadcasts.get(mine)).data!.name, '');
   });
 
   it('checks the recipients query and pages', async () => {

@@ -69,7 +69,7 @@ describe('broadcast fan-out across restarts', () => {
       scheduledAt: new Date(Date.now() + 1500).toISOString(),
     });
     assert.equal(error, null, JSON.stringify(error));
-    assert.equal((await t.resend.broadcasts.get(data!.id)).data!.status, 'scheduled');
+    assert.equal((await t.resend.broadcasts.get(data!.id)).data!.status, 'queued');
     await t.postline.stop();
     await sleep(2000);
     await t.restart();

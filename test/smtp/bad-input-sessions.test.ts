@@ -89,6 +89,30 @@ describe('SMTP: bad input in raw sessions', () => {
     assert.equal(await s.reply(), '553 5.6.7 <?@example.net>: non-ASCII addresses are not supported');
   });
 
+  it('refuses raw 8-bit header fields with 554 5.6.9 (SMTPUTF8 is not offered), storing nothing; RFC 2047 words pass', async () => {
+    const s = await fresh();
+    assert.doesNotMatch(await s.command('EHLO client.test'), /SMTPUTF8/, 'not offered');
+    const before = await count();
+    for (const header of ['Subject: Grüße', `From: Jürgen <hello@${SENDER_DOMAIN}>`]) {
+      const raw = Buffer.from(`${header.startsWith('From') ? '' : `From: ${FROM}\r\n`}To: h8@example.net\r\n${header}\r\n\r\nHello\r\n`, 'utf8');
+      const line = raw.toString('utf8').split('\r\n').indexOf(header) + 1;
+      assert.match(await s.command(`MAIL FROM:<hello@${SENDER_DOMAIN}> BODY=8BITMIME`), /^250 /);
+      assert.match(await s.command('RCPT TO:<h8@example.net>'), /^250 /);
+      assert.match(await s.command('DATA'), /^354 /);
+      s.write(raw);
+      s.write('.\r\n');
+      assert.equal(
+        await s.reply(),
+        `554 5.6.9 Line ${line}: raw 8-bit bytes in a header field need SMTPUTF8, which this server does not offer: encode non-ASCII text as RFC 2047 encoded-words`,
+      );
+    }
+    assert.equal(await count(), before, 'nothing stored');
+    const encoded = await sendRaw(s, ['h8@example.net'], message({ From: FROM, To: 'h8@example.net', Subject: '=?UTF-8?Q?Gr=C3=BC=C3=9Fe?=' }));
+    assert.match(encoded, /^250 /);
+    const id = /queued as (\S+)/.exec(encoded)![1]!;
+    assert.equal((await t.resend.emails.get(id)).data!.subject, 'Grüße');
+  });
+
   it('refuses a line over 998 characters with 550 5.6.0, storing nothing', async () => {
     const s = await fresh();
     const before = await count();

@@ -78,6 +78,8 @@ export interface Domain {
   click_tracking?: boolean;
   tls?: 'opportunistic' | 'enforced';
   records?: DnsRecord[];
+  /** Postline: records worth publishing that verification does not wait for (DMARC). */
+  recommended_records?: DnsRecord[];
   /** Postline: the sending warm-up (GET /domains/:id); null when not warming up. */
   warmup?: Warmup | null;
 }

@@ -20,7 +20,8 @@ export interface Broadcast {
   subject: string | null;
   reply_to: string[] | null;
   preview_text: string | null;
-  status: 'draft' | 'scheduled' | 'sending' | 'sent' | 'canceled';
+  /** Resend's words: `queued` while waiting for its time and while being sent (Broadcasts.tsx stateOf). */
+  status: 'draft' | 'queued' | 'sent' | 'canceled';
   created_at: string;
   scheduled_at: string | null;
   sent_at: string | null;

@@ -13,6 +13,15 @@ import { qs, type Segment, type Topic } from './audience-common';
 import { type Broadcast, BroadcastComposePage } from './BroadcastCompose';
 
 type BroadcastSummary = Pick<Broadcast, 'id' | 'name' | 'segment_id' | 'topic_id' | 'status' | 'created_at' | 'scheduled_at' | 'sent_at'>;
+type BroadcastState = 'draft' | 'scheduled' | 'sending' | 'sent' | 'canceled';
+
+/** A queued broadcast is scheduled while its time is ahead, and being sent once it has come. */
+function stateOf(b: Pick<Broadcast, 'status' | 'scheduled_at'>): BroadcastState {
+  if (b.status !== 'queued') return b.status;
+  const at = b.scheduled_at ? Date.parse(b.scheduled_at.replace(' ', 'T').replace(/\+00$/, 'Z')) : Number.NaN;
+  return at > Date.now() ? 'scheduled' : 'sending';
+}
+
 const FIGURES = ['recipients', 'delivered', 'opened', 'clicked', 'unsubscribed', 'bounced', 'complained', 'suppressed'] as const;
 type Stats = Record<(typeof FIGURES)[number] | 'sent', number>;
 const RECIPIENT_TYPES = ['sent', 'delivered', 'opened', 'clicked', 'bounced', 'complained', 'unsubscribed', 'suppressed'] as const;
@@ -41,7 +50,7 @@ export function BroadcastsPage({ path }: { path: string }) {
   return <BroadcastList />;
 }
 
-function StatusBadge({ status }: { status: Broadcast['status'] }) {
+function StatusBadge({ status }: { status: BroadcastState }) {
   const tone = { draft: '', scheduled: 'status-pending', sending: 'status-pending', sent: 'status-verified', canceled: 'status-failed' }[status];
   return <span className={`status ${tone}`}>{status}</span>;
 }
@@ -50,7 +59,7 @@ function BroadcastList() {
   const list = usePagedList<BroadcastSummary>(
     ['broadcasts'],
     (after) => `/broadcasts${qs({ limit: 25, after })}`,
-    (query) => (query.state.data?.data.some((b) => b.status === 'sending') ? 3000 : false),
+    (query) => (query.state.data?.data.some((b) => stateOf(b) === 'sending') ? 3000 : false),
   );
   return (
     <>
@@ -73,7 +82,7 @@ function BroadcastList() {
               </a>
             ),
           },
-          { header: 'Status', cell: (b) => <StatusBadge status={b.status} /> },
+          { header: 'Status', cell: (b) => <StatusBadge status={stateOf(b)} /> },
           { header: 'Created', cell: (b) => formatTime(b.created_at) },
           { header: 'Scheduled for', cell: (b) => (b.scheduled_at ? formatTime(b.scheduled_at) : '—') },
           { header: 'Sent', cell: (b) => (b.sent_at ? formatTime(b.sent_at) : '—') },
@@ -88,7 +97,7 @@ function BroadcastPage({ id }: { id: string }) {
   const broadcast = useQuery({
     queryKey: ['broadcast', id],
     queryFn: () => api<Broadcast>('GET', path),
-    refetchInterval: (query) => (query.state.data?.status === 'sending' || query.state.data?.status === 'scheduled' ? 3000 : false),
+    refetchInterval: (query) => (query.state.data?.status === 'queued' ? 3000 : false),
   });
   const b = broadcast.data;
   const segment = useQuery({
@@ -109,8 +118,8 @@ function BroadcastPage({ id }: { id: string }) {
         <>
           <h1>{b.name || b.subject || '(no name)'}</h1>
           <p>
-            <StatusBadge status={b.status} />
-            {b.status === 'scheduled' && b.scheduled_at && <> for {formatTime(b.scheduled_at)}</>}
+            <StatusBadge status={stateOf(b)} />
+            {stateOf(b) === 'scheduled' && b.scheduled_at && <> for {formatTime(b.scheduled_at)}</>}
           </p>
           <dl className="facts">
             <dt>From</dt>
@@ -187,7 +196,7 @@ function Actions({ broadcast: b, path }: { broadcast: Broadcast; path: string })
       navigate('/broadcasts');
     },
   });
-  const unsent = b.status === 'draft' || b.status === 'scheduled';
+  const unsent = b.status === 'draft' || stateOf(b) === 'scheduled';
   return (
     <section aria-labelledby="actions-title">
       <h2 id="actions-title" className="visually-hidden">
@@ -200,9 +209,9 @@ function Actions({ broadcast: b, path }: { broadcast: Broadcast; path: string })
             Edit
           </a>
         )}
-        {(b.status === 'scheduled' || b.status === 'sending') && (
+        {(stateOf(b) === 'scheduled' || stateOf(b) === 'sending') && (
           <button type="button" className="danger" onClick={() => setConfirming('cancel')}>
-            {b.status === 'scheduled' ? 'Cancel the scheduled send' : 'Stop sending'}
+            {stateOf(b) === 'scheduled' ? 'Cancel the scheduled send' : 'Stop sending'}
           </button>
         )}
         <button type="button" className="secondary" onClick={() => duplicate.mutate()} disabled={duplicate.isPending}>
@@ -217,8 +226,8 @@ function Actions({ broadcast: b, path }: { broadcast: Broadcast; path: string })
       <ErrorMessage error={cancel.error ?? duplicate.error ?? remove.error} />
       <ConfirmDialog
         open={confirming === 'cancel'}
-        title={b.status === 'scheduled' ? 'Cancel this broadcast?' : 'Stop sending this broadcast?'}
-        confirm={b.status === 'scheduled' ? 'Cancel the send' : 'Stop sending'}
+        title={stateOf(b) === 'scheduled' ? 'Cancel this broadcast?' : 'Stop sending this broadcast?'}
+        confirm={stateOf(b) === 'scheduled' ? 'Cancel the send' : 'Stop sending'}
         onConfirm={() => {
           setConfirming(undefined);
           cancel.mutate();
@@ -226,7 +235,7 @@ function Actions({ broadcast: b, path }: { broadcast: Broadcast; path: string })
         onClose={() => setConfirming(undefined)}
       >
         <p>
-          {b.status === 'scheduled'
+          {stateOf(b) === 'scheduled'
             ? 'Nothing is sent. Duplicate it to send it another time.'
             : 'No further contacts get it; emails already queued still go out.'}
         </p>
@@ -263,7 +272,7 @@ function SendForm({ broadcast: b, path, onSent }: { broadcast: Broadcast; path: 
     event.preventDefault();
     setConfirming(true);
   };
-  const label = b.status === 'scheduled' ? 'Send or reschedule' : 'Send';
+  const label = stateOf(b) === 'scheduled' ? 'Send or reschedule' : 'Send';
   return (
     <form className="panel stacked" onSubmit={submit} aria-labelledby="send-title">
       <h2 id="send-title">{label}</h2>

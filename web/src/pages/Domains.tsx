@@ -129,7 +129,7 @@ export function DomainPage({ id }: { id: string }) {
                 </tr>
               </thead>
               <tbody>
-                {d.records?.map((r) => (
+                {[...(d.records ?? []), ...(d.recommended_records ?? [])].map((r) => (
                   <tr key={`${r.record}-${r.type}-${r.name}`}>
                     <td data-label="Record">{r.record}</td>
                     <td data-label="Type">{r.type}</td>
