@@ -172,7 +172,7 @@ describe('/contacts: create, get by id or address, list, update, delete', () => 
     assert.deepEqual(unknownSegment.error, { statusCode: 404, message: 'Segment not found', name: 'not_found' });
     assert.deepEqual(await written(), before, 'no contact and no contact event written');
 
-    const { data } = await t.resend.contacts.create({ email: 'patchme@example.com', last_name: 'Kept' });
+    const { data } = await t.resend.contacts.create({ email: 'patchme@example.com', lastName: 'Kept' });
     const beforePatches = { contact: (await t.resend.contacts.get(data!.id)).data, written: await written() };
     for (const body of [{ unsubscribed: 1 }, { segments: [] }, { last_name: ['x'] }, { email: 'nope' }]) {
       const res = await rawRequest(t, 'PATCH', `/contacts/${data!.id}`, { body });

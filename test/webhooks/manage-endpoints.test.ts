@@ -110,7 +110,8 @@ describe('webhooks: managing endpoints through the SDK', () => {
       'domain.deleted',
     ] as const;
     assert.deepEqual([...events].sort(), [...Object.keys(EMAIL_EVENTS), ...Object.keys(OTHER_EVENTS)].sort(), 'the whole catalogue');
-    const created = await t.resend.webhooks.create({ endpoint: 'https://h.example.com/all', events: [...events, 'email.sent'] });
+    // email.canceled is missing from the SDK's WebhookEvent type (resend 6.38), not from Resend's API.
+    const created = await t.resend.webhooks.create({ endpoint: 'https://h.example.com/all', events: [...events, 'email.sent'] as any });
     assert.equal(created.error, null, JSON.stringify(created.error));
     assert.deepEqual((await t.resend.webhooks.get(created.data!.id)).data!.events, events);
   });
