@@ -3,8 +3,16 @@
 // when TEST_DATABASE_URL is set, the same suite again on that server.
 // Arguments narrow the files: `npm test -- emails` runs test files whose path contains "emails".
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+
+// Every test fails after this long instead of holding the run. node applies it to each test
+// file as a whole too, so it is sized for the slowest file: under a 2-core machine's heaviest
+// load seen (four suites at once), inbound/large-messages took 128 s and
+// broadcasts/fan-out-survives-restart over 180 s (README.md's Tests section).
+// A test may ask for more with its own `timeout` option.
+const TEST_TIMEOUT_MS = 600_000;
 
 function findTests(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -24,13 +32,38 @@ if (files.length === 0) {
 }
 
 const modes = ['embedded', ...(process.env.TEST_DATABASE_URL ? ['external'] : [])];
+const summaryDir = mkdtempSync(path.join(os.tmpdir(), 'postline-test-summary-'));
 let failed = false;
+const notes = [];
 for (const mode of modes) {
-  console.log(`\n# database: ${mode === 'embedded' ? 'embedded PostgreSQL' : 'TEST_DATABASE_URL'} (${files.length} files)`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=1', ...files], {
-    stdio: 'inherit',
-    env: { ...process.env, POSTLINE_TEST_DB: mode },
-  });
+  const label = mode === 'embedded' ? 'embedded PostgreSQL' : 'TEST_DATABASE_URL';
+  console.log(`\n# database: ${label} (${files.length} files)`);
+  const summaryFile = path.join(summaryDir, `${mode}.jsonl`);
+  const result = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--test',
+      `--test-timeout=${TEST_TIMEOUT_MS}`,
+      '--test-concurrency=1',
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      '--test-reporter=./scripts/test-summary-reporter.mjs',
+      `--test-reporter-destination=${summaryFile}`,
+      ...files,
+    ],
+    { stdio: 'inherit', env: { ...process.env, POSTLINE_TEST_DB: mode } },
+  );
   if (result.status !== 0) failed = true;
+  const lines = readFileSync(summaryFile, 'utf8').split('\n').filter(Boolean);
+  for (const line of lines) notes.push({ ...JSON.parse(line), label });
+}
+rmSync(summaryDir, { recursive: true, force: true });
+
+// Skipped tests are listed last, each with its reason, so a skip never reads as a pass.
+if (notes.length > 0) {
+  console.log(`\n# ${notes.length} test(s) skipped or timed out:`);
+  for (const n of notes) console.log(`- ${n.kind} [${n.label}] ${path.relative(process.cwd(), n.file ?? '?')}: ${n.name}: ${n.reason}`);
 }
 process.exit(failed ? 1 : 0);

@@ -156,6 +156,9 @@ describe('/contacts: create, get by id or address, list, update, delete', () => 
       [{ email: 'bad@example.com', topics: [{ id: crypto.randomUUID(), subscription: 'maybe' }] }, 'validation_error', /subscription/],
       [{ email: 'bad@example.com', first_name: 'x'.repeat(257) }, 'validation_error', /at most 256/],
     ];
+    const written = async () =>
+      (await t.sql(`SELECT (SELECT count(*) FROM contacts)::int AS contacts, (SELECT count(*) FROM events WHERE type LIKE 'contact.%')::int AS events`))[0];
+    const before = await written();
     for (const [body, name, message] of cases) {
       const res = await rawRequest(t, 'POST', '/contacts', { body: body as object });
       assert.equal(res.status, 422, JSON.stringify(body));
@@ -167,13 +170,15 @@ describe('/contacts: create, get by id or address, list, update, delete', () => 
     assert.deepEqual(sdk.error, { statusCode: 422, message: 'Missing `email` field.', name: 'missing_required_field' });
     const unknownSegment = await t.resend.contacts.create({ email: 'bad@example.com', segments: [{ id: crypto.randomUUID() }] });
     assert.deepEqual(unknownSegment.error, { statusCode: 404, message: 'Segment not found', name: 'not_found' });
-    assert.equal((await t.sql("SELECT 1 FROM contacts WHERE email = 'bad@example.com'")).length, 0);
+    assert.deepEqual(await written(), before, 'no contact and no contact event written');
 
-    const { data } = await t.resend.contacts.create({ email: 'patchme@example.com' });
+    const { data } = await t.resend.contacts.create({ email: 'patchme@example.com', lastName: 'Kept' });
+    const beforePatches = { contact: (await t.resend.contacts.get(data!.id)).data, written: await written() };
     for (const body of [{ unsubscribed: 1 }, { segments: [] }, { last_name: ['x'] }, { email: 'nope' }]) {
       const res = await rawRequest(t, 'PATCH', `/contacts/${data!.id}`, { body });
       assert.equal(res.status, 422, JSON.stringify(body));
     }
+    assert.deepEqual({ contact: (await t.resend.contacts.get(data!.id)).data, written: await written() }, beforePatches, 'the refused updates changed nothing');
     const notAddress = await rawRequest(t, 'GET', '/contacts/not-an-id-or-address');
     assert.equal(notAddress.status, 404);
   });

@@ -51,9 +51,17 @@ describe('contact imports survive restarts', () => {
   });
 
   it('runs an import queued before a restart after it', async () => {
+    // A node runs one import at a time, oldest first: while a big one runs, a small one waits.
+    const busy = await t.resend.contacts.imports.create({ file: bigCsv(ROWS, 'busy-'), onConflict: 'skip' });
+    await waitFor(busy.data!.id, (status, total) => status === 'in_progress' && total > 0);
     const created = await t.resend.contacts.imports.create({ file: bigCsv(10, 'queued-') });
+    assert.equal((await t.resend.contacts.imports.get(created.data!.id)).data!.status, 'queued');
+
     await t.restart();
+    const [{ restarted }] = await t.sql(`SELECT now() AS restarted`);
     const done = await waitFor(created.data!.id, (status) => status === 'completed');
     assert.equal(done.counts.created, 10);
+    const [{ started_at }] = await t.sql(`SELECT started_at FROM contact_imports WHERE id = $1`, [created.data!.id]);
+    assert.ok(started_at > restarted, `started ${started_at.toISOString()}, before the restart ended ${restarted.toISOString()}`);
   });
 });

@@ -102,8 +102,10 @@ describe('an automation run: trigger → delay → condition → send_email', ()
     assert.deepEqual((await t.resend.automations.runs.list({ automationId: disabled })).data!.data, [], 'a disabled automation starts no run');
     assert.equal((await t.resend.automations.runs.get({ automationId: disabled, runId: annRun })).error?.statusCode, 404, "another automation's run");
 
-    await eventually(async () => (t.sink.messages.length === 1 ? true : undefined), 15_000, 'no second email');
+    // Both runs are over, so every email they made exists: one, delivered once and done with.
     const emails = await t.sql(`SELECT count(*)::int AS n FROM emails WHERE source = 'automation'`);
-    assert.equal(emails[0].n, 1);
+    assert.equal(emails[0].n, 1, 'one email for the two runs');
+    await eventually(async () => (await t.resend.emails.get(emailId)).data?.last_event === 'delivered', 15_000, 'the welcome email delivered');
+    assert.equal(t.sink.messages.length, 1, 'delivered once');
   });
 });

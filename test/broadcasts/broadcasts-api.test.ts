@@ -243,7 +243,8 @@ describe('broadcasts API', () => {
     assert.equal((await t.resend.broadcasts.get(mine)).data!.name, '');
   });
 
-  it('checks the recipients query and pages', async () => {
+  // Paging through recipients is recipients-and-links.test.ts's; a draft has none to page.
+  it('refuses a malformed recipients query with 422, and lists a draft’s recipients and clicked links empty', async () => {
     const id = await draft();
     const bad = await rawRequest(t, 'GET', `/broadcasts/${id}/recipients?type=read`);
     assert.equal(bad.status, 422);

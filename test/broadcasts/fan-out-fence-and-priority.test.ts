@@ -10,6 +10,7 @@ import { claimDue } from '../../src/delivery/claim.js';
 import { DnsResolver } from '../../src/dns/resolver.js';
 import { acceptDeps } from '../../src/emails/routes.js';
 import { urlSigner } from '../../src/signing/url-signing.js';
+import { eventually } from '../support/eventually.js';
 import type { TestPostline } from '../support/postline.js';
 import { createContacts, createSegment, FROM, startBroadcastTest } from './support.js';
 
@@ -56,9 +57,8 @@ describe('broadcast fan-out: fence, cancel and queue priority', () => {
     const first = await claimBroadcast(db, 300); // a node whose lease will run out before it commits
     assert.equal(first?.id, id);
     assert.equal(await claimBroadcast(db, 60_000), undefined, 'leased: no one else takes it');
-    await new Promise((r) => setTimeout(r, 400));
-    const second = await claimBroadcast(db, 60_000);
-    assert.equal(second?.id, id);
+    const second = await eventually(() => claimBroadcast(db, 60_000), 10_000, 'the first lease to run out');
+    assert.equal(second.id, id);
 
     const [a, b] = await Promise.allSettled([fanOutChunk(await node(), first!), fanOutChunk(await node(), second!)]);
     const outcomes = [a, b].map((r) => r.status).sort();

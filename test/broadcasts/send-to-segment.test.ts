@@ -7,7 +7,19 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { verifyDkim } from '../delivery/support.js';
 import type { TestPostline } from '../support/postline.js';
-import { createContacts, createSegment, eventually, FROM, messagesTo, parsed, PUBLIC_URL, startBroadcastTest, visit, waitForStatus } from './support.js';
+import {
+  createContacts,
+  createSegment,
+  eventually,
+  FROM,
+  messagesTo,
+  parsed,
+  PUBLIC_URL,
+  startBroadcastTest,
+  untilBroadcastMailDone,
+  visit,
+  waitForStatus,
+} from './support.js';
 
 describe('broadcasts: sending to a segment', () => {
   let t: TestPostline;
@@ -64,7 +76,7 @@ describe('broadcasts: sending to a segment', () => {
     assert.equal(bob.mail.subject, 'Hello friend');
     assert.match(bob.mail.html!, /<p>Hi there from your company<\/p>/, 'inline fallback, then the property fallback');
 
-    await new Promise((r) => setTimeout(r, 300));
+    await untilBroadcastMailDone(t, broadcastId);
     for (const name of ['carol', 'dave', 'erin', 'outsider']) assert.equal(messagesTo(t, `${name}@example.org`).length, 0, name);
     const { data } = await t.resend.broadcasts.get(broadcastId);
     assert.equal(data!.status, 'sent');
@@ -141,7 +153,7 @@ describe('broadcasts: sending to a segment', () => {
     assert.equal(second.error, null, JSON.stringify(second.error));
     await waitForStatus(t, second.data!.id, 'sent');
     await t.sink.waitFor(before + 2);
-    await new Promise((r) => setTimeout(r, 300));
+    await untilBroadcastMailDone(t, second.data!.id);
     const got = t.sink.messages
       .slice(before)
       .flatMap((m) => m.to)

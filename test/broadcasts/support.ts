@@ -66,6 +66,25 @@ export async function waitForStatus(t: TestPostline, id: string, status: string,
   });
 }
 
+/**
+ * Until every email of these broadcasts has an outcome (none queued, deferred or in flight):
+ * from then on nothing more of theirs can reach the sink.
+ */
+export async function untilBroadcastMailDone(t: TestPostline, ...ids: string[]): Promise<void> {
+  await eventually(
+    async () => {
+      const [{ open }] = await t.sql(
+        `SELECT count(*)::int AS open FROM deliveries d JOIN emails e ON e.id = d.email_id
+          WHERE e.broadcast_id = ANY($1) AND d.status IN ('queued', 'scheduled', 'paused')`,
+        [ids],
+      );
+      return open === 0;
+    },
+    30_000,
+    `every email of broadcast ${ids.join(', ')} done`,
+  );
+}
+
 /** The messages the sink got for `address`. */
 export function messagesTo(t: TestPostline, address: string) {
   return t.sink.messages.filter((m) => m.to.includes(address));

@@ -5,7 +5,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestPostline } from '../support/postline.js';
-import { createContacts, createSegment, FROM, messagesTo, parsed, PUBLIC_URL, startBroadcastTest, visit, waitForStatus } from './support.js';
+import {
+  createContacts,
+  createSegment,
+  FROM,
+  messagesTo,
+  parsed,
+  PUBLIC_URL,
+  startBroadcastTest,
+  untilBroadcastMailDone,
+  visit,
+  waitForStatus,
+} from './support.js';
 
 describe('unsubscribe page and one-click', () => {
   let t: TestPostline;
@@ -121,12 +132,14 @@ describe('unsubscribe page and one-click', () => {
 
     // The next broadcast on that topic skips her; one on the topic she chose reaches her.
     const count = t.sink.messages.length;
+    const broadcasts: string[] = [];
     for (const topicId of [updates, offers]) {
       const { data: sent } = await t.resend.broadcasts.create({ segmentId, topicId, from: FROM, subject: `On ${topicId}`, text: 'x', send: true });
       await waitForStatus(t, sent!.id, 'sent');
+      broadcasts.push(sent!.id);
     }
     await t.sink.waitFor(count + 2);
-    await new Promise((r) => setTimeout(r, 300));
+    await untilBroadcastMailDone(t, ...broadcasts);
     const got = t.sink.messages
       .slice(count)
       .map((m) => `${m.to[0]} ${/Subject: On (\S+)/.exec(m.raw.toString())![1]}`)

@@ -100,7 +100,7 @@ describe('SIGTERM with mail in flight', () => {
     cleanups.push(() => again.stop('SIGKILL'));
     const resendAgain = new Resend(apiKey, { baseUrl: again.url });
     for (const id of ids) assert.equal((await resendAgain.emails.get(id)).data?.last_event, 'delivered');
-    await new Promise((r) => setTimeout(r, 1_000));
+    await new Promise((r) => setTimeout(r, 1_000)); // a negative check: a repeated attempt would have come by now
     assert.equal(received.length, EMAILS, 'no attempt repeated after the restart');
     assert.equal(inData, EMAILS);
   });

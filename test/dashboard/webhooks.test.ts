@@ -177,7 +177,7 @@ describe('dashboard: webhooks, created, watched, replayed, rotated and disabled 
     const seen = receiver.requests.length;
     const emailId = await send(t, { to: 'delivered@resend.dev', subject: 'While disabled' });
     await waitForLastEvent(t, emailId, 'delivered');
-    await new Promise((r) => setTimeout(r, 1500));
+    await new Promise((r) => setTimeout(r, 1500)); // a negative check: a webhook would have come by now
     assert.equal(receiver.requests.length, seen, 'a disabled endpoint gets nothing');
 
     await page.setViewportSize({ width: 390, height: 844 });

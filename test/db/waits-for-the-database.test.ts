@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { connectDatabase } from '../../src/db/connect.js';
+import { eventually } from '../support/eventually.js';
 import { freshDatabase } from './fresh-database.js';
 
 async function freePort(): Promise<number> {
@@ -43,7 +44,8 @@ describe('connecting to DATABASE_URL at start', () => {
     late.port = String(port);
     const messages: string[] = [];
     const connecting = connectDatabase({ databaseUrl: late.toString(), dataDir: '/nonexistent' }, (m) => messages.push(m));
-    await new Promise((r) => setTimeout(r, 600));
+    // The server appears only once the connection has been refused at least once.
+    await eventually(async () => messages.some((m) => m.startsWith('waiting for the database (ECONNREFUSED)')), 10_000, 'a refused first try');
     forwarder = proxy(port, new URL(database.url));
     const connected = await connecting;
     try {

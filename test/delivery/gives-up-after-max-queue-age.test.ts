@@ -28,7 +28,7 @@ describe('delivery: gives up after the maximum queue age', () => {
 
     // Nothing is attempted any more.
     const attempts = row.attempts;
-    await new Promise((r) => setTimeout(r, 700));
+    await new Promise((r) => setTimeout(r, 700)); // a negative check: a failed row is never claimed again
     assert.equal((await deliveriesOf(t, id))[0].attempts, attempts);
   });
 });

@@ -39,7 +39,14 @@ describe('inbound: received mail older than POSTLINE_RECEIVED_RETENTION is purge
     const { data: got } = await t.resend.emails.receiving.get(old);
     const attachments = await t.resend.emails.receiving.attachments.list({ emailId: old });
     assert.equal(attachments.data!.data.length, 1);
-    await new Promise((resolve) => setTimeout(resolve, 1_100)); // older than the retention below
+    const olderThanRetention = async () =>
+      (
+        await t.sql(
+          `SELECT now() - m.created_at > interval '1 second' AS old FROM received_emails r JOIN inbound_messages m ON m.id = r.inbound_message_id WHERE r.id = $1`,
+          [old],
+        )
+      )[0]?.old;
+    await eventually(olderThanRetention, 5_000, 'the message to be older than the retention below');
     // Housekeeping runs when the worker starts, then every 10 minutes.
     await t.restart({ POSTLINE_RECEIVED_RETENTION: '1s' });
     const fresh = await receive('Fresh');

@@ -130,7 +130,8 @@ describe('request logs', () => {
     assert.ok(!theirList.data!.data.some((l) => l.id === mine.id));
     // A cursor from another account finds nothing either.
     const cursor = await stranger.logs.list({ after: mine.id });
-    assert.deepEqual(cursor.data?.data ?? [], []);
+    assert.equal(cursor.error, null, JSON.stringify(cursor.error));
+    assert.deepEqual(cursor.data!.data, []);
   });
 
   it('purges logs older than POSTLINE_LOG_RETENTION_DAYS, for every account', async () => {

@@ -4,6 +4,7 @@
 // same key is refused for good; keys are the account's, apart from the API's.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { eventually } from '../support/eventually.js';
 import type { TestPostline } from '../support/postline.js';
 import { FROM, message, openSession, queuedId, sendRaw, smtpEmails, startSmtpTest, transport } from './support.js';
 
@@ -33,7 +34,8 @@ describe('SMTP Resend-Idempotency-Key', () => {
     assert.match(second.response, /not sent again/);
     assert.equal((await smtpEmails(t)).length, before + 1);
     await t.sink.waitFor(sinkBefore + 1);
-    await new Promise((r) => setTimeout(r, 300));
+    // One email, delivered and done with: nothing more of it can come.
+    await eventually(async () => (await t.resend.emails.get(id)).data?.last_event === 'delivered', 15_000, 'the email delivered');
     assert.equal(t.sink.messages.length, sinkBefore + 1);
     assert.doesNotMatch(t.sink.messages.at(-1)!.raw.toString(), /Resend-Idempotency-Key/i, 'the key is not passed on to recipients');
   });

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestPostline } from '../support/postline.js';
+import { inOneWindow } from '../support/rate-window.js';
 import { FROM, message, openSession, sendRaw, startSmtpTest } from './support.js';
 
 const LIMIT = 3;
@@ -15,25 +16,23 @@ describe('SMTP and the account rate limit', () => {
   });
   after(() => t.stop());
 
-  /** Waits for the start of the next one-second window, so the counts below are all in one. */
-  const nextSecond = () => new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
-
   it('refuses the message over the limit with 451 4.7.1, counting API requests too', async () => {
     const session = await openSession(t, { token: t.apiKey });
-    await nextSecond();
-    const api = await t.resend.emails.list(); // one of the LIMIT requests in this second
-    assert.equal(api.error, null);
-    const replies: string[] = [];
-    for (let i = 0; i < LIMIT; i++) {
-      replies.push(await sendRaw(session, ['limit@example.net'], message({ From: FROM, To: 'limit@example.net', Subject: `Limited ${i}` })));
-      if (replies.at(-1)!.startsWith('4')) break;
-      await session.command('RSET');
-    }
+    const replies = await inOneWindow(async () => {
+      const api = await t.resend.emails.list(); // one of the LIMIT requests in this second
+      assert.equal(api.error, null);
+      const got: string[] = [];
+      for (let i = 0; i < LIMIT; i++) {
+        got.push(await sendRaw(session, ['limit@example.net'], message({ From: FROM, To: 'limit@example.net', Subject: `Limited ${i}` })));
+        await session.command('RSET');
+      }
+      return got;
+    });
     assert.match(replies[0]!, /^250 /);
     assert.match(replies[1]!, /^250 /);
     assert.match(replies[2]!, /^451 4\.7\.1 Rate limit exceeded/);
-    // The session goes on: the next second has room again.
-    await nextSecond();
+    // The session goes on: the next second has room again (waiting for the clock).
+    await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
     await session.command('RSET');
     assert.match(await sendRaw(session, ['limit@example.net'], message({ From: FROM, To: 'limit@example.net', Subject: 'Later' })), /^250 /);
     session.close();

@@ -1,11 +1,12 @@
 // Slowloris and hogging: an idle session is closed after POSTLINE_SMTP_TIMEOUT, a message
 // trickled in slower than POSTLINE_SMTP_DATA_TIMEOUT allows is cut off (and not stored), a
-// half-done TLS handshake does not hold a slot, one address may only open
+// half-done TLS handshake holds no slot and is dropped once quiet, one address may only open
 // POSTLINE_SMTP_MAX_CONNECTIONS_PER_IP connections, and messages beyond POSTLINE_SMTP_MEMORY_MB
 // in memory are deferred. Others are served meanwhile.
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { eventually, within } from '../support/eventually.js';
 import type { TestPostline } from '../support/postline.js';
 import { FROM, implicitPort, message, openSession, RawSession, sendRaw, SENDER_DOMAIN, smtpEmails, startSmtpTest, starttlsPort, transport } from './support.js';
 
@@ -21,6 +22,11 @@ describe('SMTP: slow and greedy clients', () => {
   });
   after(() => t.stop());
 
+  /** Until every session has closed (smtp-server gives a slot back on its next turn). */
+  async function untilNoSessionIsOpen(): Promise<void> {
+    await eventually(async () => /^postline_smtp_sessions_open 0$/m.test(await (await fetch(`${t.url}/metrics`)).text()), 5_000, 'no SMTP session open');
+  }
+
   it('closes a session that goes quiet, with 421 4.4.2', async () => {
     const session = await RawSession.connect(starttlsPort(t));
     assert.match(await session.reply(), /^220 /);
@@ -31,13 +37,32 @@ describe('SMTP: slow and greedy clients', () => {
     assert.ok(Date.now() - started < 4000);
   });
 
-  it('drops a client that never finishes the TLS handshake on the implicit-TLS port', async () => {
+  it('a half-done TLS handshake holds no slot, and is dropped once it goes quiet', async () => {
+    // A ClientHello record header announcing 512 bytes, then one byte at a time: TLS waits for
+    // the whole record, and each byte keeps the connection from going idle, so the handshake
+    // stays half-done for as long as the test wants.
     const socket = net.connect({ host: '127.0.0.1', port: implicitPort(t) });
-    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     socket.on('error', () => {});
-    socket.write(Buffer.from([0x16, 0x03, 0x01])); // the start of a ClientHello, and no more
-    await closed;
+    await within(new Promise<void>((resolve) => socket.once('connect', () => resolve())), 10_000, 'a connection to the implicit-TLS port');
+    let closedAt = 0;
+    const closed = new Promise<void>((resolve) => socket.once('close', () => ((closedAt = Date.now()), resolve())));
+    socket.write(Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00]));
+    const trickle = setInterval(() => socket.write(Buffer.from([0x01])), 250); // under the 1 s idle timeout
+    try {
+      // The address may hold 4 connections: all 4 are served beside the half-done handshake.
+      const sessions = await Promise.all([0, 1, 2, 3].map(() => RawSession.connect(starttlsPort(t))));
+      const greetings = await Promise.all(sessions.map((s) => s.reply()));
+      for (const s of sessions) s.close();
+      await Promise.all(sessions.map((s) => s.closed));
+      assert.equal(closedAt, 0, 'the half-done handshake was already dropped, so it proved nothing');
+      for (const greeting of greetings) assert.match(greeting, /^220 /);
+    } finally {
+      clearInterval(trickle);
+    }
+    const quietSince = Date.now();
+    await within(closed, 10_000, 'the server to drop the quiet half-done handshake');
+    assert.ok(closedAt - quietSince < 4000, `dropped ${closedAt - quietSince} ms after going quiet (timeout 1 s)`);
+    await untilNoSessionIsOpen(); // the four sessions' slots are given back on smtp-server's next turn
   });
 
   it('cuts off a message trickled in too slowly, and stores nothing', async () => {
@@ -66,12 +91,16 @@ describe('SMTP: slow and greedy clients', () => {
     await fifth.closed;
     held[0]!.close();
     await held[0]!.closed;
-    await new Promise((r) => setTimeout(r, 100));
-    const info = await transport(t).sendMail({ from: FROM, to: 'free@example.net', subject: 'Slot freed', text: 'x' });
+    // smtp-server reports a close on its next turn: the freed slot is taken once it has.
+    const info = await eventually(
+      () => transport(t).sendMail({ from: FROM, to: 'free@example.net', subject: 'Slot freed', text: 'x' }),
+      5_000,
+      'the freed slot',
+    );
     assert.match(info.response, /^250 /);
     for (const s of held) s.close();
     await Promise.all(held.map((s) => s.closed));
-    await new Promise((r) => setTimeout(r, 100)); // smtp-server reports a close on the next turn
+    await untilNoSessionIsOpen();
   });
 
   it('defers a message that would take more than the memory budget with 452 4.3.1, and takes the next one', async () => {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import { selfSignedCertificate } from '../../src/smtp/self-signed.js';
+import { within } from '../support/eventually.js';
 import type { TestPostline } from '../support/postline.js';
 import { RawSession, startSmtpTest, starttlsPort } from './support.js';
 
@@ -28,7 +29,7 @@ async function starttlsCertificate(port: number): Promise<tls.PeerCertificate> {
   await session.command('EHLO client.test');
   assert.match(await session.command('STARTTLS'), /^220 /);
   const socket = tls.connect({ socket: (session as any).socket, rejectUnauthorized: false });
-  await new Promise<void>((resolve) => socket.once('secureConnect', () => resolve()));
+  await within(new Promise<void>((resolve) => socket.once('secureConnect', () => resolve())), 10_000, 'the TLS handshake after STARTTLS');
   const certificate = socket.getPeerCertificate();
   socket.destroy();
   return certificate;

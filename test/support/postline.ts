@@ -23,8 +23,8 @@ export interface TestPostline {
   sink: MxSink;
   /** Run SQL against Postline's database: for assertions about what was stored, never to set up state. */
   sql(query: string, params?: unknown[]): Promise<any[]>;
-  /** Stop and start Postline again on the same database (restart / crash-recovery tests). */
-  restart(env?: Record<string, string>): Promise<void>;
+  /** Stop and start Postline again on the same database (restart / crash-recovery tests), with other roles if given. */
+  restart(env?: Record<string, string>, roles?: Role[]): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -84,10 +84,10 @@ export async function startTestPostline(options: { env?: Record<string, string>;
     async sql(query, params) {
       return handle.postline.db.query(query, params);
     },
-    async restart(extraEnv = {}) {
+    async restart(extraEnv = {}, roles = options.roles) {
       await handle.postline.stop();
       env = { ...env, ...extraEnv, PORT: new URL(handle.url).port };
-      postline = await startPostline(loadConfig(env), { roles: options.roles });
+      postline = await startPostline(loadConfig(env), { roles });
       handle.postline = postline;
     },
     async stop() {

@@ -3,16 +3,17 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import tls from 'node:tls';
+import { within } from './eventually.js';
 
 /** A raw SMTP client: replies are read whole (multi-line ones joined with \n). */
 export class RawSession {
   private buffer = '';
   private waiting: (() => void) | undefined;
-  closed: Promise<void>;
+  private closing: Promise<void>;
   isClosed = false;
 
   private constructor(private socket: net.Socket | tls.TLSSocket) {
-    this.closed = new Promise((resolve) => {
+    this.closing = new Promise((resolve) => {
       this.listen(socket);
       socket.once('close', () => {
         this.isClosed = true;
@@ -30,12 +31,18 @@ export class RawSession {
     socket.on('error', () => {});
   }
 
+  /** Resolves when the connection has closed; fails if it is still open after 10 s. */
+  get closed(): Promise<void> {
+    return within(this.closing, 10_000, 'the SMTP session to close');
+  }
+
   static async connect(port: number, options: { implicit?: boolean } = {}): Promise<RawSession> {
     const socket = options.implicit ? tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false }) : net.connect({ host: '127.0.0.1', port });
-    await new Promise<void>((resolve, reject) => {
+    const connected = new Promise<void>((resolve, reject) => {
       socket.once(options.implicit ? 'secureConnect' : 'connect', () => resolve());
       socket.once('error', reject);
     });
+    await within(connected, 10_000, `a connection to port ${port}`);
     return new RawSession(socket);
   }
 
@@ -81,10 +88,11 @@ export class RawSession {
   async startTls(): Promise<string> {
     assert.match(await this.command('STARTTLS'), /^220 /);
     const secure = tls.connect({ socket: this.socket as net.Socket, rejectUnauthorized: false });
-    await new Promise<void>((resolve, reject) => {
+    const upgraded = new Promise<void>((resolve, reject) => {
       secure.once('secureConnect', () => resolve());
       secure.once('error', reject);
     });
+    await within(upgraded, 10_000, 'the TLS handshake after STARTTLS');
     this.socket.removeAllListeners('data');
     this.socket = secure;
     this.listen(secure);

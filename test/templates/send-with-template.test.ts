@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CreateBatchOptions } from 'resend';
 import { createVerifiedDomain } from '../support/domains.js';
+import { eventually } from '../support/eventually.js';
 import { rawRequest, startTestPostline, type TestPostline } from '../support/postline.js';
 
 describe('sending with a template', () => {
@@ -49,9 +50,13 @@ describe('sending with a template', () => {
     assert.equal(email.html, '<p>Hi there,</p><p>Vintage Macintosh costs 499 in EUR.</p>');
     assert.equal(email.text, 'Hi there, Vintage Macintosh costs 499 EUR.');
 
-    const sinkCount = t.sink.messages.length;
-    await t.sink.waitFor(sinkCount + 1);
-    const raw = t.sink.messages[sinkCount]!.raw.toString();
+    // Found by its Message-ID: it may have been delivered already, before or after earlier mail.
+    const messageId = email.message_id!.replace(/^<|>$/g, '');
+    const raw = await eventually(
+      async () => t.sink.messages.map((m) => m.raw.toString()).find((r) => r.includes(`Message-ID: <${messageId}>`)),
+      15_000,
+      `the message ${messageId} at the sink`,
+    );
     assert.match(raw, /^Subject: Your order of Vintage Macintosh & more\r$/m);
     assert.match(raw, /Vintage Macintosh costs 499 in EUR/);
   });

@@ -110,14 +110,37 @@ describe('webhooks: every lifecycle event of every email arrives once, signed', 
   });
 
   it('sends only the subscribed types, and nothing to a disabled endpoint', async () => {
+    // domain.deleted is not subscribed: produce one and wait until the fan-out has read past it.
+    const { data: domains } = await t.resend.domains.list();
+    const second = domains!.data.find((d) => d.name === 'second.test')!;
+    await t.resend.domains.remove(second.id);
+    const [deleted] = await t.sql(`SELECT id FROM events WHERE type = 'domain.deleted' AND data->>'id' = $1`, [second.id]);
+    assert.ok(deleted, 'the deletion recorded a domain.deleted event');
+    await fannedOut(t, deleted.id);
+    const messages = await t.sql(`SELECT count(*)::int AS n FROM webhook_messages WHERE event_id = $1`, [deleted.id]);
+    assert.equal(messages[0].n, 0, 'no message for an unsubscribed type');
+    assert.deepEqual(receiver.payloads('domain.deleted'), []);
     assert.ok(receiver.payloads().every((p) => [...EMAIL_EVENTS, 'domain.created', 'domain.updated'].includes(p.type)));
+
     await t.resend.webhooks.update(webhookId, { status: 'disabled' });
     const before = receiver.requests.length;
     const id = await send(t, { to: 'ok3@inbox.test' });
-    await eventually(async () => (await recordedEvents(t, [id])).some((e) => e.type === 'email.delivered'));
-    await sleep(500);
+    const delivered = await eventually(async () => (await recordedEvents(t, [id])).find((e) => e.type === 'email.delivered'));
+    await fannedOut(t, delivered.id);
+    const fannedToIt = await t.sql(`SELECT count(*)::int AS n FROM webhook_messages m JOIN events e ON e.id = m.event_id WHERE e.email_id = $1`, [id]);
+    assert.equal(fannedToIt[0].n, 0, 'events of a disabled endpoint are not fanned out to it');
     assert.equal(receiver.requests.length, before);
-    const messages = await t.sql(`SELECT count(*)::int AS n FROM webhook_messages m JOIN events e ON e.id = m.event_id WHERE e.email_id = $1`, [id]);
-    assert.equal(messages[0].n, 0, 'events of a disabled endpoint are not fanned out to it');
   });
 });
+
+/** Until the fan-out's cursor has passed this event: whatever messages it makes exist by then. */
+async function fannedOut(t: TestPostline, eventId: number): Promise<void> {
+  await eventually(
+    async () => {
+      const [row] = await t.sql(`SELECT (c.last_txid, c.last_id) >= (e.txid, e.id) AS passed FROM webhook_cursor c, events e WHERE e.id = $1`, [eventId]);
+      return row.passed;
+    },
+    15_000,
+    `the fan-out to pass event ${eventId}`,
+  );
+}

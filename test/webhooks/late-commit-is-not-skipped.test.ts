@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { recordEvents } from '../../src/events/record-events.js';
+import { within } from '../support/eventually.js';
 import type { TestPostline } from '../support/postline.js';
 import { recordedEvents, send, sleep, startWebhookTest, subscribe, WebhookReceiver } from './support.js';
 
@@ -25,18 +26,22 @@ describe('webhooks: an event committed after later events is still delivered', (
     // A state change in flight: its event (through the one event writer) has the lower id.
     let commit!: () => void;
     const open = new Promise<void>((resolve) => (commit = resolve));
+    let recorded!: () => void;
+    const inserted = new Promise<void>((resolve) => (recorded = resolve));
     const slow = t.postline.db.tx(async (q) => {
       const data = { id: 'late', name: 'late.test', status: 'verified', created_at: new Date().toISOString(), region: 'us-east-1', records: [] };
       await recordEvents(q, [{ accountId, type: 'domain.updated', data }]);
+      recorded();
       await open;
     });
-    await sleep(100);
+    await within(inserted, 10_000, 'the open transaction to record its event');
     const emailId = await send(t, { to: 'delivered@resend.dev' });
     const [sent] = (await recordedEvents(t, [emailId])).filter((e) => e.type === 'email.sent');
     const [late] = await t.sql(`SELECT id FROM events WHERE data->>'id' = 'late'`);
     assert.equal(late, undefined, 'not visible before it commits');
     assert.ok(sent);
 
+    // Showing that nothing happens takes a wait: twenty of the fan-out's polls (25 ms apart).
     await sleep(500);
     assert.equal(receiver.requests.length, 0, 'events after an open transaction wait for it');
     commit();

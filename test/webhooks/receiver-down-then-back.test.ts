@@ -77,7 +77,7 @@ describe('webhooks: a receiver that fails is retried on schedule with the same s
       assert.equal(message.attempts, 4, 'the first attempt and one per retry delay');
       assert.equal(message.next_attempt_at, null);
       assert.equal(message.id, receiver.requests[0]!.id);
-      await sleep(500);
+      await sleep(500); // a negative check: no attempt after the last one
       assert.equal(receiver.requests.length, 4, 'no attempt after the last one');
 
       const attempts = await t.resend.webhooks.events.attempts.list({ webhookId, eventId: message.id });

@@ -33,7 +33,7 @@ describe('webhooks: several worker nodes dispatch from one outbox', () => {
       ids.push(...data!.data.map((d) => d.id));
     }
     await receiver.waitUntil(() => receiver.unique.size >= 300, 30_000, '300 webhooks');
-    await sleep(500);
+    await sleep(500); // a negative check: a doubled webhook would have arrived by now
     const recorded = await recordedEvents(t, ids);
     assert.equal(recorded.length, 300);
     assert.deepEqual(

@@ -3,6 +3,10 @@ import { after, before, describe, it } from 'node:test';
 import type { TestPostline } from '../support/postline.js';
 import { eventually, publishMx, recordedEvents, send, startWebhookTest, subscribe, WebhookReceiver } from './support.js';
 
+// A held-up webhook would wait for the stuck endpoint's timeout; the test sets it long (5 s)
+// so that the limits below can be half of it and still leave a loaded machine room.
+const TIMEOUT_MS = 5_000;
+
 describe('webhooks: an endpoint that never answers holds up neither other endpoints nor mail', () => {
   let t: TestPostline;
   let stuck: WebhookReceiver;
@@ -11,7 +15,7 @@ describe('webhooks: an endpoint that never answers holds up neither other endpoi
   before(async () => {
     // Few slots, so the stuck endpoint could take them all if limits per endpoint failed.
     t = await startWebhookTest({
-      POSTLINE_WEBHOOK_TIMEOUT: '1500ms',
+      POSTLINE_WEBHOOK_TIMEOUT: `${TIMEOUT_MS}ms`,
       POSTLINE_WEBHOOK_CONCURRENCY: '4',
       POSTLINE_WEBHOOK_CONCURRENCY_PER_ENDPOINT: '2',
       POSTLINE_WEBHOOK_RETRY_DELAYS: '10s',
@@ -43,7 +47,7 @@ describe('webhooks: an endpoint that never answers holds up neither other endpoi
       const received = [...healthy.unique.values()].find((w) => w.payload === p)!.receivedAt;
       return received - createdAt.get(`${p.type} ${p.data.email_id}`)!;
     });
-    assert.ok(Math.max(...delays) < 1_000, `slowest webhook took ${Math.max(...delays)} ms`);
+    assert.ok(Math.max(...delays) < TIMEOUT_MS / 2, `slowest webhook took ${Math.max(...delays)} ms`);
     assert.deepEqual(healthy.rejected, []);
 
     // The stuck endpoint never had more than its own two attempts open at once.
@@ -57,14 +61,14 @@ describe('webhooks: an endpoint that never answers holds up neither other endpoi
         const { data } = await t.resend.webhooks.events.list({ webhookId: stuckId, limit: 100 });
         return data?.data.find((m) => m.status === 'attempting');
       },
-      5_000,
+      TIMEOUT_MS + 10_000,
       'a timed-out message',
     );
     assert.ok((message as any).next_attempt_at, 'a retry is scheduled');
     const attempts = await t.resend.webhooks.events.attempts.list({ webhookId: stuckId, eventId: message.id });
     const attempt = attempts.data!.data[0]! as any;
     assert.equal(attempt.http_status_code, 0);
-    assert.equal(attempt.response, 'timed out after 1500 ms');
-    assert.ok(attempt.latency_ms >= 1_400 && attempt.latency_ms < 3_000, `latency ${attempt.latency_ms}`);
+    assert.equal(attempt.response, `timed out after ${TIMEOUT_MS} ms`);
+    assert.ok(attempt.latency_ms >= TIMEOUT_MS - 100 && attempt.latency_ms < 2 * TIMEOUT_MS, `latency ${attempt.latency_ms}`);
   });
 });
