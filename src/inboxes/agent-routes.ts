@@ -7,7 +7,7 @@ import { array, constant, input, nullable, object, objectId, oneOfValues, string
 import { objectBody, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import { findInbox } from './find-inbox.js';
-import { INBOX_PARAM } from './inbox-routes.js';
+import { INBOX_PARAM, recordInboxEvent } from './inbox-routes.js';
 
 const TONES = ['concise_professional', 'concise_casual', 'expanded_professional', 'expanded_casual'] as const;
 const ACTIONS = ['draft_reply', 'forward_thread', 'add_labels', 'assign_thread', 'mark_as_spam', 'archive', 'move_to_trash'] as const;
@@ -59,13 +59,16 @@ export function agentRoutes(db: Db): Route[] {
           throw validation(`The \`actions\` field must be an array of ${ACTIONS.join(', ')}.`);
         }
         const inbox = await findInbox(db, principal.accountId, params.inbox!);
-        await db.query(
-          `UPDATE inboxes SET agent_instructions = CASE WHEN $2 THEN $3 ELSE agent_instructions END,
+        await db.tx(async (q) => {
+          await q.query(
+            `UPDATE inboxes SET agent_instructions = CASE WHEN $2 THEN $3 ELSE agent_instructions END,
                               agent_tone = CASE WHEN $4 THEN $5 ELSE agent_tone END,
                               agent_actions = coalesce($6, agent_actions), updated_at = now()
             WHERE id = $1`,
-          [inbox.id, has('instructions'), instructions ?? null, has('tone'), tone ?? null, actions === undefined ? null : [...new Set(actions as string[])]],
-        );
+            [inbox.id, has('instructions'), instructions ?? null, has('tone'), tone ?? null, actions === undefined ? null : [...new Set(actions as string[])]],
+          );
+          await recordInboxEvent(q, inbox, 'inbox.updated');
+        });
         return { body: { object: 'inbox_agent', id: inbox.id } };
       },
     },

@@ -8,7 +8,8 @@ import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import { array, constant, deletedObject, input, isoTime, nullable, object, objectId, oneOfValues, string, uuid } from '../api/schema.js';
 import { type Body, objectBody, rejectUnknown } from '../api/validate.js';
-import type { Db, Row } from '../db/database.js';
+import type { Db, Queryable, Row } from '../db/database.js';
+import { recordEvents } from '../events/record-events.js';
 import type { AcceptDeps } from '../emails/accept.js';
 import { parseMailbox } from '../mailbox/mailbox.js';
 import { findInbox, findInInbox, findThreadMessage } from './find-inbox.js';
@@ -101,6 +102,13 @@ function draftCommon(row: Row) {
   };
 }
 
+type DraftEvent = 'inbox.draft.created' | 'inbox.draft.updated' | 'inbox.draft.deleted';
+
+function draftEvent(q: Queryable, inbox: { id: string; account_id: string }, type: DraftEvent, draftId: string, threadId: string | null) {
+  const data = { source: 'api' as const, inbox_id: inbox.id, draft_id: draftId, ...(threadId ? { thread_id: threadId } : {}) };
+  return recordEvents(q, [{ accountId: inbox.account_id, type, data }]);
+}
+
 export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
   const find = async (accountId: string, params: Record<string, string>) => {
     const inbox = await findInbox(db, accountId, params.inbox!);
@@ -173,6 +181,7 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
               fields.text ?? null,
             ],
           );
+          await draftEvent(q, inbox, 'inbox.draft.created', id, reply?.threadId ?? null);
           await ctx.saveIdempotentResponse?.(q, 201, { object: 'inbox_draft', id });
         });
         return { status: 201, body: { object: 'inbox_draft', id } };
@@ -210,30 +219,33 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
         const body = objectBody(raw);
         rejectUnknown(body, CONTENT);
         const fields = content(body);
-        const { draft } = await find(principal.accountId, params);
+        const { inbox, draft } = await find(principal.accountId, params);
         if (draft.email_id) throw validation('This draft was sent and can no longer be changed.');
         // An absent field is kept; null clears it (cc and bcc to none).
         const given = (field: keyof Content) => fields[field] !== undefined;
-        await db.query(
-          `UPDATE inbox_drafts SET
+        await db.tx(async (q) => {
+          await q.query(
+            `UPDATE inbox_drafts SET
              to_addresses = CASE WHEN $2 THEN $3 ELSE to_addresses END, cc = coalesce($4, cc), bcc = coalesce($5, bcc),
              subject = CASE WHEN $6 THEN $7 ELSE subject END, html = CASE WHEN $8 THEN $9 ELSE html END,
              text = CASE WHEN $10 THEN $11 ELSE text END, updated_at = now()
            WHERE id = $1`,
-          [
-            draft.id,
-            given('to'),
-            fields.to ?? null,
-            given('cc') ? (fields.cc ?? []) : null,
-            given('bcc') ? (fields.bcc ?? []) : null,
-            given('subject'),
-            fields.subject ?? null,
-            given('html'),
-            fields.html ?? null,
-            given('text'),
-            fields.text ?? null,
-          ],
-        );
+            [
+              draft.id,
+              given('to'),
+              fields.to ?? null,
+              given('cc') ? (fields.cc ?? []) : null,
+              given('bcc') ? (fields.bcc ?? []) : null,
+              given('subject'),
+              fields.subject ?? null,
+              given('html'),
+              fields.html ?? null,
+              given('text'),
+              fields.text ?? null,
+            ],
+          );
+          await draftEvent(q, inbox, 'inbox.draft.updated', draft.id, draft.thread_id);
+        });
         return { body: { object: 'inbox_draft', id: draft.id } };
       },
     },
@@ -242,8 +254,11 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
       url: '/inboxes/:inbox/drafts/:draft',
       doc: { summary: 'Delete a draft', params: DRAFT_PARAMS, response: { status: 200, schema: deletedObject('inbox_draft') } },
       async handler({ principal, params }) {
-        const { draft } = await find(principal.accountId, params);
-        await db.query('DELETE FROM inbox_drafts WHERE id = $1', [draft.id]);
+        const { inbox, draft } = await find(principal.accountId, params);
+        await db.tx(async (q) => {
+          await q.query('DELETE FROM inbox_drafts WHERE id = $1', [draft.id]);
+          await draftEvent(q, inbox, 'inbox.draft.deleted', draft.id, draft.thread_id);
+        });
         return { body: { object: 'inbox_draft', id: draft.id, deleted: true } };
       },
     },
@@ -278,8 +293,11 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
           headers: body.headers,
           references: answered ? answerReferences(answered) : [],
           threadId: draft.thread_id ?? undefined,
-          alsoCommit: (q, emailId) =>
-            q.query('UPDATE inbox_drafts SET email_id = $2, updated_at = now() WHERE id = $1', [draft.id, emailId]).then(() => undefined),
+          alsoCommit: async (q, emailId, filed) => {
+            await q.query('UPDATE inbox_drafts SET email_id = $2, updated_at = now() WHERE id = $1', [draft.id, emailId]);
+            const data = { source: 'api' as const, inbox_id: inbox.id, thread_id: filed.threadId, email_id: filed.messageId, draft_id: draft.id };
+            await recordEvents(q, [{ accountId: inbox.account_id, type: 'inbox.draft.sent', data }]);
+          },
         });
         return { body: { id } };
       },

@@ -7,13 +7,19 @@ import { accountList } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import { boolean, deletedObject, input, objectId, string } from '../api/schema.js';
 import { assertSingleLine, type Body, objectBody, optionalBoolean, optionalString, rejectUnknown } from '../api/validate.js';
-import type { Db } from '../db/database.js';
+import type { Db, Queryable } from '../db/database.js';
+import { recordEvents } from '../events/record-events.js';
 import { parseMailbox } from '../mailbox/mailbox.js';
 import { findInbox } from './find-inbox.js';
 import { INBOX_SCHEMA, INBOX_SUMMARY_SCHEMA, inboxDetail, inboxSummary, readInboxes } from './inbox-view.js';
 
 const MAX_NAME = 256;
 const INBOX_PARAM = { inbox: string({ description: 'The inbox id, or its email address.' }) };
+
+/** inbox.created, inbox.updated or inbox.deleted, in the transaction of the change. */
+export function recordInboxEvent(q: Queryable, inbox: { id: string; account_id: string }, type: 'inbox.created' | 'inbox.updated' | 'inbox.deleted') {
+  return recordEvents(q, [{ accountId: inbox.account_id, type, data: { source: 'api', inbox_id: inbox.id } }]);
+}
 
 function nameField(body: Body, field: string): string | undefined {
   const value = optionalString(body, field, { max: MAX_NAME });
@@ -47,12 +53,15 @@ function createInbox(db: Db): Route {
       if (!domain) throw validation(`The domain \`${mailbox.domain}\` is not a domain of this account.`);
       if (!domain.receiving_enabled) throw validation(`The domain \`${mailbox.domain}\` does not have receiving enabled.`);
       const id = crypto.randomUUID();
-      const inserted = await db.query(
-        `INSERT INTO inboxes (id, account_id, domain_id, email_address, name, from_name, forwarding)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (email_address) DO NOTHING RETURNING id`,
-        [id, principal.accountId, domain.id, address, name, fromName, forwarding],
-      );
-      if (inserted.length === 0) throw validation(`An inbox for \`${address}\` already exists.`);
+      await db.tx(async (q) => {
+        const inserted = await q.query(
+          `INSERT INTO inboxes (id, account_id, domain_id, email_address, name, from_name, forwarding)
+           VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (email_address) DO NOTHING RETURNING id`,
+          [id, principal.accountId, domain.id, address, name, fromName, forwarding],
+        );
+        if (inserted.length === 0) throw validation(`An inbox for \`${address}\` already exists.`);
+        await recordInboxEvent(q, { id, account_id: principal.accountId }, 'inbox.created');
+      });
       return { status: 201, body: { object: 'inbox', id } };
     },
   };
@@ -102,11 +111,14 @@ function updateInbox(db: Db): Route {
       const fromName = nameField(body, 'from_name');
       if (name === undefined && fromName === undefined) throw missingField('name');
       const inbox = await findInbox(db, principal.accountId, params.inbox!);
-      await db.query('UPDATE inboxes SET name = coalesce($2, name), from_name = coalesce($3, from_name), updated_at = now() WHERE id = $1', [
-        inbox.id,
-        name ?? null,
-        fromName ?? null,
-      ]);
+      await db.tx(async (q) => {
+        await q.query('UPDATE inboxes SET name = coalesce($2, name), from_name = coalesce($3, from_name), updated_at = now() WHERE id = $1', [
+          inbox.id,
+          name ?? null,
+          fromName ?? null,
+        ]);
+        await recordInboxEvent(q, inbox, 'inbox.updated');
+      });
       return { body: { object: 'inbox', id: inbox.id } };
     },
   };
@@ -119,7 +131,10 @@ function deleteInbox(db: Db): Route {
     doc: { summary: 'Delete an inbox with its threads, labels and drafts', params: INBOX_PARAM, response: { status: 200, schema: deletedObject('inbox') } },
     async handler({ principal, params }) {
       const inbox = await findInbox(db, principal.accountId, params.inbox!);
-      await db.query('DELETE FROM inboxes WHERE id = $1', [inbox.id]);
+      await db.tx(async (q) => {
+        await q.query('DELETE FROM inboxes WHERE id = $1', [inbox.id]);
+        await recordInboxEvent(q, inbox, 'inbox.deleted');
+      });
       return { body: { object: 'inbox', id: inbox.id, deleted: true } };
     },
   };

@@ -7,6 +7,8 @@ import type { Route } from '../api/route.js';
 import { array, constant, deletedObject, input, isoTime, object, objectId, string, uuid } from '../api/schema.js';
 import { assertSingleLine, type Body, objectBody, optionalString, rejectUnknown } from '../api/validate.js';
 import type { Db, Queryable } from '../db/database.js';
+import { recordEvents } from '../events/record-events.js';
+import type { InboxRow } from './find-inbox.js';
 import { findInbox, findInInbox } from './find-inbox.js';
 import { INBOX_PARAM } from './inbox-routes.js';
 import { THREAD_PARAMS } from './thread-routes.js';
@@ -134,6 +136,20 @@ async function labelIds(q: Queryable, inboxId: string, body: Body, min: number):
   return found.map((f) => f.id);
 }
 
+/** inbox.thread.labels.updated naming the labels added and removed, when any were. */
+async function labelsChanged(q: Queryable, inbox: InboxRow, threadId: string, added: string[], removed: string[]): Promise<void> {
+  if (added.length === 0 && removed.length === 0) return;
+  const labels = await q.query<{ id: string; name: string; color: string }>(
+    'SELECT id, name, color FROM inbox_labels WHERE id = ANY($1::uuid[]) ORDER BY name, id',
+    [[...added, ...removed]],
+  );
+  const pick = (ids: string[]) => labels.filter((l) => ids.includes(l.id));
+  const data = { source: 'api' as const, inbox_id: inbox.id, thread_id: threadId, added: pick(added), removed: pick(removed) };
+  await recordEvents(q, [{ accountId: inbox.account_id, type: 'inbox.thread.labels.updated', data }]);
+}
+
+const ids = (rows: { label_id: string }[]) => rows.map((r) => r.label_id);
+
 function threadLabelRoutes(db: Db): Route[] {
   const body = input({ labels: array(uuid(), { minItems: 1, maxItems: MAX_LABELS_PER_CALL }) }, ['labels']);
   const withThread = async (accountId: string, params: Record<string, string>) => {
@@ -147,8 +163,14 @@ function threadLabelRoutes(db: Db): Route[] {
       doc: { summary: 'Add labels to a thread', params: THREAD_PARAMS, body, response: { status: 200, schema: LABEL_LIST_SCHEMA } },
       async handler({ principal, params, body: raw }) {
         const { inbox, thread } = await withThread(principal.accountId, params);
-        const ids = await labelIds(db, inbox.id, objectBody(raw), 1);
-        await db.query('INSERT INTO inbox_thread_labels (thread_id, label_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING', [thread.id, ids]);
+        const wanted = await labelIds(db, inbox.id, objectBody(raw), 1);
+        await db.tx(async (q) => {
+          const added = await q.query(
+            'INSERT INTO inbox_thread_labels (thread_id, label_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING RETURNING label_id',
+            [thread.id, wanted],
+          );
+          await labelsChanged(q, inbox, thread.id, ids(added as { label_id: string }[]), []);
+        });
         return { body: await threadLabels(db, thread.id) };
       },
     },
@@ -158,10 +180,17 @@ function threadLabelRoutes(db: Db): Route[] {
       doc: { summary: "Replace a thread's labels", params: THREAD_PARAMS, body, response: { status: 200, schema: LABEL_LIST_SCHEMA } },
       async handler({ principal, params, body: raw }) {
         const { inbox, thread } = await withThread(principal.accountId, params);
-        const ids = await labelIds(db, inbox.id, objectBody(raw), 0);
+        const wanted = await labelIds(db, inbox.id, objectBody(raw), 0);
         await db.tx(async (q) => {
-          await q.query('DELETE FROM inbox_thread_labels WHERE thread_id = $1 AND NOT label_id = ANY($2::uuid[])', [thread.id, ids]);
-          await q.query('INSERT INTO inbox_thread_labels (thread_id, label_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING', [thread.id, ids]);
+          const removed = await q.query('DELETE FROM inbox_thread_labels WHERE thread_id = $1 AND NOT label_id = ANY($2::uuid[]) RETURNING label_id', [
+            thread.id,
+            wanted,
+          ]);
+          const added = await q.query(
+            'INSERT INTO inbox_thread_labels (thread_id, label_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING RETURNING label_id',
+            [thread.id, wanted],
+          );
+          await labelsChanged(q, inbox, thread.id, ids(added as { label_id: string }[]), ids(removed as { label_id: string }[]));
         });
         return { body: await threadLabels(db, thread.id) };
       },
@@ -177,7 +206,10 @@ function threadLabelRoutes(db: Db): Route[] {
       async handler({ principal, params }) {
         const { inbox, thread } = await withThread(principal.accountId, params);
         const label = await findInInbox(db, 'inbox_labels', inbox.id, params.label!, 'Label');
-        await db.query('DELETE FROM inbox_thread_labels WHERE thread_id = $1 AND label_id = $2', [thread.id, label.id]);
+        await db.tx(async (q) => {
+          const removed = await q.query('DELETE FROM inbox_thread_labels WHERE thread_id = $1 AND label_id = $2 RETURNING label_id', [thread.id, label.id]);
+          await labelsChanged(q, inbox, thread.id, [], ids(removed as { label_id: string }[]));
+        });
         return { body: await threadLabels(db, thread.id) };
       },
     },

@@ -25,7 +25,7 @@ interface OutgoingFromInbox {
   /** The thread it belongs to; undefined: threading.ts decides (a new one for a new conversation). */
   threadId?: string;
   /** More writes in the accepting transaction, given the new email's id (a draft marked sent). */
-  alsoCommit?: (q: Queryable, emailId: string) => Promise<void>;
+  alsoCommit?: (q: Queryable, emailId: string, filed: { threadId: string; messageId: string }) => Promise<void>;
 }
 
 /** The Message-IDs an answer to an inbox message refers to: its own references, then itself. */
@@ -72,7 +72,7 @@ export async function sendFromInbox(deps: AcceptDeps, ctx: RouteContext, inbox: 
       const emailId = result.ids[0]!;
       const r = request!;
       const bare = (list: { address: string }[]) => list.map((m) => m.address);
-      await addMessage(
+      const filed = await addMessage(
         q,
         inbox,
         {
@@ -93,7 +93,7 @@ export async function sendFromInbox(deps: AcceptDeps, ctx: RouteContext, inbox: 
         },
         outgoing.threadId,
       );
-      await outgoing.alsoCommit?.(q, emailId);
+      await outgoing.alsoCommit?.(q, emailId, filed);
       await ctx.saveIdempotentResponse?.(q, 200, { id: emailId });
     },
   });

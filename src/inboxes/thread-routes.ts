@@ -6,6 +6,7 @@ import { array, boolean, deletedObject, input, isoTime, nullable, object, oneOfV
 import { objectBody, optionalBoolean, optionalEnum, rejectUnknown } from '../api/validate.js';
 import { missingField } from '../api/errors.js';
 import type { Db } from '../db/database.js';
+import { recordEvents } from '../events/record-events.js';
 import { findInbox, findInInbox } from './find-inbox.js';
 import { INBOX_PARAM } from './inbox-routes.js';
 import { booleanParam, dateParam, listParam, listThreads, threadFilters } from './thread-list.js';
@@ -109,11 +110,16 @@ function updateInboxThread(db: Db): Route {
       const inbox = await findInbox(db, principal.accountId, params.inbox!);
       const thread = await findInInbox(db, 'inbox_threads', inbox.id, params.thread!, 'Thread');
       await db.tx(async (q) => {
+        const [before] = await q.query('SELECT folder FROM inbox_threads WHERE id = $1 FOR UPDATE', [thread.id]);
         await q.query('UPDATE inbox_threads SET read = coalesce($2, read), folder = coalesce($3, folder) WHERE id = $1', [
           thread.id,
           read ?? null,
           folder ?? null,
         ]);
+        if (before && folder !== undefined && before.folder !== folder) {
+          const data = { source: 'api' as const, inbox_id: inbox.id, thread_id: thread.id, from: before.folder as string, to: folder };
+          await recordEvents(q, [{ accountId: inbox.account_id, type: 'inbox.thread.folder.updated', data }]);
+        }
         // A thread read or unread is all its messages read or unread.
         if (read !== undefined) await q.query('UPDATE inbox_messages SET read = $2 WHERE thread_id = $1 AND read <> $2', [thread.id, read]);
       });

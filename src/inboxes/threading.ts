@@ -8,8 +8,11 @@
 //      ignored), active in the last 30 days, in which its sender already took part;
 //   3. otherwise a new thread: in `inbox` when received, in `sent` when sent.
 // Two strangers writing "Hello" never share a thread: a plain subject never matches.
+// Each message records inbox.email.received or inbox.email.sent (and inbox.thread.created for
+// a new thread) through the one event writer, in the same transaction.
 import crypto from 'node:crypto';
 import type { Queryable } from '../db/database.js';
+import { recordEvents } from '../events/record-events.js';
 
 interface NewMessage {
   direction: 'inbound' | 'outbound';
@@ -137,6 +140,13 @@ export async function addMessage(
       message.attachments.length > 0,
     ],
   );
+  const data = { inbox_id: inbox.id, thread_id: thread, email_id: id };
+  await recordEvents(q, [
+    ...(created ? [{ accountId: inbox.account_id, type: 'inbox.thread.created' as const, data: { source: 'system' as const, ...data } }] : []),
+    inbound
+      ? { accountId: inbox.account_id, type: 'inbox.email.received' as const, data: { source: 'system' as const, ...data } }
+      : { accountId: inbox.account_id, type: 'inbox.email.sent' as const, data: { source: 'api' as const, ...data } },
+  ]);
   return { threadId: thread, messageId: id, created };
 }
 

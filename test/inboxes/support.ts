@@ -9,8 +9,8 @@ import { eventually } from '../support/eventually.js';
 import { composeMessage, deliverInbound, startInboundTest } from '../inbound/support.js';
 import { publishMx } from '../webhooks/support.js';
 
-export async function startInboxTest(): Promise<{ t: TestPostline; inboxId: string }> {
-  const t = await startInboundTest();
+export async function startInboxTest(env: Record<string, string> = {}): Promise<{ t: TestPostline; inboxId: string }> {
+  const t = await startInboundTest(env);
   await createVerifiedDomain(t, 'support.test', { receiving: true });
   publishMx(t, 'remote.test');
   const created = await t.resend.inboxes.create({ emailAddress: 'support@support.test', name: 'Customer support', fromName: 'Support Team' });
