@@ -30,6 +30,7 @@ import { claimIdempotencyKey } from './idempotency/idempotency-keys.js';
 import { memoryRateLimiter, redisRateLimiter } from './rate-limit/rate-limiter.js';
 import { InboundMail } from './inbound/inbound.js';
 import { inboundRoutes } from './inbound/routes.js';
+import { inboxRoutes } from './inboxes/routes.js';
 import { createLogger, type Logger } from './logger.js';
 import { NodeMetrics } from './metrics/node-metrics.js';
 import { openApiRoutes } from './openapi/routes.js';
@@ -135,6 +136,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
         ...domains.routes(),
         ...domainClaimRoutes(),
         ...inboundRoutes(db, config),
+        ...inboxRoutes(db, accept),
         ...emailRoutes(db, config, dns, accept),
         ...suppressionRoutes(db),
         ...trackingRoutes(db),

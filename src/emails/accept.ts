@@ -80,6 +80,8 @@ interface Submission {
 export interface AcceptResult {
   /** Ids of the accepted emails, in submission order. */
   ids: string[];
+  /** Their Message-IDs (with angle brackets), in the same order: what replies will refer to. */
+  messageIds: string[];
   /** The emails refused in permissive mode, by position in the submission. */
   errors: { index: number; error: ApiError }[];
 }
@@ -115,6 +117,7 @@ export async function acceptEmails(deps: AcceptDeps, submission: Submission): Pr
   );
   const result: AcceptResult = {
     ids: outgoing.map((e) => e.id),
+    messageIds: outgoing.map((e) => e.messageId),
     errors: candidates.filter((c) => c.error).map((c) => ({ index: c.index, error: c.error! })),
   };
   await deps.committer.commit(outgoing, submission.beforeCommit && ((q) => submission.beforeCommit!(q, result)));

@@ -33,6 +33,18 @@ export const OTHER_EVENTS = {
   'topic.created': 'A topic was added',
   'topic.updated': "A topic's name, description or visibility changed",
   'topic.deleted': 'A topic was removed',
+  'inbox.created': 'An inbox was created',
+  'inbox.updated': "An inbox's name, from name or agent settings changed",
+  'inbox.deleted': 'An inbox was deleted',
+  'inbox.thread.created': 'A message received or sent from an inbox started a thread',
+  'inbox.thread.folder.updated': 'A thread moved to another folder',
+  'inbox.thread.labels.updated': "A thread's labels changed",
+  'inbox.email.received': "A received message was filed into an inbox's thread",
+  'inbox.email.sent': 'A message was sent from an inbox (a reply, a forward or a draft)',
+  'inbox.draft.created': 'A draft was created in an inbox',
+  'inbox.draft.updated': 'A draft changed',
+  'inbox.draft.sent': 'A draft was sent',
+  'inbox.draft.deleted': 'A draft was deleted',
 } as const;
 
 export type EmailEventType = keyof typeof EMAIL_EVENTS;

@@ -102,6 +102,25 @@ interface TopicEventData {
   updated_at: string;
 }
 
+/** The inbox events' data (the SDK's Inbox*EventData; the optional embedded objects are left out). */
+interface InboxEventData {
+  /** system: the mail pipeline (mail received, a thread started); api: a caller's request. */
+  source: 'api' | 'system';
+  inbox_id: string;
+}
+interface InboxThreadEventData extends InboxEventData {
+  thread_id: string;
+}
+interface InboxThreadEmailEventData extends InboxThreadEventData {
+  /** The inbox's message id (GET /inboxes/:inbox/threads/:thread/emails/:email). */
+  email_id: string;
+}
+type InboxLabel = { id: string; name: string; color: string };
+interface InboxDraftEventData extends InboxEventData {
+  draft_id: string;
+  thread_id?: string;
+}
+
 /** What each outbound email event adds to EmailEventData. */
 export interface EmailEventExtras {
   'email.scheduled': Record<string, never>;
@@ -134,6 +153,18 @@ type OtherPayloads = {
   'topic.created': TopicEventData;
   'topic.updated': TopicEventData;
   'topic.deleted': TopicEventData;
+  'inbox.created': InboxEventData;
+  'inbox.updated': InboxEventData;
+  'inbox.deleted': InboxEventData;
+  'inbox.thread.created': InboxThreadEmailEventData;
+  'inbox.thread.folder.updated': InboxThreadEventData & { from: string; to: string };
+  'inbox.thread.labels.updated': InboxThreadEventData & { added: InboxLabel[]; removed: InboxLabel[] };
+  'inbox.email.received': InboxThreadEmailEventData;
+  'inbox.email.sent': InboxThreadEmailEventData;
+  'inbox.draft.created': InboxDraftEventData;
+  'inbox.draft.updated': InboxDraftEventData;
+  'inbox.draft.sent': InboxThreadEmailEventData & { draft_id: string };
+  'inbox.draft.deleted': InboxDraftEventData;
 };
 
 export type EventPayloads = { [K in OutboundEventType]: EmailEventData & EmailEventExtras[K] } & OtherPayloads;

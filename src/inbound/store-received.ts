@@ -5,6 +5,7 @@
 import crypto from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import { recordEvents } from '../events/record-events.js';
+import { fileReceived } from '../inboxes/file-received.js';
 import type { Authentication } from './authenticate.js';
 import type { InboundEnvelope } from './inbound.js';
 import type { ParsedMessage } from './received-message.js';
@@ -102,6 +103,17 @@ export async function storeReceived(q: Queryable, message: MessageToStore, byAcc
           .map((a) => ({ id: a.id, filename: a.filename, content_type: a.contentType, content_disposition: a.disposition, content_id: a.contentId })),
       ),
     })),
+  );
+  // Mail for an inbox's address is filed into its threads in this same transaction.
+  await fileReceived(
+    q,
+    emails.map((e) => ({
+      id: e.id,
+      accountId: e.account_id,
+      receivedFor: e.received_for,
+      attachments: attachments.filter((a) => a.receivedEmailId === e.id),
+    })),
+    parsed,
   );
   return emails.map((e) => e.id as string);
 }

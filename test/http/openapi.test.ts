@@ -75,9 +75,12 @@ describe('GET /openapi.json', () => {
     const reference = operations(parse(readFileSync(REFERENCE, 'utf8')));
     for (const op of NEWER_THAN_REFERENCE) reference.set(op, {});
     const ours = operations(document);
-    const unmarked = [...ours].filter(([op, o]) => !reference.has(op) && o['x-postline-addition'] !== true).map(([op]) => op);
+    // Resend's inbox routes (private beta) are in the SDK and Resend's API reference pages but not
+    // yet in its published OpenAPI description: Resend's, not additions.
+    const resendBeyondReference = (op: string) => / \/inboxes(\/|$)/.test(op);
+    const unmarked = [...ours].filter(([op, o]) => !reference.has(op) && !resendBeyondReference(op) && o['x-postline-addition'] !== true).map(([op]) => op);
     assert.deepEqual(unmarked, [], "Postline's own operations without x-postline-addition: true");
-    const marked = [...ours].filter(([op, o]) => reference.has(op) && 'x-postline-addition' in o).map(([op]) => op);
+    const marked = [...ours].filter(([op, o]) => (reference.has(op) || resendBeyondReference(op)) && 'x-postline-addition' in o).map(([op]) => op);
     assert.deepEqual(marked, [], "Resend's operations marked as additions");
     assert.ok(ours.has('GET /openapi.json') && ours.get('GET /openapi.json')!['x-postline-addition'] === true);
   });

@@ -1,0 +1,306 @@
+// /inboxes/:inbox/drafts: drafts, standalone or a reply to one message of a thread; sending
+// one goes through the accept pipeline (send-from-inbox.ts) and keeps the draft, read-only,
+// with the email's id. Attachments on drafts are not supported yet (refused with 422).
+import crypto from 'node:crypto';
+import { missingField, validation } from '../api/errors.js';
+import { isoTimestamp, isUuid } from '../api/format.js';
+import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
+import type { Route } from '../api/route.js';
+import { array, constant, deletedObject, input, isoTime, nullable, object, objectId, oneOfValues, string, uuid } from '../api/schema.js';
+import { type Body, objectBody, rejectUnknown } from '../api/validate.js';
+import type { Db, Queryable, Row } from '../db/database.js';
+import { recordEvents } from '../events/record-events.js';
+import type { AcceptDeps } from '../emails/accept.js';
+import { parseMailbox } from '../mailbox/mailbox.js';
+import { findInbox, findInInbox, findThreadMessage } from './find-inbox.js';
+import { INBOX_PARAM } from './inbox-routes.js';
+import { answerReferences, sendFromInbox } from './send-from-inbox.js';
+
+const DRAFT_PARAMS = { ...INBOX_PARAM, draft: uuid('The draft id.') };
+const CONTENT = ['to', 'cc', 'bcc', 'subject', 'text', 'html', 'attachments'] as const;
+const MAX_SNIPPET = 200;
+const ADDRESSES = nullable({ oneOf: [string(), array(string())] });
+const CONTENT_FIELDS = {
+  to: ADDRESSES,
+  cc: ADDRESSES,
+  bcc: ADDRESSES,
+  subject: nullable(string()),
+  text: nullable(string()),
+  html: nullable(string()),
+  attachments: nullable(array(object({}), { maxItems: 0 })),
+};
+const COMMON = {
+  id: uuid(),
+  type: oneOfValues(['standalone', 'reply']),
+  to: nullable(array(string())),
+  cc: array(string()),
+  bcc: array(string()),
+  subject: nullable(string()),
+  thread_id: nullable(uuid()),
+  reply_to_email_id: nullable(uuid()),
+  attachments: array(object({})),
+};
+const DRAFT_SCHEMA = object({
+  object: constant('inbox_draft'),
+  ...COMMON,
+  html: nullable(string()),
+  text: nullable(string()),
+  email_id: nullable(uuid()),
+  created_at: isoTime(),
+  updated_at: isoTime(),
+});
+const DRAFT_ITEM_SCHEMA = object({ ...COMMON, snippet: nullable(string()), updated_at: isoTime() });
+
+type Content = Partial<Record<'to' | 'cc' | 'bcc', string[] | null> & Record<'subject' | 'text' | 'html', string | null>>;
+
+function addresses(body: Body, field: string): string[] | null | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) return value as null | undefined;
+  const list = typeof value === 'string' ? [value] : value;
+  if (!Array.isArray(list) || !list.every((a) => typeof a === 'string')) throw validation(`The \`${field}\` field must be a string or an array of strings.`);
+  for (const a of list as string[]) parseMailbox(a, field);
+  return list as string[];
+}
+
+/** The content fields present in `body` (null clears one); throws when none is. */
+function content(body: Body): Content {
+  if (!CONTENT.some((f) => body[f] !== undefined)) throw validation(`Provide at least one of ${CONTENT.map((f) => `\`${f}\``).join(', ')}.`);
+  if (body.attachments !== undefined && body.attachments !== null && !(Array.isArray(body.attachments) && body.attachments.length === 0)) {
+    throw validation('Attachments on drafts are not supported by this server yet.');
+  }
+  const out: Content = {};
+  for (const field of ['to', 'cc', 'bcc'] as const) {
+    const list = addresses(body, field);
+    if (list !== undefined) out[field] = list;
+  }
+  for (const field of ['subject', 'text', 'html'] as const) {
+    const value = body[field];
+    if (value === undefined) continue;
+    if (value !== null && typeof value !== 'string') throw validation(`The \`${field}\` field must be a string or null.`);
+    out[field] = value as string | null;
+  }
+  return out;
+}
+
+function snippet(row: Row): string | null {
+  const text = (row.text as string | null) ?? ((row.html as string | null) ?? '').replace(/<[^>]*>/g, ' ');
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat === '' ? null : flat.slice(0, MAX_SNIPPET);
+}
+
+function draftCommon(row: Row) {
+  return {
+    id: row.id as string,
+    type: row.thread_id ? ('reply' as const) : ('standalone' as const),
+    to: (row.to_addresses as string[] | null) ?? null,
+    cc: row.cc as string[],
+    bcc: row.bcc as string[],
+    subject: (row.subject as string | null) ?? null,
+    thread_id: (row.thread_id as string | null) ?? null,
+    reply_to_email_id: (row.reply_to_email_id as string | null) ?? null,
+    attachments: [],
+  };
+}
+
+type DraftEvent = 'inbox.draft.created' | 'inbox.draft.updated' | 'inbox.draft.deleted';
+
+function draftEvent(q: Queryable, inbox: { id: string; account_id: string }, type: DraftEvent, draftId: string, threadId: string | null) {
+  const data = { source: 'api' as const, inbox_id: inbox.id, draft_id: draftId, ...(threadId ? { thread_id: threadId } : {}) };
+  return recordEvents(q, [{ accountId: inbox.account_id, type, data }]);
+}
+
+export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
+  const find = async (accountId: string, params: Record<string, string>) => {
+    const inbox = await findInbox(db, accountId, params.inbox!);
+    return { inbox, draft: await findInInbox(db, 'inbox_drafts', inbox.id, params.draft!, 'Draft') };
+  };
+  return [
+    {
+      method: 'GET',
+      url: '/inboxes/:inbox/drafts',
+      doc: { ...listDoc('List the drafts not yet sent', DRAFT_ITEM_SCHEMA), params: INBOX_PARAM },
+      async handler({ principal, params, query }) {
+        const page = parsePage(query);
+        const inbox = await findInbox(db, principal.accountId, params.inbox!);
+        const { rows, hasMore } = await listPage(db, {
+          table: 'inbox_drafts',
+          columns: '*',
+          where: 'inbox_id = $1 AND email_id IS NULL',
+          params: [inbox.id],
+          page,
+        });
+        return {
+          body: envelope(
+            rows.map((r) => ({ ...draftCommon(r), snippet: snippet(r), updated_at: isoTimestamp(r.updated_at as Date) })),
+            hasMore,
+          ),
+        };
+      },
+    },
+    {
+      method: 'POST',
+      url: '/inboxes/:inbox/drafts',
+      idempotent: true,
+      doc: {
+        summary: 'Create a draft',
+        params: INBOX_PARAM,
+        body: input({ ...CONTENT_FIELDS, thread_id: uuid(), reply_to_email_id: uuid() }),
+        response: { status: 201, schema: objectId('inbox_draft') },
+      },
+      async handler(ctx) {
+        const body = objectBody(ctx.body);
+        rejectUnknown(body, [...CONTENT, 'thread_id', 'reply_to_email_id']);
+        const fields = content(body);
+        const { thread_id: threadId, reply_to_email_id: replyToId } = body;
+        if ((threadId === undefined || threadId === null) !== (replyToId === undefined || replyToId === null)) {
+          throw validation('Give both `thread_id` and `reply_to_email_id` for a reply, or neither.');
+        }
+        const inbox = await findInbox(db, ctx.principal.accountId, ctx.params.inbox!);
+        let reply: { threadId: string; messageId: string } | undefined;
+        if (threadId !== undefined && threadId !== null) {
+          if (!isUuid(threadId) || !isUuid(replyToId)) throw validation('The `thread_id` and `reply_to_email_id` fields must be ids.');
+          const thread = await findInInbox(db, 'inbox_threads', inbox.id, threadId, 'Thread');
+          const message = await findThreadMessage(db, thread.id, replyToId);
+          reply = { threadId: thread.id, messageId: message.id };
+        }
+        const id = crypto.randomUUID();
+        await db.tx(async (q) => {
+          await q.query(
+            `INSERT INTO inbox_drafts (id, inbox_id, thread_id, reply_to_email_id, to_addresses, cc, bcc, subject, html, text)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+            [
+              id,
+              inbox.id,
+              reply?.threadId ?? null,
+              reply?.messageId ?? null,
+              fields.to ?? null,
+              fields.cc ?? [],
+              fields.bcc ?? [],
+              fields.subject ?? null,
+              fields.html ?? null,
+              fields.text ?? null,
+            ],
+          );
+          await draftEvent(q, inbox, 'inbox.draft.created', id, reply?.threadId ?? null);
+          await ctx.saveIdempotentResponse?.(q, 201, { object: 'inbox_draft', id });
+        });
+        return { status: 201, body: { object: 'inbox_draft', id } };
+      },
+    },
+    {
+      method: 'GET',
+      url: '/inboxes/:inbox/drafts/:draft',
+      doc: { summary: 'Retrieve a draft', params: DRAFT_PARAMS, response: { status: 200, schema: DRAFT_SCHEMA } },
+      async handler({ principal, params }) {
+        const { draft } = await find(principal.accountId, params);
+        return {
+          body: {
+            object: 'inbox_draft',
+            ...draftCommon(draft),
+            html: draft.html ?? null,
+            text: draft.text ?? null,
+            email_id: draft.email_id ?? null,
+            created_at: isoTimestamp(draft.created_at as Date),
+            updated_at: isoTimestamp(draft.updated_at as Date),
+          },
+        };
+      },
+    },
+    {
+      method: 'PATCH',
+      url: '/inboxes/:inbox/drafts/:draft',
+      doc: {
+        summary: 'Update a draft not yet sent',
+        params: DRAFT_PARAMS,
+        body: input(CONTENT_FIELDS),
+        response: { status: 200, schema: objectId('inbox_draft') },
+      },
+      async handler({ principal, params, body: raw }) {
+        const body = objectBody(raw);
+        rejectUnknown(body, CONTENT);
+        const fields = content(body);
+        const { inbox, draft } = await find(principal.accountId, params);
+        if (draft.email_id) throw validation('This draft was sent and can no longer be changed.');
+        // An absent field is kept; null clears it (cc and bcc to none).
+        const given = (field: keyof Content) => fields[field] !== undefined;
+        await db.tx(async (q) => {
+          await q.query(
+            `UPDATE inbox_drafts SET
+             to_addresses = CASE WHEN $2 THEN $3 ELSE to_addresses END, cc = coalesce($4, cc), bcc = coalesce($5, bcc),
+             subject = CASE WHEN $6 THEN $7 ELSE subject END, html = CASE WHEN $8 THEN $9 ELSE html END,
+             text = CASE WHEN $10 THEN $11 ELSE text END, updated_at = now()
+           WHERE id = $1`,
+            [
+              draft.id,
+              given('to'),
+              fields.to ?? null,
+              given('cc') ? (fields.cc ?? []) : null,
+              given('bcc') ? (fields.bcc ?? []) : null,
+              given('subject'),
+              fields.subject ?? null,
+              given('html'),
+              fields.html ?? null,
+              given('text'),
+              fields.text ?? null,
+            ],
+          );
+          await draftEvent(q, inbox, 'inbox.draft.updated', draft.id, draft.thread_id);
+        });
+        return { body: { object: 'inbox_draft', id: draft.id } };
+      },
+    },
+    {
+      method: 'DELETE',
+      url: '/inboxes/:inbox/drafts/:draft',
+      doc: { summary: 'Delete a draft', params: DRAFT_PARAMS, response: { status: 200, schema: deletedObject('inbox_draft') } },
+      async handler({ principal, params }) {
+        const { inbox, draft } = await find(principal.accountId, params);
+        await db.tx(async (q) => {
+          await q.query('DELETE FROM inbox_drafts WHERE id = $1', [draft.id]);
+          await draftEvent(q, inbox, 'inbox.draft.deleted', draft.id, draft.thread_id);
+        });
+        return { body: { object: 'inbox_draft', id: draft.id, deleted: true } };
+      },
+    },
+    {
+      method: 'POST',
+      url: '/inboxes/:inbox/drafts/:draft/send',
+      idempotent: true,
+      doc: {
+        summary: "Send a draft from the inbox's address",
+        params: DRAFT_PARAMS,
+        body: input({ headers: nullable(object({})) }),
+        response: { status: 200, schema: object({ id: uuid() }) },
+      },
+      async handler(ctx) {
+        const body = objectBody(ctx.body);
+        rejectUnknown(body, ['headers']);
+        const { inbox, draft } = await find(ctx.principal.accountId, ctx.params);
+        if (draft.email_id) throw validation('This draft was already sent.');
+        const to = draft.to_addresses as string[] | null;
+        if (!to || to.length === 0) throw missingField('to');
+        const answered = draft.thread_id ? await findThreadMessage(db, draft.thread_id, draft.reply_to_email_id) : undefined;
+        const subject = (draft.subject as string | null) ?? (answered ? `Re: ${answered.subject ?? ''}`.trim() : null);
+        const id = await sendFromInbox(accept, ctx, inbox, {
+          fields: {
+            to,
+            cc: (draft.cc as string[]).length > 0 ? draft.cc : undefined,
+            bcc: (draft.bcc as string[]).length > 0 ? draft.bcc : undefined,
+            subject: subject ?? undefined,
+            html: draft.html ?? undefined,
+            text: draft.text ?? undefined,
+          },
+          headers: body.headers,
+          references: answered ? answerReferences(answered) : [],
+          threadId: draft.thread_id ?? undefined,
+          alsoCommit: async (q, emailId, filed) => {
+            await q.query('UPDATE inbox_drafts SET email_id = $2, updated_at = now() WHERE id = $1', [draft.id, emailId]);
+            const data = { source: 'api' as const, inbox_id: inbox.id, thread_id: filed.threadId, email_id: filed.messageId, draft_id: draft.id };
+            await recordEvents(q, [{ accountId: inbox.account_id, type: 'inbox.draft.sent', data }]);
+          },
+        });
+        return { body: { id } };
+      },
+    },
+  ];
+}

@@ -1,0 +1,66 @@
+// The inbound hook: inside the receiving transaction (src/inbound/store-received.ts), each
+// received email whose envelope recipients include an inbox's address is filed into a thread
+// of that inbox (threading.ts). One query when no inbox is addressed, which is the common case.
+import type { Queryable } from '../db/database.js';
+import { addMessage, messageIdsIn } from './threading.js';
+
+interface ReceivedForInboxes {
+  /** The received email's id (one per account the message was for). */
+  id: string;
+  accountId: string;
+  /** Its envelope recipients on that account's domains. */
+  receivedFor: string[];
+  attachments: { id: string; filename: string | null; size: number }[];
+}
+
+interface ReceivedMessage {
+  from: string;
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  replyTo: string[];
+  subject: string;
+  messageId: string | null;
+  html: string | null;
+  text: string | null;
+  headers: [string, string][];
+}
+
+const header = (headers: [string, string][], name: string) => headers.find(([n]) => n.toLowerCase() === name)?.[1];
+
+/** The From header as written ("Name <addr>"), unless it is MIME-encoded: then the bare address. */
+function fromDisplay(message: ReceivedMessage): string {
+  const written = header(message.headers, 'from')?.trim();
+  return written && !written.includes('=?') ? written : message.from;
+}
+
+export async function fileReceived(q: Queryable, emails: ReceivedForInboxes[], message: ReceivedMessage): Promise<void> {
+  if (emails.length === 0) return;
+  const inboxes = await q.query<{ id: string; account_id: string; email_id: string }>(
+    `SELECT i.id, i.account_id, e.id AS email_id
+       FROM unnest($1::uuid[], $2::uuid[], $3::jsonb[]) AS e(id, account_id, received_for)
+       JOIN inboxes i ON i.account_id = e.account_id
+        AND i.email_address IN (SELECT lower(jsonb_array_elements_text(e.received_for)))
+      ORDER BY i.id`,
+    [emails.map((e) => e.id), emails.map((e) => e.accountId), emails.map((e) => JSON.stringify(e.receivedFor))],
+  );
+  for (const inbox of inboxes) {
+    const email = emails.find((e) => e.id === inbox.email_id)!;
+    await addMessage(q, inbox, {
+      direction: 'inbound',
+      sourceEmailId: email.id,
+      messageId: message.messageId,
+      references: messageIdsIn(header(message.headers, 'references'), header(message.headers, 'in-reply-to')),
+      fromDisplay: fromDisplay(message),
+      fromAddress: message.from,
+      to: message.to,
+      cc: message.cc,
+      bcc: message.bcc,
+      replyTo: message.replyTo,
+      subject: message.subject,
+      html: message.html,
+      text: message.text,
+      attachments: email.attachments.map((a) => ({ id: a.id, filename: a.filename, size: a.size })),
+    });
+  }
+}

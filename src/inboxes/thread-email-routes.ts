@@ -1,0 +1,174 @@
+// /inboxes/:inbox/threads/:thread/emails: a thread's messages, oldest first; one message; and
+// replying to or forwarding one from the inbox's address (send-from-inbox.ts), so the answer
+// joins this thread here and at the recipient's end.
+import { missingField, validation } from '../api/errors.js';
+import { listDoc, listOldestFirst, envelope, parsePage } from '../api/pagination.js';
+import type { Route } from '../api/route.js';
+import { array, boolean, input, object, string, uuid } from '../api/schema.js';
+import { type Body, objectBody, optionalBoolean, optionalString, rejectUnknown } from '../api/validate.js';
+import type { Db } from '../db/database.js';
+import type { AcceptDeps } from '../emails/accept.js';
+import { findInbox, findInInbox, findThreadMessage } from './find-inbox.js';
+import { answerReferences, sendFromInbox } from './send-from-inbox.js';
+import { THREAD_PARAMS } from './thread-routes.js';
+import { MESSAGE_SCHEMA, messageView } from './thread-view.js';
+
+const EMAIL_PARAMS = { ...THREAD_PARAMS, email: uuid('The id of the message in the thread.') };
+const SENT = object({ id: uuid() });
+const ADDRESSES = { oneOf: [string(), array(string())] };
+
+async function findMessage(db: Db, accountId: string, params: Record<string, string>) {
+  const inbox = await findInbox(db, accountId, params.inbox!);
+  const thread = await findInInbox(db, 'inbox_threads', inbox.id, params.thread!, 'Thread');
+  const message = await findThreadMessage(db, thread.id, params.email!);
+  return { inbox, thread, message };
+}
+
+/** `cc`/`bcc`/`to` as given: a string or an array of strings. */
+function addressList(body: Body, field: string): string[] {
+  const value = body[field];
+  if (value === undefined || value === null) return [];
+  const list = typeof value === 'string' ? [value] : value;
+  if (!Array.isArray(list) || !list.every((a) => typeof a === 'string')) throw validation(`The \`${field}\` field must be a string or an array of strings.`);
+  return list as string[];
+}
+
+const prefixed = (prefix: string, subject: string | null) => {
+  const s = subject ?? '';
+  return s.toLowerCase().startsWith(prefix.toLowerCase()) ? s : `${prefix} ${s}`.trim();
+};
+
+const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+
+function listThreadEmails(db: Db): Route {
+  return {
+    method: 'GET',
+    url: '/inboxes/:inbox/threads/:thread/emails',
+    doc: { ...listDoc("List a thread's messages, oldest first", MESSAGE_SCHEMA), params: THREAD_PARAMS },
+    async handler({ principal, params, query }) {
+      const page = parsePage(query);
+      const inbox = await findInbox(db, principal.accountId, params.inbox!);
+      const thread = await findInInbox(db, 'inbox_threads', inbox.id, params.thread!, 'Thread');
+      const { rows, hasMore } = await listOldestFirst(db, {
+        table: 'inbox_messages',
+        columns: '*',
+        where: 'thread_id = $1',
+        params: [thread.id],
+        key: ['created_at', 'id'],
+        page,
+      });
+      return { body: envelope(rows.map(messageView), hasMore) };
+    },
+  };
+}
+
+function getThreadEmail(db: Db): Route {
+  return {
+    method: 'GET',
+    url: '/inboxes/:inbox/threads/:thread/emails/:email',
+    doc: { summary: 'Retrieve one message of a thread', params: EMAIL_PARAMS, response: { status: 200, schema: MESSAGE_SCHEMA } },
+    async handler({ principal, params }) {
+      const { message } = await findMessage(db, principal.accountId, params);
+      return { body: messageView(message) };
+    },
+  };
+}
+
+const COMMON_FIELDS = { cc: ADDRESSES, bcc: ADDRESSES, html: string(), text: string(), subject: string(), attachments: array(object({})), headers: object({}) };
+
+function replyToThreadEmail(db: Db, accept: AcceptDeps): Route {
+  return {
+    method: 'POST',
+    url: '/inboxes/:inbox/threads/:thread/emails/:email/reply',
+    idempotent: true,
+    doc: {
+      summary: "Reply to a thread's message from the inbox's address",
+      params: EMAIL_PARAMS,
+      body: input({ ...COMMON_FIELDS, reply_all: boolean() }),
+      response: { status: 200, schema: SENT },
+    },
+    async handler(ctx) {
+      const body = objectBody(ctx.body);
+      rejectUnknown(body, ['cc', 'bcc', 'html', 'text', 'subject', 'reply_all', 'attachments', 'headers']);
+      if (body.html === undefined && body.text === undefined) throw missingField('html');
+      const replyAll = optionalBoolean(body, 'reply_all') ?? false;
+      const subject = optionalString(body, 'subject');
+      const { inbox, thread, message } = await findMessage(db, ctx.principal.accountId, ctx.params);
+      const own = (a: string) => a.toLowerCase() === inbox.email_address;
+      const inbound = message.direction === 'inbound';
+      const replyTo = message.reply_to as string[];
+      const to = inbound ? (replyTo.length > 0 ? replyTo : [message.from_address as string]) : (message.to_addresses as string[]);
+      const cc = addressList(body, 'cc');
+      if (replyAll) {
+        const others = [...(message.to_addresses as string[]), ...(message.cc as string[])].filter((a) => !own(a) && !to.includes(a) && !cc.includes(a));
+        cc.push(...others);
+      }
+      const id = await sendFromInbox(accept, ctx, inbox, {
+        fields: {
+          to: to.filter((a) => !own(a)),
+          cc: cc.length > 0 ? cc : undefined,
+          bcc: body.bcc,
+          subject: subject ?? prefixed('Re:', message.subject as string | null),
+          html: body.html,
+          text: body.text,
+          attachments: body.attachments,
+        },
+        headers: body.headers,
+        references: answerReferences(message),
+        threadId: thread.id,
+      });
+      return { body: { id } };
+    },
+  };
+}
+
+function forwardThreadEmail(db: Db, accept: AcceptDeps): Route {
+  return {
+    method: 'POST',
+    url: '/inboxes/:inbox/threads/:thread/emails/:email/forward',
+    idempotent: true,
+    doc: {
+      summary: "Forward a thread's message from the inbox's address, quoted below the note given",
+      params: EMAIL_PARAMS,
+      body: input({ ...COMMON_FIELDS, to: ADDRESSES }, ['to']),
+      response: { status: 200, schema: SENT },
+    },
+    async handler(ctx) {
+      const body = objectBody(ctx.body);
+      rejectUnknown(body, ['to', 'cc', 'bcc', 'html', 'text', 'subject', 'attachments', 'headers']);
+      if (body.to === undefined || body.to === null) throw missingField('to');
+      addressList(body, 'to');
+      const note = { html: optionalString(body, 'html', { allowEmpty: true }), text: optionalString(body, 'text', { allowEmpty: true }) };
+      const subject = optionalString(body, 'subject');
+      const { inbox, thread, message } = await findMessage(db, ctx.principal.accountId, ctx.params);
+      const quoted = [
+        '---------- Forwarded message ---------',
+        `From: ${message.from_display}`,
+        `Date: ${(message.created_at as Date).toUTCString()}`,
+        `Subject: ${message.subject ?? ''}`,
+        `To: ${(message.to_addresses as string[]).join(', ')}`,
+      ];
+      const originalText = (message.text as string | null) ?? '';
+      const originalHtml = (message.html as string | null) ?? `<pre>${escapeHtml(originalText)}</pre>`;
+      const id = await sendFromInbox(accept, ctx, inbox, {
+        fields: {
+          to: body.to,
+          cc: body.cc,
+          bcc: body.bcc,
+          subject: subject ?? prefixed('Fwd:', message.subject as string | null),
+          text: `${note.text ?? ''}\n\n${quoted.join('\n')}\n\n${originalText}`.trimStart(),
+          html: `${note.html ?? (note.text ? `<p>${escapeHtml(note.text)}</p>` : '')}<br><div>${quoted.map(escapeHtml).join('<br>')}</div><br>${originalHtml}`,
+          attachments: body.attachments,
+        },
+        headers: body.headers,
+        references: answerReferences(message),
+        threadId: thread.id,
+      });
+      return { body: { id } };
+    },
+  };
+}
+
+export function threadEmailRoutes(db: Db, accept: AcceptDeps): Route[] {
+  return [listThreadEmails(db), getThreadEmail(db), replyToThreadEmail(db, accept), forwardThreadEmail(db, accept)];
+}

@@ -1,0 +1,117 @@
+// Listing and searching an inbox's threads, most recently active first, by keyset on
+// (last_message_at, id). Search is PostgreSQL full-text search over each message's subject
+// (weighted first), addresses and text (inbox_messages.search, a GIN index): a thread matches
+// when one of its messages matches every message condition, and names its newest such message.
+import { ApiError } from '../api/errors.js';
+import { isUuid } from '../api/format.js';
+import { envelope, type Page } from '../api/pagination.js';
+import type { Queryable } from '../db/database.js';
+import { INBOX_MESSAGE_FOLDERS, THREAD_COLUMNS, threadItem } from './thread-view.js';
+
+type Folder = (typeof INBOX_MESSAGE_FOLDERS)[number];
+
+interface ThreadFilters {
+  folders: Folder[];
+  labels?: string[];
+  read?: boolean;
+}
+
+interface MessageConditions {
+  query?: string;
+  from?: string[];
+  to?: string[];
+  cc?: string[];
+  bcc?: string[];
+  hasAttachment?: boolean;
+  startDate?: Date;
+  endDate?: Date;
+}
+
+const invalid = (name: string, what: string) => new ApiError('invalid_parameter', `The \`${name}\` parameter must be ${what}.`);
+
+/** A comma-separated list parameter (the SDK joins arrays with commas); undefined when absent. */
+export function listParam(query: Record<string, string | undefined>, name: string): string[] | undefined {
+  const raw = query[name];
+  if (raw === undefined) return undefined;
+  const items = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (items.length === 0) throw invalid(name, 'a non-empty list');
+  return items;
+}
+
+export function booleanParam(query: Record<string, string | undefined>, name: string): boolean | undefined {
+  const raw = query[name];
+  if (raw === undefined) return undefined;
+  if (raw !== 'true' && raw !== 'false') throw invalid(name, '`true` or `false`');
+  return raw === 'true';
+}
+
+export function dateParam(query: Record<string, string | undefined>, name: string): Date | undefined {
+  const raw = query[name];
+  if (raw === undefined) return undefined;
+  const date = new Date(raw);
+  if (raw === '' || Number.isNaN(date.getTime())) throw invalid(name, 'an ISO 8601 date');
+  return date;
+}
+
+export function threadFilters(query: Record<string, string | undefined>, defaultFolders: Folder[]): ThreadFilters {
+  const folders = listParam(query, 'folders');
+  for (const f of folders ?? [])
+    if (!(INBOX_MESSAGE_FOLDERS as readonly string[]).includes(f)) throw invalid('folders', `a list of ${INBOX_MESSAGE_FOLDERS.join(', ')}`);
+  const labels = listParam(query, 'labels');
+  for (const l of labels ?? []) if (!isUuid(l)) throw invalid('labels', 'a list of label ids');
+  return { folders: (folders as Folder[] | undefined) ?? defaultFolders, labels, read: booleanParam(query, 'read') };
+}
+
+export async function listThreads(q: Queryable, inboxId: string, filters: ThreadFilters, page: Page, search?: MessageConditions) {
+  const args: unknown[] = [inboxId];
+  const arg = (value: unknown) => `$${args.push(value)}`;
+  const where = ['t.inbox_id = $1', `t.folder = ANY(${arg(filters.folders)}::text[])`];
+  if (filters.labels)
+    where.push(`EXISTS (SELECT 1 FROM inbox_thread_labels tl WHERE tl.thread_id = t.id AND tl.label_id = ANY(${arg(filters.labels)}::uuid[]))`);
+  if (filters.read !== undefined) where.push(`t.read = ${arg(filters.read)}`);
+
+  const matches: string[] = [];
+  if (search?.query) matches.push(`m.search @@ websearch_to_tsquery('english', ${arg(search.query)})`);
+  if (search?.from) matches.push(`m.from_address = ANY(${arg(search.from.map(lower))}::text[])`);
+  for (const field of ['to', 'cc', 'bcc'] as const) {
+    const column = field === 'to' ? 'to_addresses' : field;
+    if (search?.[field]) matches.push(`m.${column} && ${arg(search[field]!.map(lower))}::text[]`);
+  }
+  if (search?.hasAttachment !== undefined) matches.push(`(jsonb_array_length(m.attachments) > 0) = ${arg(search.hasAttachment)}`);
+  if (search?.startDate) matches.push(`m.created_at >= ${arg(search.startDate)}`);
+  if (search?.endDate) matches.push(`m.created_at <= ${arg(search.endDate)}`);
+  const matched =
+    matches.length > 0
+      ? `JOIN (SELECT DISTINCT ON (m.thread_id) m.thread_id, m.id FROM inbox_messages m
+                WHERE m.inbox_id = $1 AND ${matches.join(' AND ')}
+                ORDER BY m.thread_id, m.created_at DESC, m.id DESC) matched ON matched.thread_id = t.id`
+      : '';
+
+  const backwards = page.before !== undefined;
+  const cursor = page.after ?? page.before;
+  if (cursor) {
+    where.push(
+      `(t.last_message_at, t.id) ${backwards ? '>' : '<'} (SELECT last_message_at, id FROM inbox_threads WHERE id = ${arg(cursor)} AND inbox_id = $1)`,
+    );
+  }
+  const order = backwards ? 'ASC' : 'DESC';
+  const rows = await q.query(
+    `SELECT ${THREAD_COLUMNS}${matched ? ', matched.id AS matched_email_id' : ''}
+       FROM inbox_threads t ${matched}
+      WHERE ${where.join(' AND ')}
+      ORDER BY t.last_message_at ${order}, t.id ${order} LIMIT ${arg(page.limit + 1)}`,
+    args,
+  );
+  const hasMore = rows.length > page.limit;
+  const pageRows = rows.slice(0, page.limit);
+  if (backwards) pageRows.reverse();
+  return envelope(
+    pageRows.map((row) => (search ? { ...threadItem(row), matched_email_id: (row.matched_email_id as string | undefined) ?? null } : threadItem(row))),
+    hasMore,
+  );
+}
+
+const lower = (s: string) => s.toLowerCase();

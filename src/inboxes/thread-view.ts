@@ -1,0 +1,117 @@
+// How threads and their messages read over the API (the SDK's InboxThread, InboxThreadSummary
+// and InboxMessage). A thread's from/to/cc/bcc are its newest message's.
+import { isoTimestamp } from '../api/format.js';
+import { array, boolean, constant, integer, isoTime, nullable, object, oneOfValues, string, uuid } from '../api/schema.js';
+import type { Queryable, Row } from '../db/database.js';
+
+export const INBOX_MESSAGE_FOLDERS = ['inbox', 'archive', 'spam', 'sent', 'trash'] as const;
+export const MOVE_THREAD_FOLDERS = ['inbox', 'archive', 'spam', 'trash'] as const;
+
+const THREAD_LABELS_SQL = `coalesce((SELECT jsonb_agg(jsonb_build_object('id', l.id, 'name', l.name, 'color', l.color) ORDER BY l.name, l.id)
+    FROM inbox_thread_labels tl JOIN inbox_labels l ON l.id = tl.label_id WHERE tl.thread_id = t.id), '[]'::jsonb)`;
+
+/** The columns threadItem reads, for `FROM inbox_threads t`. */
+export const THREAD_COLUMNS = `t.id, t.subject, t.folder, t.read, t.email_count, t.has_attachment, t.last_message_at,
+  (SELECT jsonb_build_object('from', m.from_display, 'to', m.to_addresses, 'cc', m.cc, 'bcc', m.bcc)
+     FROM inbox_messages m WHERE m.thread_id = t.id ORDER BY m.created_at DESC, m.id DESC LIMIT 1) AS newest,
+  ${THREAD_LABELS_SQL} AS labels,
+  EXISTS (SELECT 1 FROM inbox_drafts d WHERE d.thread_id = t.id AND d.email_id IS NULL) AS has_draft`;
+
+const LABEL = object({ id: uuid(), name: string(), color: string() });
+export const THREAD_SCHEMA = object({
+  id: uuid(),
+  subject: nullable(string()),
+  from: nullable(string()),
+  to: array(string()),
+  cc: array(string()),
+  bcc: array(string()),
+  labels: array(LABEL),
+  email_count: integer(),
+  has_attachment: boolean(),
+  has_draft: boolean(),
+  read: boolean(),
+  received_at: isoTime(),
+  folder: oneOfValues(INBOX_MESSAGE_FOLDERS),
+});
+export const THREAD_SUMMARY_SCHEMA = object({
+  object: constant('inbox_thread'),
+  id: uuid(),
+  subject: nullable(string()),
+  folder: oneOfValues(INBOX_MESSAGE_FOLDERS),
+  labels: array(LABEL),
+  read: boolean(),
+});
+export const LABEL_LIST_SCHEMA = object({ object: constant('list'), data: array(LABEL) });
+export const MESSAGE_SCHEMA = object({
+  id: uuid(),
+  direction: oneOfValues(['inbound', 'outbound']),
+  from: string(),
+  to: array(string()),
+  cc: array(string()),
+  bcc: array(string()),
+  reply_to: array(string()),
+  subject: nullable(string()),
+  message_id: nullable(string()),
+  html: nullable(string()),
+  text: nullable(string()),
+  attachments: array(object({ id: uuid(), filename: nullable(string()), size: nullable(integer()) })),
+  read: boolean(),
+  received_at: isoTime(),
+});
+
+type Label = { id: string; name: string; color: string };
+
+export function threadItem(row: Row) {
+  const newest = (row.newest ?? {}) as { from?: string; to?: string[]; cc?: string[]; bcc?: string[] };
+  return {
+    id: row.id as string,
+    subject: (row.subject as string | null) || null,
+    from: newest.from ?? null,
+    to: newest.to ?? [],
+    cc: newest.cc ?? [],
+    bcc: newest.bcc ?? [],
+    labels: row.labels as Label[],
+    email_count: row.email_count as number,
+    has_attachment: row.has_attachment as boolean,
+    has_draft: row.has_draft as boolean,
+    read: row.read as boolean,
+    received_at: isoTimestamp(row.last_message_at as Date),
+    folder: row.folder as (typeof INBOX_MESSAGE_FOLDERS)[number],
+  };
+}
+
+export async function threadSummary(q: Queryable, threadId: string) {
+  const row = await q.one(`SELECT t.id, t.subject, t.folder, t.read, ${THREAD_LABELS_SQL} AS labels FROM inbox_threads t WHERE t.id = $1`, [threadId]);
+  return {
+    object: 'inbox_thread' as const,
+    id: row!.id as string,
+    subject: (row!.subject as string | null) || null,
+    folder: row!.folder as (typeof INBOX_MESSAGE_FOLDERS)[number],
+    labels: row!.labels as Label[],
+    read: row!.read as boolean,
+  };
+}
+
+export async function threadLabels(q: Queryable, threadId: string) {
+  const row = await q.one(`SELECT ${THREAD_LABELS_SQL} AS labels FROM inbox_threads t WHERE t.id = $1`, [threadId]);
+  return { object: 'list' as const, data: row!.labels as Label[] };
+}
+
+export function messageView(row: Row) {
+  return {
+    id: row.id as string,
+    direction: row.direction as 'inbound' | 'outbound',
+    from: row.from_display as string,
+    to: row.to_addresses as string[],
+    cc: row.cc as string[],
+    bcc: row.bcc as string[],
+    reply_to: row.reply_to as string[],
+    subject: (row.subject as string | null) ?? null,
+    message_id: (row.message_id as string | null) ?? null,
+    html: (row.html as string | null) ?? null,
+    text: (row.text as string | null) ?? null,
+    attachments: row.attachments as { id: string; filename: string | null; size: number | null }[],
+    read: row.read as boolean,
+    received_at: isoTimestamp(row.created_at as Date),
+  };
+}

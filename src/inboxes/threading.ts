@@ -1,0 +1,154 @@
+// The one writer of inbox_messages, and of a thread's counters with them: a message, received
+// or sent, joins the thread it answers, or starts one. How a thread is found, in order:
+//   1. by reference: the newest message of the inbox whose Message-ID is the new message's
+//      In-Reply-To or one of its References (RFC 5322 §3.6.4);
+//   2. by subject, the documented fallback for clients that drop those headers: a message whose
+//      subject starts with a reply or forward prefix (Re:, Fwd:, AW:, SV:, …) joins the most
+//      recently active thread of the inbox with the same subject (prefixes removed, case
+//      ignored), active in the last 30 days, in which its sender already took part;
+//   3. otherwise a new thread: in `inbox` when received, in `sent` when sent.
+// Two strangers writing "Hello" never share a thread: a plain subject never matches.
+// Each message records inbox.email.received or inbox.email.sent (and inbox.thread.created for
+// a new thread) through the one event writer, in the same transaction.
+import crypto from 'node:crypto';
+import type { Queryable } from '../db/database.js';
+import { recordEvents } from '../events/record-events.js';
+
+interface NewMessage {
+  direction: 'inbound' | 'outbound';
+  /** The /emails/receiving id of a received message, the /emails id of a sent one. */
+  sourceEmailId: string;
+  messageId: string | null;
+  /** The Message-IDs it refers to: References then In-Reply-To, with angle brackets. */
+  references: string[];
+  fromDisplay: string;
+  fromAddress: string;
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  replyTo: string[];
+  subject: string | null;
+  html: string | null;
+  text: string | null;
+  attachments: { id: string; filename: string | null; size: number | null }[];
+}
+
+const REPLY_PREFIX = /^\s*((re|fwd?|aw|sv|wg|tr|antw)\s*(\[\d+\])?\s*:\s*)+/i;
+/** tsvector holds at most 1 MB; a message's first 200,000 characters are what search reads. */
+const MAX_SEARCHED_TEXT = 200_000;
+const SUBJECT_FALLBACK_DAYS = 30;
+
+/** The subject threads are matched on: no reply/forward prefixes, spaces collapsed, lower case. */
+function threadSubject(subject: string | null): string {
+  return (subject ?? '').replace(REPLY_PREFIX, '').replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
+const isReplySubject = (subject: string | null) => REPLY_PREFIX.test(subject ?? '');
+
+/** The Message-IDs (`<…>`) in In-Reply-To / References header values, in order, once each. */
+export function messageIdsIn(...values: (string | null | undefined)[]): string[] {
+  const ids = values.flatMap((v) => v?.match(/<[^<>\s]+>/g) ?? []);
+  return [...new Set(ids)];
+}
+
+/** The thread `message` belongs to in the inbox, or undefined when it starts one. */
+async function findThread(q: Queryable, inboxId: string, message: NewMessage): Promise<string | undefined> {
+  if (message.references.length > 0) {
+    const byReference = await q.one(
+      'SELECT thread_id FROM inbox_messages WHERE inbox_id = $1 AND message_id = ANY($2::text[]) ORDER BY created_at DESC LIMIT 1',
+      [inboxId, message.references],
+    );
+    if (byReference) return byReference.thread_id as string;
+  }
+  if (!isReplySubject(message.subject)) return undefined;
+  const bySubject = await q.one(
+    `SELECT t.id FROM inbox_threads t
+      WHERE t.inbox_id = $1 AND t.thread_subject = $2 AND t.last_message_at > now() - make_interval(days => $4)
+        AND EXISTS (SELECT 1 FROM inbox_messages m WHERE m.thread_id = t.id
+                     AND ($3 = m.from_address OR $3 = ANY(m.to_addresses) OR $3 = ANY(m.cc)))
+      ORDER BY t.last_message_at DESC LIMIT 1`,
+    [inboxId, threadSubject(message.subject), message.fromAddress.toLowerCase(), SUBJECT_FALLBACK_DAYS],
+  );
+  return bySubject?.id as string | undefined;
+}
+
+/**
+ * Adds `message` to the inbox: to `threadId` when the caller knows it (a reply sent from the
+ * thread), else to the thread findThread names, else to a new one. Returns the ids.
+ */
+export async function addMessage(
+  q: Queryable,
+  inbox: { id: string; account_id: string },
+  message: NewMessage,
+  threadId?: string,
+): Promise<{ threadId: string; messageId: string; created: boolean }> {
+  let thread = threadId ?? (await findThread(q, inbox.id, message));
+  const created = thread === undefined;
+  if (thread === undefined) {
+    thread = crypto.randomUUID();
+    await q.query(
+      `INSERT INTO inbox_threads (id, inbox_id, account_id, subject, thread_subject, folder, read)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [
+        thread,
+        inbox.id,
+        inbox.account_id,
+        message.subject,
+        threadSubject(message.subject),
+        message.direction === 'inbound' ? 'inbox' : 'sent',
+        message.direction === 'outbound',
+      ],
+    );
+  }
+  const id = crypto.randomUUID();
+  const addresses = [message.fromDisplay, ...message.to, ...message.cc, ...message.bcc].join(' ');
+  const body = (message.text ?? stripTags(message.html ?? '')).slice(0, MAX_SEARCHED_TEXT);
+  const inbound = message.direction === 'inbound';
+  await q.query(
+    `WITH added AS (
+       INSERT INTO inbox_messages (id, thread_id, inbox_id, account_id, direction, source_email_id, message_id, references_ids,
+         from_display, from_address, to_addresses, cc, bcc, reply_to, subject, html, text, attachments, read, search)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, lower($10), $11, $12, $13, $14, $15, $16, $17, $18, $19,
+         setweight(to_tsvector('english', coalesce($15, '')), 'A') || to_tsvector('english', $20) || to_tsvector('english', $21))
+       RETURNING thread_id)
+     UPDATE inbox_threads SET email_count = email_count + 1, has_attachment = has_attachment OR $22, last_message_at = now(),
+       read = CASE WHEN $19 THEN read ELSE false END,
+       folder = CASE WHEN NOT $19 AND folder IN ('sent', 'archive') THEN 'inbox' ELSE folder END
+      WHERE id = (SELECT thread_id FROM added)`,
+    [
+      id,
+      thread,
+      inbox.id,
+      inbox.account_id,
+      message.direction,
+      message.sourceEmailId,
+      message.messageId,
+      message.references,
+      message.fromDisplay,
+      message.fromAddress,
+      message.to.map(lower),
+      message.cc.map(lower),
+      message.bcc.map(lower),
+      message.replyTo.map(lower),
+      message.subject,
+      message.html,
+      message.text,
+      JSON.stringify(message.attachments),
+      !inbound,
+      addresses,
+      body,
+      message.attachments.length > 0,
+    ],
+  );
+  const data = { inbox_id: inbox.id, thread_id: thread, email_id: id };
+  await recordEvents(q, [
+    ...(created ? [{ accountId: inbox.account_id, type: 'inbox.thread.created' as const, data: { source: 'system' as const, ...data } }] : []),
+    inbound
+      ? { accountId: inbox.account_id, type: 'inbox.email.received' as const, data: { source: 'system' as const, ...data } }
+      : { accountId: inbox.account_id, type: 'inbox.email.sent' as const, data: { source: 'api' as const, ...data } },
+  ]);
+  return { threadId: thread, messageId: id, created };
+}
+
+const lower = (s: string) => s.toLowerCase();
+const stripTags = (html: string) => html.replace(/<style[\s\S]*?<\/style>|<script[\s\S]*?<\/script>/gi, ' ').replace(/<[^>]*>/g, ' ');

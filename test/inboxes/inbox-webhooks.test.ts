@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { TestPostline } from '../support/postline.js';
+import { LOOPBACK_ENDPOINTS, subscribe, WebhookReceiver } from '../webhooks/support.js';
+import { receive, startInboxTest } from './support.js';
+
+const INBOX_EVENTS = [
+  'inbox.created',
+  'inbox.updated',
+  'inbox.deleted',
+  'inbox.thread.created',
+  'inbox.thread.folder.updated',
+  'inbox.thread.labels.updated',
+  'inbox.email.received',
+  'inbox.email.sent',
+  'inbox.draft.created',
+  'inbox.draft.updated',
+  'inbox.draft.sent',
+  'inbox.draft.deleted',
+];
+
+describe('inboxes: inbox.* webhooks from the one event writer', () => {
+  let t: TestPostline;
+  let inboxId: string;
+  let receiver: WebhookReceiver;
+
+  before(async () => {
+    ({ t, inboxId } = await startInboxTest(LOOPBACK_ENDPOINTS));
+    receiver = await new WebhookReceiver(t.resend).start();
+    await subscribe(t, receiver, INBOX_EVENTS);
+  });
+  after(async () => {
+    await receiver?.stop();
+    await t?.stop();
+  });
+
+  it('reports mail received, threads started and moved, labels, replies and drafts', async () => {
+    await receive(t, { from: 'Hana <hana@remote.test>', subject: 'Broken link', messageId: '<h1@remote.test>', text: 'The link is broken.' });
+    const thread = (await t.resend.inboxes.threads.list({ inboxId })).data!.data[0]!;
+    const message = (await t.resend.inboxes.threads.emails.list({ inboxId, threadId: thread.id })).data!.data[0]!;
+    const label = await t.resend.inboxes.labels.create({ inboxId, name: 'Bug', color: '#FF0000' });
+    await t.resend.inboxes.threads.labels.add({ inboxId, threadId: thread.id, labels: [label.data!.id] });
+    await t.resend.inboxes.threads.update({ inboxId, threadId: thread.id, folder: 'archive' });
+    const draft = await t.resend.inboxes.drafts.create({ inboxId, threadId: thread.id, replyToEmailId: message.id, to: 'hana@remote.test' });
+    await t.resend.inboxes.drafts.update({ inboxId, draftId: draft.data!.id, text: 'Fixed, thanks!' });
+    await t.resend.inboxes.drafts.send({ inboxId, draftId: draft.data!.id });
+    const scratch = await t.resend.inboxes.drafts.create({ inboxId, text: 'scratch' });
+    await t.resend.inboxes.drafts.remove({ inboxId, draftId: scratch.data!.id });
+    await t.resend.inboxes.update(inboxId, { fromName: 'Helpdesk' });
+
+    await receiver.waitUntil(() => receiver.payloads().length >= 11);
+    assert.deepEqual(receiver.rejected, []);
+    const byType = (type: string) => receiver.payloads(type).map((p) => p.data);
+    assert.deepEqual(byType('inbox.thread.created'), [{ source: 'system', inbox_id: inboxId, thread_id: thread.id, email_id: message.id }]);
+    assert.deepEqual(byType('inbox.email.received'), [{ source: 'system', inbox_id: inboxId, thread_id: thread.id, email_id: message.id }]);
+    assert.deepEqual(byType('inbox.thread.labels.updated'), [
+      { source: 'api', inbox_id: inboxId, thread_id: thread.id, added: [{ id: label.data!.id, name: 'Bug', color: '#FF0000' }], removed: [] },
+    ]);
+    assert.deepEqual(byType('inbox.thread.folder.updated'), [{ source: 'api', inbox_id: inboxId, thread_id: thread.id, from: 'inbox', to: 'archive' }]);
+    const draftData = { source: 'api', inbox_id: inboxId, draft_id: draft.data!.id, thread_id: thread.id };
+    assert.deepEqual(byType('inbox.draft.created'), [draftData, { source: 'api', inbox_id: inboxId, draft_id: scratch.data!.id }]);
+    assert.deepEqual(byType('inbox.draft.updated'), [draftData]);
+    assert.deepEqual(byType('inbox.draft.deleted'), [{ source: 'api', inbox_id: inboxId, draft_id: scratch.data!.id }]);
+    const sentMessage = (await t.resend.inboxes.threads.emails.list({ inboxId, threadId: thread.id })).data!.data[1]!;
+    const sent = { source: 'api', inbox_id: inboxId, thread_id: thread.id, email_id: sentMessage.id };
+    assert.deepEqual(byType('inbox.email.sent'), [sent]);
+    assert.deepEqual(byType('inbox.draft.sent'), [{ ...sent, draft_id: draft.data!.id }]);
+    assert.deepEqual(byType('inbox.updated'), [{ source: 'api', inbox_id: inboxId }]);
+    assert.ok(receiver.payloads().every((p) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(p.created_at)));
+  });
+
+  it('reports inboxes created and deleted', async () => {
+    const created = await t.resend.inboxes.create({ emailAddress: 'billing@support.test' });
+    await t.resend.inboxes.remove(created.data!.id);
+    await receiver.waitUntil(() => receiver.payloads('inbox.deleted').length === 1);
+    assert.deepEqual(
+      receiver.payloads('inbox.created').map((p) => p.data),
+      [{ source: 'api', inbox_id: created.data!.id }],
+    );
+    assert.deepEqual(
+      receiver.payloads('inbox.deleted').map((p) => p.data),
+      [{ source: 'api', inbox_id: created.data!.id }],
+    );
+  });
+});
