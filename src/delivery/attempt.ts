@@ -63,7 +63,7 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
   const route = await deps.router.route(job.domain);
   const mxHosts = route.ok ? route.mxHosts : undefined;
   const done = (verdicts: Outcome[]) => ({ outcomes: [...simulated, ...verdicts], notTried: [], mxHosts });
-  const pause = await deps.pauses.find(job.recipients[0]!.pausesVersion, job.email.accountId, job.domain, mxHosts ?? []);
+  const pause = await deps.pauses.find(job.recipients[0]!.pausesVersion, job.email.accountId, sendingDomain(job.email), job.domain, mxHosts ?? []);
   if (pause) return { outcomes: simulated, notTried: [], paused: { pause, rows: real } };
   if (!route.ok) return done(all(real, route.permanent ? bounced(route.response) : deferred(route.response)));
 
@@ -169,8 +169,13 @@ function envelopeSender(email: ClaimedEmail): string {
   return email.envelopeFrom ?? `bounces@${fromDomain(email)}`;
 }
 
+/** The domain the email is sent from: its verified domain, else its From address's. */
+export function sendingDomain(email: ClaimedEmail): string {
+  return email.domainName ?? fromDomain(email);
+}
+
 /** The domain of the email's From address (`Name <a@example.com>` → example.com). */
-export function fromDomain(email: ClaimedEmail): string {
+function fromDomain(email: ClaimedEmail): string {
   const parsed = addressparser(email.fromAddress, { flatten: true })[0];
   return parsed?.address?.split('@').pop() ?? '';
 }

@@ -27,7 +27,7 @@ import type { Logger } from '../logger.js';
 import { ProviderTable } from '../providers/providers.js';
 import { ActivePauses, parkPaused, pauseDestination } from '../queue/pauses.js';
 import { SandboxCatcher } from '../sandbox/catcher.js';
-import { attemptDelivery, type AttemptDeps, type AttemptResult, fromDomain } from './attempt.js';
+import { attemptDelivery, type AttemptDeps, type AttemptResult, sendingDomain } from './attempt.js';
 import { claimDue, groupIntoJobs, releaseClaims, type ClaimedDelivery, type DeliveryJob } from './claim.js';
 import { OutcomeCounter } from './count-outcomes.js';
 import { DeliveryLimits } from './limits.js';
@@ -271,13 +271,15 @@ export class DeliveryWorker {
   }
 
   /**
-   * A destination answered that the sending IP or domain is blocklisted: every message to it
-   * would meet the same answer, so the account's mail to it is paused (queue/pauses.ts), with the
-   * reply as the reason, until an operator resumes it.
+   * A destination answered that the sending IP or domain is blocklisted: every message from
+   * that sending domain to it would meet the same answer, so that domain's mail to it is paused
+   * (queue/pauses.ts), with the reply as the reason, until an operator resumes it. The
+   * account's other sending domains keep sending there.
    */
   private async pauseBlocked(job: DeliveryJob, blocked: NonNullable<AttemptResult['blocked']>): Promise<void> {
-    const reason = `Blocked by ${blocked.destination.name} for mail from ${fromDomain(job.email)}: ${blocked.reply}. Paused by Postline; resume once the block is lifted.`;
-    await pauseDestination(this.options.db, job.email.accountId, blocked.destination, reason, this.providers);
+    const from = sendingDomain(job.email);
+    const reason = `Blocked by ${blocked.destination.name} for mail from ${from}: ${blocked.reply}. Paused by Postline for ${from}; resume once the block is lifted.`;
+    await pauseDestination(this.options.db, job.email.accountId, blocked.destination, reason, this.providers, from);
     this.options.logger.warn({ email: job.email.id, destination: blocked.destination, reply: blocked.reply }, 'destination blocks the sender: paused');
   }
 

@@ -147,7 +147,13 @@ async function accountOf(db: Db, given: string | undefined): Promise<string> {
 }
 
 function summaryText(s: Awaited<ReturnType<typeof queueSummary>>): string {
-  const text = s.total === 0 ? 'The queue is empty: everything accepted has been delivered or has failed.\n' : waitingText(s);
+  let text = s.total === 0 ? 'The queue is empty: everything accepted has been delivered or has failed.\n' : waitingText(s);
+  // Pauses show even with nothing waiting: mail sent later will wait for them.
+  if (s.pauses.length > 0)
+    text += `\n${table(
+      ['PAUSED', 'KIND', 'MAIL FROM', 'SINCE', 'REASON'],
+      s.pauses.map((p) => [p.destination, p.kind, p.sending_domain ?? 'all', p.since, p.reason]),
+    )}`;
   if (s.shaping.length === 0) return text;
   return `${text}\n${table(
     ['SHAPING', 'STATE', 'RATE/MIN', 'LIMIT/MIN', 'SENT LAST MIN', 'LAST SLOW-DOWN REPLY'],
@@ -183,11 +189,6 @@ function waitingText(s: Awaited<ReturnType<typeof queueSummary>>): string {
       s.providers.map((p) => [p.paused ? `${p.provider} (paused)` : p.provider, String(p.domains), ...counts(p.counts), age(p.oldest_age_seconds)]),
     )}`;
   }
-  if (s.pauses.length > 0)
-    text += `\n${table(
-      ['PAUSED', 'KIND', 'SINCE', 'REASON'],
-      s.pauses.map((p) => [p.destination, p.kind, p.since, p.reason]),
-    )}`;
   return text;
 }
 

@@ -21,6 +21,7 @@ export interface LastReply {
 export interface PauseView {
   destination: string;
   kind: Pause['kind'];
+  sending_domain: string | null;
   reason: string;
   since: string;
 }
@@ -60,7 +61,13 @@ interface QueueSummary {
   shaping: ShapingView[];
 }
 
-const pauseView = (p: Pause): PauseView => ({ destination: p.name, kind: p.kind, reason: p.reason, since: p.createdAt.toISOString() });
+export const pauseView = (p: Pause): PauseView => ({
+  destination: p.name,
+  kind: p.kind,
+  sending_domain: p.sendingDomain,
+  reason: p.reason,
+  since: p.createdAt.toISOString(),
+});
 
 export function lastReplyOf(at: Date | null, mx: string | null, reply: string | null): LastReply | null {
   if (!at || reply === null) return null;
@@ -88,7 +95,9 @@ export async function queueSummary(
   const [rows, pauses, shaping] = await Promise.all([q.query(SUMMARY_SQL, [accountId]), listPauses(q, accountId), readShapingStates(q)]);
   const now = Date.now();
   const pauseOn = (kind: Pause['kind'], name: string | null) => {
-    const pause = name === null ? undefined : pauses.find((p) => p.kind === kind && p.name === name);
+    // A pause of all the account's mail before one of a single sending domain.
+    const on = name === null ? [] : pauses.filter((p) => p.kind === kind && p.name === name);
+    const pause = on.find((p) => p.sendingDomain === null) ?? on[0];
     return pause ? pauseView(pause) : null;
   };
 

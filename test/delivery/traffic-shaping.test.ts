@@ -2,8 +2,9 @@
 // each test domain up to a provider of its own): one that answers 421 4.7.0 when more than a
 // few messages arrive within a second, one that blocks the sending IP (554 5.7.1, Spamhaus), and
 // one with a configured rate. Postline converges under the throttling provider's limit and
-// delivers everything without a failed email; a blocklisting answer pauses the provider for the
-// account, with the reply as the reason; mail waiting for its rate waits without an attempt
+// delivers everything without a failed email; a blocklisting answer (to one of the account's two
+// sending domains) pauses the provider for that sending domain only, with the reply as the
+// reason, while the other domain's mail to it still goes; mail waiting for its rate waits without an attempt
 // or an event; the queue view shows each provider's state.
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
@@ -11,11 +12,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ProviderTable } from '../../src/providers/providers.js';
+import { createVerifiedDomain } from '../support/domains.js';
 import { runQueueCommand } from '../../src/queue/cli.js';
 import type { TestPostline } from '../support/postline.js';
 import { deliveriesOf, eventsOf, eventually, publishMx, send, startDeliveryTest, waitForLastEvent } from './support.js';
 
 const THROTTLE_AFTER = 4; // messages within a second, then 421
+/** The account's second sending domain, which the blocking provider does not block. */
+const SECOND_SENDER = 'second-sender.test';
 
 describe('delivery: traffic shaping per provider', () => {
   let t: TestPostline;
@@ -38,8 +42,11 @@ describe('delivery: traffic shaping per provider', () => {
     publishMx(t, 'throttled.test', [{ name: 'mx.throttle.test', priority: 10, address: '127.0.0.1' }]);
     publishMx(t, 'blocked.test', [{ name: 'mx.block.test', priority: 10, address: '127.0.0.1' }]);
     publishMx(t, 'waiting.test', [{ name: 'mx.slow.test', priority: 10, address: '127.0.0.1' }]);
-    t.sink.onRecipient = (address) => {
-      if (address.endsWith('@blocked.test')) return { code: 554, message: '5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org' };
+    await createVerifiedDomain(t, SECOND_SENDER);
+    t.sink.onRecipient = (address, mailFrom) => {
+      // The blocklist lists sender.test (its bounce addresses), not the second domain.
+      if (address.endsWith('@blocked.test') && /[@.]sender\.test$/.test(mailFrom))
+        return { code: 554, message: '5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org' };
       if (!address.endsWith('@throttled.test')) return undefined;
       const now = Date.now();
       while (arrivals.length > 0 && arrivals[0]! <= now - 1000) arrivals.shift();
@@ -80,7 +87,7 @@ describe('delivery: traffic shaping per provider', () => {
     assert.match(printed, /^throttler +throttled +\d+ +600 +\d+ +\S+ 421 4\.7\.0 Too many messages/m);
   });
 
-  it('pauses a provider that says the sending IP is blocklisted, with the reply as the reason, and holds the rest of its mail', async () => {
+  it('pauses a provider that says the sender is blocklisted for that sending domain only, with the reply as the reason', async () => {
     const first = await send(t, { to: 'someone@blocked.test' });
     await waitForLastEvent(t, first, 'bounced');
     const bounce = (await eventsOf(t, first)).at(-1)!.data.bounce;
@@ -89,12 +96,19 @@ describe('delivery: traffic shaping per provider', () => {
     const { body } = await get(t, '/queue');
     const pause = body.pauses.find((p: any) => p.destination === 'blocker');
     assert.equal(pause.kind, 'provider');
+    assert.equal(pause.sending_domain, 'sender.test');
     assert.match(pause.reason, /^Blocked by blocker for mail from sender\.test: 554 5\.7\.1 .*spamhaus/);
+    let printed = '';
+    await runQueueCommand(t.postline.db, new ProviderTable(t.postline.config.providers), [], (text) => (printed += text));
+    assert.match(printed, /^blocker +provider +sender\.test +\S+ +Blocked by blocker for mail from sender\.test/m);
 
-    const seen = t.sink.messages.length;
-    const second = await send(t, { to: 'other@blocked.test' });
-    await eventually(async () => (await deliveriesOf(t, second))[0]?.status === 'paused', 10_000, 'held by the pause');
-    assert.equal(t.sink.messages.length, seen);
+    const held = await send(t, { to: 'other@blocked.test' });
+    const fromSecond = await send(t, { to: 'other@blocked.test', from: `Second <hello@${SECOND_SENDER}>` });
+    await waitForLastEvent(t, fromSecond, 'delivered');
+    await eventually(async () => (await deliveriesOf(t, held))[0]?.status === 'paused', 10_000, 'held by the pause');
+    const received = t.sink.messages.filter((m) => m.to[0] === 'other@blocked.test');
+    assert.equal(received.length, 1, 'only the second domain’s message reached the blocking provider');
+    assert.match(received[0]!.from, /[@.]second-sender\.test$/);
   });
 
   it('holds mail over a provider’s configured rate without an attempt or an event, then delivers it at that rate', async () => {
