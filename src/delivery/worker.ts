@@ -38,6 +38,7 @@ import { shapingStateOf } from '../metrics/record.js';
 import { TrafficShaper } from './shaping.js';
 import { publishShapingStates } from '../queue/shaping-states.js';
 import { SmtpPool } from './smtp-pool.js';
+import { IpWarmupGate } from '../warmup/ip-warmup.js';
 import { WarmupGate } from '../warmup/warmup-gate.js';
 
 /** How far a claim pushes next_attempt_at: how long a crashed worker's rows stay hidden if its node's death goes unnoticed. */
@@ -119,6 +120,7 @@ export class DeliveryWorker {
         enabled: config.shaping,
       },
       warmup: new WarmupGate(options.db),
+      ipWarmup: new IpWarmupGate(options.db, config.outboundIps),
       outboundIps: new OutboundIps(config.outboundIps),
     };
     if (config.sandbox) this.catcher = new SandboxCatcher(options.db, options.logger.child({ role: 'sandbox' }));

@@ -154,6 +154,18 @@ function summaryText(s: Awaited<ReturnType<typeof queueSummary>>): string {
       ['PAUSED', 'KIND', 'MAIL FROM', 'SINCE', 'REASON'],
       s.pauses.map((p) => [p.destination, p.kind, p.sending_domain ?? 'all', p.since, p.reason]),
     )}`;
+  if (s.outbound_ips.length > 0)
+    text += `\n${table(
+      ['OUTBOUND IP', 'WARM-UP', 'DAY', 'CAP/PROVIDER', 'NEXT DAY', 'SENT TODAY'],
+      s.outbound_ips.map((w) => [
+        w.ip,
+        w.status.replace('_', ' '),
+        `${w.day} of ${w.days}`,
+        w.per_provider_daily === null ? 'none' : String(w.per_provider_daily),
+        w.next_day_at ?? '—',
+        w.today.map((p) => `${p.provider} ${p.sent} (${p.remaining} left)`).join(', ') || '—',
+      ]),
+    )}`;
   if (s.shaping.length === 0) return text;
   return `${text}\n${table(
     ['SHAPING', 'STATE', 'RATE/MIN', 'LIMIT/MIN', 'SENT LAST MIN', 'LAST SLOW-DOWN REPLY'],

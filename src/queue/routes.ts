@@ -114,6 +114,22 @@ export function queueRoutes(db: Db, providers: ProviderTable): Route[] {
                 nodes: integer(),
               }),
             ),
+            outbound_ips: array(
+              object({
+                ip: string(),
+                status: oneOfValues(['warming_up', 'ended']),
+                started_at: string({ format: 'date-time' }),
+                day: integer({ description: 'Day of its warm-up now, 1 during the first 24 hours after a node first sent from it.' }),
+                days: integer(),
+                per_provider_daily: nullable(integer({ description: "Today's cap per mailbox provider; null once ended." })),
+                next_day_at: nullable(string({ format: 'date-time' })),
+                today: array(object({ provider: string(), sent: integer(), remaining: integer() })),
+              }),
+              {
+                description:
+                  'The warm-up of each outbound IP (POSTLINE_OUTBOUND_IPS listing several): daily caps per mailbox provider on the default schedule. Empty with fewer than two addresses.',
+              },
+            ),
           }),
         },
       }),

@@ -6,6 +6,7 @@ import type { Queryable } from '../db/database.js';
 import type { ProviderTable } from '../providers/providers.js';
 import { listPauses, type Pause } from './pauses.js';
 import { readShapingStates, type ShapingView } from './shaping-states.js';
+import { type IpWarmupProgress, ipWarmupProgress } from '../warmup/ip-warmup.js';
 import { QUEUE_STATES, type QueueState, stateCountsSql, unfinishedSql } from './states.js';
 
 type Counts = Record<QueueState, number>;
@@ -59,6 +60,8 @@ interface QueueSummary {
   pauses: PauseView[];
   /** How fast the installation sends to each destination with a limit or a recent throttling reply (delivery/shaping.ts). */
   shaping: ShapingView[];
+  /** The outbound IPs' warm-up (warmup/ip-warmup.ts). */
+  outbound_ips: IpWarmupProgress[];
 }
 
 export const pauseView = (p: Pause): PauseView => ({
@@ -92,7 +95,12 @@ export async function queueSummary(
   providers: ProviderTable,
   options: { limit: number; provider?: string },
 ): Promise<QueueSummary> {
-  const [rows, pauses, shaping] = await Promise.all([q.query(SUMMARY_SQL, [accountId]), listPauses(q, accountId), readShapingStates(q)]);
+  const [rows, pauses, shaping, outboundIps] = await Promise.all([
+    q.query(SUMMARY_SQL, [accountId]),
+    listPauses(q, accountId),
+    readShapingStates(q),
+    ipWarmupProgress(q),
+  ]);
   const now = Date.now();
   const pauseOn = (kind: Pause['kind'], name: string | null) => {
     // A pause of all the account's mail before one of a single sending domain.
@@ -155,5 +163,6 @@ export async function queueSummary(
       .map(({ oldest: since, ...p }) => ({ ...p, oldest_age_seconds: ageSeconds(since, now) })),
     pauses: pauses.map(pauseView),
     shaping,
+    outbound_ips: outboundIps,
   };
 }
