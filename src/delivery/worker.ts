@@ -97,7 +97,7 @@ export class DeliveryWorker {
   constructor(private options: WorkerOptions) {
     const { config } = options;
     const providers = (this.providers = new ProviderTable(config.providers));
-    this.shaper = new TrafficShaper();
+    this.shaper = new TrafficShaper(Date.now, config.shapingQuietMs);
     this.counter = new OutcomeCounter(providers);
     this.maxInFlightRows = Math.max(CLAIM_BATCH, config.deliveryConcurrency * 10);
     this.pool = new SmtpPool({
