@@ -63,6 +63,8 @@ export interface Config {
   deliveryConcurrencyPerHost: number;
   /** Delivery worker: traffic shaping per provider (delivery/shaping.ts); false leaves only the connection limits. */
   shaping: boolean;
+  /** Delivery worker: how long without a throttling reply before a slowed rate grows again, and each step of that (delivery/shaping.ts). */
+  shapingQuietMs: number;
   /** Delivery worker: waits before each retry of a temporary failure; the last one repeats. */
   retryDelaysMs: number[];
   /** Webhooks: waits before each retry of a failed attempt (the first attempt is immediate). */
@@ -433,6 +435,11 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
     shown: '`true`',
     help: '`false` turns traffic shaping off: no messages-per-minute limits, no slowing down when a provider answers 421 or "rate limited"; each destination keeps its connection and messages-per-connection limits',
     read: bool(() => true),
+  },
+  shapingQuietMs: {
+    variable: 'POSTLINE_SHAPING_QUIET',
+    help: 'a provider slowed by 421 or "rate limited" replies gets a fifth faster after this long without one, and again each time this passes, back to its limit',
+    read: timeout('1m'),
   },
   // Resend's schedule: immediately, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h.
   webhookRetryDelaysMs: {

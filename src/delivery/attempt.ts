@@ -1,6 +1,7 @@
 // One delivery attempt: one email to its recipients at one domain, as a list of steps:
 //   simulate test addresses → route → paused? → shaping: may it go now? → warm-up: how many
-//   may go today (the rest wait for the next day) → wait for a connection slot → connect (first reachable target) → transmit → read the replies, from
+//   may go today (the rest wait for the next day), from which outbound IP (one with room under
+//   its own warm-up cap) → wait for a connection slot → connect (first reachable target) → transmit → read the replies, from
 //   which the shaper learns whether the destination wants us slower.
 // Each step either moves on or ends the attempt with a verdict for every recipient still in
 // play; nothing here writes to the database (outcomes.ts records the verdicts) but the
@@ -19,6 +20,7 @@ import { shapingSignal } from '../metrics/record.js';
 import { isThrottleReply, type TrafficShaper } from './shaping.js';
 import { ConnectError, describe, type SendResult, type SmtpPool, type SmtpSession } from './smtp-pool.js';
 import { simulatedVerdict } from './test-addresses.js';
+import type { IpWarmupGate } from '../warmup/ip-warmup.js';
 import type { WarmupGate } from '../warmup/warmup-gate.js';
 
 export interface AttemptDeps {
@@ -39,6 +41,8 @@ export interface AttemptDeps {
   };
   /** The sending domains' warm-up caps per provider. */
   warmup: WarmupGate;
+  /** The outbound IPs' warm-up caps per provider, when POSTLINE_OUTBOUND_IPS lists several. */
+  ipWarmup: IpWarmupGate;
   /** POSTLINE_OUTBOUND_IPS: the local address each connection leaves from. */
   outboundIps: OutboundIps;
 }
@@ -63,7 +67,7 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
   const route = await deps.router.route(job.domain);
   const mxHosts = route.ok ? route.mxHosts : undefined;
   const done = (verdicts: Outcome[]) => ({ outcomes: [...simulated, ...verdicts], notTried: [], mxHosts });
-  const pause = await deps.pauses.find(job.recipients[0]!.pausesVersion, job.email.accountId, job.domain, mxHosts ?? []);
+  const pause = await deps.pauses.find(job.recipients[0]!.pausesVersion, job.email.accountId, sendingDomain(job.email), job.domain, mxHosts ?? []);
   if (pause) return { outcomes: simulated, notTried: [], paused: { pause, rows: real } };
   if (!route.ok) return done(all(real, route.permanent ? bounced(route.response) : deferred(route.response)));
 
@@ -74,21 +78,41 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
     if (!slot.go) return { outcomes: simulated, notTried: [], mxHosts, waiting: { rows: real, until: slot.until, reason: slot.reason } };
   }
   // Counted here, when the mail is about to go: after shaping, so mail that waits for its rate is not counted twice.
-  const admitted = await deps.warmup.admit(job.email.warmup, provider, real.length, job.email.broadcastId !== null);
-  const sending = real.slice(0, admitted.granted);
-  const waiting = admitted.held && { rows: real.slice(admitted.granted), ...admitted.held };
-  if (sending.length === 0) return { outcomes: simulated, notTried: [], mxHosts, waiting };
+  const broadcast = job.email.broadcastId !== null;
+  const admitted = await deps.warmup.admit(job.email.warmup, provider, real.length, broadcast);
+  const allowed = real.slice(0, admitted.granted);
+  let waiting = admitted.held && { rows: real.slice(admitted.granted), ...admitted.held };
+  // The outbound IP it leaves from, one with room under its own warm-up cap (warmup/ip-warmup.ts).
+  const fromIp = allowed.length > 0 ? await deps.ipWarmup.admit(deps.outboundIps.order(job.email.outboundIps), provider, allowed.length, broadcast) : undefined;
+  const sending = allowed.slice(0, fromIp?.granted ?? 0);
+  const overIp = allowed.slice(sending.length);
+  // Every address at its cap: the rest waits for the first next day (after the domain's, when that holds mail too).
+  if (fromIp?.held) {
+    const { until, reason } = waiting && waiting.until > fromIp.held.until ? waiting : fromIp.held;
+    waiting = { rows: [...(waiting?.rows ?? []), ...overIp], until, reason };
+  }
+  // Some went from an address that then reached its cap: the rest goes again at once, from another one.
+  const retryNow = fromIp?.held ? [] : overIp;
+  const giveBack = async (result: AttemptResult) => {
+    const unsentFromIp = result.notTried.length + result.outcomes.filter((o) => o.verdict.kind === 'deferred').length;
+    if (admitted.counted && unsentFromIp + overIp.length > 0) await deps.warmup.giveBack(admitted.counted, unsentFromIp + overIp.length);
+    if (fromIp?.counted && unsentFromIp > 0) await deps.ipWarmup.giveBack(fromIp.counted, unsentFromIp);
+  };
+  if (sending.length === 0) {
+    const result = { outcomes: simulated, notTried: retryNow, mxHosts, waiting };
+    await giveBack({ ...result, notTried: [] });
+    return result;
+  }
   const result = await transmit();
-  const unsent = result.notTried.length + result.outcomes.filter((o) => o.verdict.kind === 'deferred').length;
-  if (admitted.counted && unsent > 0) await deps.warmup.giveBack(admitted.counted, unsent);
-  return result;
+  await giveBack(result);
+  return { ...result, notTried: [...result.notTried, ...retryNow] };
 
   /** Steps 5 and 6: wait for a connection slot, connect, send the admitted recipients. */
   async function transmit(): Promise<AttemptResult> {
     const release = await deps.limits.acquire(destination, limits.connections);
     try {
       if (!deps.mayStart(job)) return { outcomes: simulated, notTried: sending, waiting };
-      const connected = await connect(targets, deps.pool, deps.outboundIps.pick(job.email.outboundIps));
+      const connected = await connect(targets, deps.pool, fromIp?.ip);
       if (!connected.session) return learn(done(all(sending, deferred(connected.response), targets[0]?.host)));
 
       // The worker composes a deferred email's message before it starts the attempt (worker.ts).
@@ -169,8 +193,13 @@ function envelopeSender(email: ClaimedEmail): string {
   return email.envelopeFrom ?? `bounces@${fromDomain(email)}`;
 }
 
+/** The domain the email is sent from: its verified domain, else its From address's. */
+export function sendingDomain(email: ClaimedEmail): string {
+  return email.domainName ?? fromDomain(email);
+}
+
 /** The domain of the email's From address (`Name <a@example.com>` → example.com). */
-export function fromDomain(email: ClaimedEmail): string {
+function fromDomain(email: ClaimedEmail): string {
   const parsed = addressparser(email.fromAddress, { flatten: true })[0];
   return parsed?.address?.split('@').pop() ?? '';
 }

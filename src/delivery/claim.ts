@@ -31,6 +31,8 @@ export interface ClaimedEmail {
   /** When it entered the queue (accepted, or the time it was scheduled for): the max queue age counts from here. */
   queuedSince: Date;
   envelopeFrom: string | null;
+  /** The verified domain it is sent from (domains.name); null for an email without one. */
+  domainName: string | null;
   /** The sending domain's warm-up as claimed (warmup/warmup-gate.ts); null when it is not warming up. */
   warmup: DomainWarmup | null;
   /** The sending domain's pin to some of POSTLINE_OUTBOUND_IPS (delivery/outbound-ips.ts); null: not pinned. */
@@ -142,6 +144,7 @@ export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedDe
       createdAt: r.created_at,
       queuedSince: r.queued_since,
       envelopeFrom: r.envelope_from,
+      domainName: r.domain_name,
       warmup: r.warmup_started_at
         ? { domainId: r.domain_id, name: r.domain_name, startedAt: r.warmup_started_at, schedule: storedSchedule(r.warmup_schedule) }
         : null,

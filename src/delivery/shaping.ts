@@ -7,8 +7,9 @@
 // - a throttling reply (421, or a 4xx that says rate limited / too many / try later) halves the
 //   rate (from the rate just observed when there was no limit), at most once per HALVE_GAP_MS so
 //   that one burst of 421s on parallel connections counts once;
-// - after QUIET_MS without one, the rate grows by a fifth each QUIET_MS, back to the limit (or,
-//   with none, to twice the rate observed when throttled, then no limit again).
+// - after a quiet period without one (POSTLINE_SHAPING_QUIET, a minute), the rate grows by a
+//   fifth each quiet period, back to the limit (or, with none, to twice the rate observed when
+//   throttled, then no limit again).
 // A job that finds no room is not sent: it gets the next free slot of its class (transactional
 // before broadcast: each class has its own line of slots, and a transactional job takes a
 // token whenever there is one), and the worker gives its rows back due at that time, with the
@@ -22,7 +23,7 @@ import type { ShapingLimits } from '../providers/providers.js';
 const MINUTE_MS = 60_000;
 /** Throttling replies closer together than this count as one signal. */
 const HALVE_GAP_MS = 10_000;
-/** How long without a throttling reply before the rate starts to recover, and each step of it. */
+/** How long without a throttling reply before the rate starts to recover, and each step of it (the default). */
 const QUIET_MS = 60_000;
 /** The rate never drops below this many messages a minute. */
 const MIN_RATE = 6;
@@ -77,6 +78,7 @@ class Destination {
     readonly name: string,
     readonly limits: ShapingLimits,
     now: number,
+    private quietMs: number,
   ) {
     this.rate = limits.messagesPerMinute;
     this.refilledAt = now;
@@ -100,7 +102,7 @@ class Destination {
 
   recover(now: number): boolean {
     if (this.changedAt === null || this.rate === null) return false;
-    if (now - Math.max(this.changedAt, this.lastSignal!.at) < QUIET_MS) return false;
+    if (now - Math.max(this.changedAt, this.lastSignal!.at) < this.quietMs) return false;
     this.refill(now);
     const target = this.limits.messagesPerMinute ?? this.ceiling!;
     const next = Math.ceil(this.rate * 1.2);
@@ -152,11 +154,14 @@ class Destination {
 export class TrafficShaper {
   private destinations = new Map<string, Destination>();
 
-  constructor(private clock: () => number = Date.now) {}
+  constructor(
+    private clock: () => number = Date.now,
+    private quietMs = QUIET_MS,
+  ) {}
 
   private of(name: string, limits: ShapingLimits): Destination {
     let d = this.destinations.get(name);
-    if (!d) this.destinations.set(name, (d = new Destination(name, limits, this.clock())));
+    if (!d) this.destinations.set(name, (d = new Destination(name, limits, this.clock(), this.quietMs)));
     return d;
   }
 

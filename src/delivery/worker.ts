@@ -27,7 +27,7 @@ import type { Logger } from '../logger.js';
 import { ProviderTable } from '../providers/providers.js';
 import { ActivePauses, parkPaused, pauseDestination } from '../queue/pauses.js';
 import { SandboxCatcher } from '../sandbox/catcher.js';
-import { attemptDelivery, type AttemptDeps, type AttemptResult, fromDomain } from './attempt.js';
+import { attemptDelivery, type AttemptDeps, type AttemptResult, sendingDomain } from './attempt.js';
 import { claimDue, groupIntoJobs, releaseClaims, type ClaimedDelivery, type DeliveryJob } from './claim.js';
 import { OutcomeCounter } from './count-outcomes.js';
 import { DeliveryLimits } from './limits.js';
@@ -38,6 +38,7 @@ import { shapingStateOf } from '../metrics/record.js';
 import { TrafficShaper } from './shaping.js';
 import { publishShapingStates } from '../queue/shaping-states.js';
 import { SmtpPool } from './smtp-pool.js';
+import { IpWarmupGate } from '../warmup/ip-warmup.js';
 import { WarmupGate } from '../warmup/warmup-gate.js';
 
 /** How far a claim pushes next_attempt_at: how long a crashed worker's rows stay hidden if its node's death goes unnoticed. */
@@ -96,7 +97,7 @@ export class DeliveryWorker {
   constructor(private options: WorkerOptions) {
     const { config } = options;
     const providers = (this.providers = new ProviderTable(config.providers));
-    this.shaper = new TrafficShaper();
+    this.shaper = new TrafficShaper(Date.now, config.shapingQuietMs);
     this.counter = new OutcomeCounter(providers);
     this.maxInFlightRows = Math.max(CLAIM_BATCH, config.deliveryConcurrency * 10);
     this.pool = new SmtpPool({
@@ -119,6 +120,7 @@ export class DeliveryWorker {
         enabled: config.shaping,
       },
       warmup: new WarmupGate(options.db),
+      ipWarmup: new IpWarmupGate(options.db, config.outboundIps),
       outboundIps: new OutboundIps(config.outboundIps),
     };
     if (config.sandbox) this.catcher = new SandboxCatcher(options.db, options.logger.child({ role: 'sandbox' }));
@@ -271,13 +273,15 @@ export class DeliveryWorker {
   }
 
   /**
-   * A destination answered that the sending IP or domain is blocklisted: every message to it
-   * would meet the same answer, so the account's mail to it is paused (queue/pauses.ts), with the
-   * reply as the reason, until an operator resumes it.
+   * A destination answered that the sending IP or domain is blocklisted: every message from
+   * that sending domain to it would meet the same answer, so that domain's mail to it is paused
+   * (queue/pauses.ts), with the reply as the reason, until an operator resumes it. The
+   * account's other sending domains keep sending there.
    */
   private async pauseBlocked(job: DeliveryJob, blocked: NonNullable<AttemptResult['blocked']>): Promise<void> {
-    const reason = `Blocked by ${blocked.destination.name} for mail from ${fromDomain(job.email)}: ${blocked.reply}. Paused by Postline; resume once the block is lifted.`;
-    await pauseDestination(this.options.db, job.email.accountId, blocked.destination, reason, this.providers);
+    const from = sendingDomain(job.email);
+    const reason = `Blocked by ${blocked.destination.name} for mail from ${from}: ${blocked.reply}. Paused by Postline for ${from}; resume once the block is lifted.`;
+    await pauseDestination(this.options.db, job.email.accountId, blocked.destination, reason, this.providers, from);
     this.options.logger.warn({ email: job.email.id, destination: blocked.destination, reply: blocked.reply }, 'destination blocks the sender: paused');
   }
 

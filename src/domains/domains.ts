@@ -25,6 +25,7 @@ import {
   UPDATE_DOMAIN_SCHEMA,
   type DomainSettings,
 } from './domain-fields.js';
+import { releaseWaitingForNextDay } from '../warmup/warmup-release.js';
 import { parseWarmup } from '../warmup/warmup-settings.js';
 import { WARMUP_SCHEMA, warmupProgress } from '../warmup/warmup-progress.js';
 import { CREATED_DOMAIN_SCHEMA, DOMAIN_COLUMNS, DOMAIN_SCHEMA, DOMAIN_SUMMARY_SCHEMA, domainDetail, domainEventData, domainSummary } from './domain-view.js';
@@ -142,7 +143,7 @@ export class Domains {
     const warmup = parseWarmup(body.warmup);
     const pin = parseOutboundIps(body.outbound_ips, this.deps.outboundIps ?? []);
     await this.deps.db.tx(async (q) => {
-      await this.find(q, principal, id, true);
+      const before = await this.find(q, principal, id, true);
       const row = await q.one(
         `UPDATE domains SET open_tracking = COALESCE($3, open_tracking), click_tracking = COALESCE($4, click_tracking),
            tls = COALESCE($5, tls), sending_enabled = COALESCE($6, sending_enabled), receiving_enabled = COALESCE($7, receiving_enabled),
@@ -167,6 +168,10 @@ export class Domains {
           pin ?? null,
         ],
       );
+      // A new schedule may raise today's cap, and turning warm-up off lifts it: what waits for tomorrow goes now.
+      if (before.warmup_started_at && (warmup.schedule !== undefined || warmup.enabled === false)) {
+        await releaseWaitingForNextDay(q, principal.accountId, id, before.warmup_started_at);
+      }
       await this.event(q, 'domain.updated', row!);
     });
     return { object: 'domain', id };

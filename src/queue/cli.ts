@@ -147,7 +147,25 @@ async function accountOf(db: Db, given: string | undefined): Promise<string> {
 }
 
 function summaryText(s: Awaited<ReturnType<typeof queueSummary>>): string {
-  const text = s.total === 0 ? 'The queue is empty: everything accepted has been delivered or has failed.\n' : waitingText(s);
+  let text = s.total === 0 ? 'The queue is empty: everything accepted has been delivered or has failed.\n' : waitingText(s);
+  // Pauses show even with nothing waiting: mail sent later will wait for them.
+  if (s.pauses.length > 0)
+    text += `\n${table(
+      ['PAUSED', 'KIND', 'MAIL FROM', 'SINCE', 'REASON'],
+      s.pauses.map((p) => [p.destination, p.kind, p.sending_domain ?? 'all', p.since, p.reason]),
+    )}`;
+  if (s.outbound_ips.length > 0)
+    text += `\n${table(
+      ['OUTBOUND IP', 'WARM-UP', 'DAY', 'CAP/PROVIDER', 'NEXT DAY', 'SENT TODAY'],
+      s.outbound_ips.map((w) => [
+        w.ip,
+        w.status.replace('_', ' '),
+        `${w.day} of ${w.days}`,
+        w.per_provider_daily === null ? 'none' : String(w.per_provider_daily),
+        w.next_day_at ?? '—',
+        w.today.map((p) => `${p.provider} ${p.sent} (${p.remaining} left)`).join(', ') || '—',
+      ]),
+    )}`;
   if (s.shaping.length === 0) return text;
   return `${text}\n${table(
     ['SHAPING', 'STATE', 'RATE/MIN', 'LIMIT/MIN', 'SENT LAST MIN', 'LAST SLOW-DOWN REPLY'],
@@ -183,11 +201,6 @@ function waitingText(s: Awaited<ReturnType<typeof queueSummary>>): string {
       s.providers.map((p) => [p.paused ? `${p.provider} (paused)` : p.provider, String(p.domains), ...counts(p.counts), age(p.oldest_age_seconds)]),
     )}`;
   }
-  if (s.pauses.length > 0)
-    text += `\n${table(
-      ['PAUSED', 'KIND', 'SINCE', 'REASON'],
-      s.pauses.map((p) => [p.destination, p.kind, p.since, p.reason]),
-    )}`;
   return text;
 }
 

@@ -1,6 +1,8 @@
 // Paused destinations: an account's mail to a recipient domain, or to every domain of a
 // provider, waits until the destination is resumed (an operator's answer to "they are
-// throttling us" or "their server is broken"). Owner of `queue_pauses` and of deliveries'
+// throttling us" or "their server is broken"). A pause may hold the mail of one sending
+// domain only (the delivery worker's answer to a provider that blocklists that domain: the
+// account's other domains still send there). Owner of `queue_pauses` and of deliveries'
 // 'paused' status.
 //
 // Accepting never looks at pauses. The delivery claim returns the pauses' version (count and
@@ -21,6 +23,8 @@ export interface Pause {
   accountId: string;
   kind: 'domain' | 'provider';
   name: string;
+  /** The sending domain whose mail it holds; null: all of the account's mail. */
+  sendingDomain: string | null;
   reason: string;
   createdAt: Date;
 }
@@ -33,6 +37,7 @@ const pauseOf = (r: Record<string, unknown>): Pause => ({
   accountId: r.account_id as string,
   kind: r.kind as Pause['kind'],
   name: r.name as string,
+  sendingDomain: (r.sending_domain as string) || null,
   reason: r.reason as string,
   createdAt: r.created_at as Date,
 });
@@ -42,20 +47,24 @@ export async function listPauses(q: Queryable, accountId: string): Promise<Pause
   return rows.map(pauseOf);
 }
 
-/** Pauses a destination (again: the reason is replaced); parks its unclaimed queued rows now. */
+/**
+ * Pauses a destination (again: the reason is replaced) for all of the account's mail, or only
+ * for mail from `sendingDomain`; parks its unclaimed queued rows now.
+ */
 export async function pauseDestination(
   db: Db,
   accountId: string,
   destination: Destination,
   reason: string,
   providers: ProviderTable,
+  sendingDomain: string | null = null,
 ): Promise<{ pause: Pause; parked: number }> {
   return db.tx(async (q) => {
     const [row] = await q.query(
-      `INSERT INTO queue_pauses (account_id, kind, name, reason) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (account_id, kind, name) DO UPDATE SET reason = EXCLUDED.reason
+      `INSERT INTO queue_pauses (account_id, kind, name, sending_domain, reason) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (account_id, kind, name, sending_domain) DO UPDATE SET reason = EXCLUDED.reason
        RETURNING *`,
-      [accountId, destination.kind, destination.name, reason],
+      [accountId, destination.kind, destination.name, sendingDomain ?? '', reason],
     );
     const pause = pauseOf(row!);
     const domains = await domainsOf(q, accountId, destination, providers);
@@ -63,25 +72,30 @@ export async function pauseDestination(
     const parked = await q.query(
       `UPDATE deliveries SET status = 'paused', paused_by = $3, updated_at = now()
         WHERE account_id = $1 AND domain = ANY($2::text[]) AND status = 'queued' AND claimed_by IS NULL
+          AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM emails e JOIN domains dm ON dm.id = e.domain_id
+                                           WHERE e.id = deliveries.email_id AND dm.name = $4))
     RETURNING id`,
-      [accountId, domains, pause.id],
+      [accountId, domains, pause.id, sendingDomain],
     );
     return { pause, parked: parked.length };
   });
 }
 
-/** Resumes a destination: the pause goes, its rows are due now. null when it was not paused. */
+/**
+ * Resumes a destination: its pauses go (for every sending domain), their rows are due now.
+ * null when it was not paused.
+ */
 export async function resumeDestination(db: Db, accountId: string, destination: Destination): Promise<{ pause: Pause; resumed: number } | null> {
   return db.tx(async (q) => {
-    const [row] = await q.query(`DELETE FROM queue_pauses WHERE account_id = $1 AND kind = $2 AND name = $3 RETURNING *`, [
+    const rows = await q.query(`DELETE FROM queue_pauses WHERE account_id = $1 AND kind = $2 AND name = $3 RETURNING *`, [
       accountId,
       destination.kind,
       destination.name,
     ]);
-    if (!row) return null;
-    const pause = pauseOf(row);
-    const resumed = await unpark(q, 'paused_by = $1', [pause.id]);
-    return { pause, resumed };
+    if (rows.length === 0) return null;
+    const pauses = rows.map(pauseOf);
+    const resumed = await unpark(q, 'paused_by = ANY($1::bigint[])', [pauses.map((p) => p.id)]);
+    return { pause: pauses.find((p) => p.sendingDomain === null) ?? pauses[0]!, resumed };
   });
 }
 
@@ -115,17 +129,17 @@ export class ActivePauses {
   ) {}
 
   /**
-   * The pause that holds mail of `accountId` to `domain` (whose MX hosts are `mxHosts`), if
-   * any, as of `version` (the claim's) or later.
+   * The pause that holds mail of `accountId` from `sendingDomain` (null: none known) to
+   * `domain` (whose MX hosts are `mxHosts`), if any, as of `version` (the claim's) or later.
    */
-  async find(version: string, accountId: string, domain: string, mxHosts: readonly string[]): Promise<Pause | undefined> {
+  async find(version: string, accountId: string, sendingDomain: string | null, domain: string, mxHosts: readonly string[]): Promise<Pause | undefined> {
     if (this.version !== version) {
       // A load already under way may have begun before the claim; one begun after it is current.
       await this.loading;
       if (this.version !== version) await this.reload();
     }
-    const pauses = this.byAccount.get(accountId);
-    if (!pauses) return undefined;
+    const pauses = this.byAccount.get(accountId)?.filter((p) => p.sendingDomain === null || p.sendingDomain === sendingDomain);
+    if (!pauses?.length) return undefined;
     const onDomain = pauses.find((p) => p.kind === 'domain' && p.name === domain);
     if (onDomain) return onDomain;
     const provider = this.providers.providerOf(domain, mxHosts);

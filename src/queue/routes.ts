@@ -12,7 +12,7 @@ import { destinationMessages } from './destination-messages.js';
 import { type Destination, domainsOf, parseDestination } from './destinations.js';
 import { pauseDestination, resumeDestination } from './pauses.js';
 import { failDeliveries, retryNow, type Selection } from './repair.js';
-import { queueSummary } from './summary.js';
+import { pauseView, queueSummary } from './summary.js';
 import { QUEUE_STATES, type QueueState } from './states.js';
 
 const MAX_REASON = 500;
@@ -37,7 +37,15 @@ function reasonOf(body: unknown): string {
 // Shared pieces of the routes' descriptions.
 const COUNTS = object(Object.fromEntries(QUEUE_STATES.map((s) => [s, integer({ minimum: 0 })])));
 const LAST_REPLY = nullable(object({ at: string({ format: 'date-time' }), mx_host: nullable(string()), code: nullable(integer()), reply: string() }));
-const PAUSE = object({ destination: string(), kind: oneOfValues(['domain', 'provider']), reason: string(), since: string({ format: 'date-time' }) });
+const PAUSE = object({
+  destination: string(),
+  kind: oneOfValues(['domain', 'provider']),
+  sending_domain: nullable(
+    string({ description: 'The sending domain whose mail it holds (a pause Postline made for a blocklisting reply); null: all of the account’s mail.' }),
+  ),
+  reason: string(),
+  since: string({ format: 'date-time' }),
+});
 const DESTINATION_PARAM = { destination: string({ description: 'A recipient domain (`example.com`) or a provider (`google`, `microsoft`, …).' }) };
 const REASON_BODY = input({ reason: string({ minLength: 1, maxLength: MAX_REASON, pattern: SINGLE_LINE_TEXT }) }, ['reason']);
 const counted = (kind: string, field: string): JsonSchema => object({ object: constant(kind), destination: string(), [field]: integer({ minimum: 0 }) });
@@ -105,6 +113,22 @@ export function queueRoutes(db: Db, providers: ProviderTable): Route[] {
                 last_signal: nullable(object({ reply: string(), at: string({ format: 'date-time' }) })),
                 nodes: integer(),
               }),
+            ),
+            outbound_ips: array(
+              object({
+                ip: string(),
+                status: oneOfValues(['warming_up', 'ended']),
+                started_at: string({ format: 'date-time' }),
+                day: integer({ description: 'Day of its warm-up now, 1 during the first 24 hours after a node first sent from it.' }),
+                days: integer(),
+                per_provider_daily: nullable(integer({ description: "Today's cap per mailbox provider; null once ended." })),
+                next_day_at: nullable(string({ format: 'date-time' })),
+                today: array(object({ provider: string(), sent: integer(), remaining: integer() })),
+              }),
+              {
+                description:
+                  'The warm-up of each outbound IP (POSTLINE_OUTBOUND_IPS listing several): daily caps per mailbox provider on the default schedule. Empty with fewer than two addresses.',
+              },
             ),
           }),
         },
@@ -203,7 +227,7 @@ export function queueRoutes(db: Db, providers: ProviderTable): Route[] {
         const reason = reasonOf(c.body);
         const { pause, parked } = await pauseDestination(db, c.principal.accountId, destination(c), reason, providers);
         return {
-          body: { object: 'queue_pause', destination: pause.name, kind: pause.kind, reason: pause.reason, since: pause.createdAt.toISOString(), parked },
+          body: { object: 'queue_pause', ...pauseView(pause), parked },
         };
       },
     },

@@ -10,6 +10,8 @@ interface ShapingState {
   destination: string;
   limits: { connections: number; messagesPerConnection: number; messagesPerMinute: number | null };
   ratePerMinute: number | null;
+  /** Slowed by the destination's replies and not yet recovered. */
+  throttled: boolean;
   sentLastMinute: number;
   lastSignal: { reply: string; at: Date } | null;
 }
@@ -22,12 +24,12 @@ export async function publishShapingStates(db: Db, nodeId: string, states: Shapi
     if (shown.length === 0) return;
     await q.query(
       `INSERT INTO delivery_shaping AS s (node_id, destination, rate_per_minute, limit_per_minute, connections, messages_per_connection,
-                                          sent_last_minute, last_signal, last_signal_at)
-       SELECT $1, * FROM unnest($2::text[], $3::int[], $4::int[], $5::int[], $6::int[], $7::int[], $8::text[], $9::timestamptz[])
+                                          sent_last_minute, last_signal, last_signal_at, throttled)
+       SELECT $1, * FROM unnest($2::text[], $3::int[], $4::int[], $5::int[], $6::int[], $7::int[], $8::text[], $9::timestamptz[], $10::boolean[])
        ON CONFLICT (node_id, destination) DO UPDATE SET
          rate_per_minute = EXCLUDED.rate_per_minute, limit_per_minute = EXCLUDED.limit_per_minute, connections = EXCLUDED.connections,
          messages_per_connection = EXCLUDED.messages_per_connection, sent_last_minute = EXCLUDED.sent_last_minute,
-         last_signal = EXCLUDED.last_signal, last_signal_at = EXCLUDED.last_signal_at, updated_at = now()`,
+         last_signal = EXCLUDED.last_signal, last_signal_at = EXCLUDED.last_signal_at, throttled = EXCLUDED.throttled, updated_at = now()`,
       [
         nodeId,
         shown.map((s) => s.destination),
@@ -38,6 +40,7 @@ export async function publishShapingStates(db: Db, nodeId: string, states: Shapi
         shown.map((s) => s.sentLastMinute),
         shown.map((s) => s.lastSignal?.reply ?? null),
         shown.map((s) => s.lastSignal?.at ?? null),
+        shown.map((s) => s.throttled),
       ],
     );
   });
@@ -51,7 +54,7 @@ export interface ShapingView {
   connections: number;
   messages_per_connection: number;
   sent_last_minute: number;
-  /** `throttled`: slowed by the destination's replies; `limited`: at its configured rate. */
+  /** `throttled`: slowed by the destination's replies (on some node); `limited`: at its configured rate. */
   state: 'throttled' | 'limited' | 'normal';
   last_signal: { reply: string; at: string } | null;
   nodes: number;
@@ -64,7 +67,7 @@ export async function readShapingStates(q: Queryable): Promise<ShapingView[]> {
             CASE WHEN bool_and(rate_per_minute IS NOT NULL) THEN sum(rate_per_minute) END AS rate,
             CASE WHEN bool_and(limit_per_minute IS NOT NULL) THEN sum(limit_per_minute) END AS configured,
             max(connections) AS connections, max(messages_per_connection) AS per_connection,
-            sum(sent_last_minute) AS sent, count(*) AS nodes,
+            sum(sent_last_minute) AS sent, count(*) AS nodes, bool_or(throttled) AS throttled,
             (array_agg(last_signal ORDER BY last_signal_at DESC NULLS LAST))[1] AS last_signal, max(last_signal_at) AS last_signal_at
        FROM delivery_shaping WHERE updated_at > now() - interval '2 minutes'
       GROUP BY destination`,
@@ -79,7 +82,7 @@ export async function readShapingStates(q: Queryable): Promise<ShapingView[]> {
       connections: Number(r.connections),
       messages_per_connection: Number(r.per_connection),
       sent_last_minute: Number(r.sent),
-      state: rate !== null && (configured === null || rate < configured) ? 'throttled' : rate !== null ? 'limited' : 'normal',
+      state: r.throttled ? 'throttled' : rate !== null ? 'limited' : 'normal',
       last_signal: r.last_signal_at ? { reply: r.last_signal, at: (r.last_signal_at as Date).toISOString() } : null,
       nodes: Number(r.nodes),
     };

@@ -6,6 +6,7 @@ import type { Queryable } from '../db/database.js';
 import type { ProviderTable } from '../providers/providers.js';
 import { listPauses, type Pause } from './pauses.js';
 import { readShapingStates, type ShapingView } from './shaping-states.js';
+import { type IpWarmupProgress, ipWarmupProgress } from '../warmup/ip-warmup.js';
 import { QUEUE_STATES, type QueueState, stateCountsSql, unfinishedSql } from './states.js';
 
 type Counts = Record<QueueState, number>;
@@ -21,6 +22,7 @@ export interface LastReply {
 export interface PauseView {
   destination: string;
   kind: Pause['kind'];
+  sending_domain: string | null;
   reason: string;
   since: string;
 }
@@ -58,9 +60,17 @@ interface QueueSummary {
   pauses: PauseView[];
   /** How fast the installation sends to each destination with a limit or a recent throttling reply (delivery/shaping.ts). */
   shaping: ShapingView[];
+  /** The outbound IPs' warm-up (warmup/ip-warmup.ts). */
+  outbound_ips: IpWarmupProgress[];
 }
 
-const pauseView = (p: Pause): PauseView => ({ destination: p.name, kind: p.kind, reason: p.reason, since: p.createdAt.toISOString() });
+export const pauseView = (p: Pause): PauseView => ({
+  destination: p.name,
+  kind: p.kind,
+  sending_domain: p.sendingDomain,
+  reason: p.reason,
+  since: p.createdAt.toISOString(),
+});
 
 export function lastReplyOf(at: Date | null, mx: string | null, reply: string | null): LastReply | null {
   if (!at || reply === null) return null;
@@ -85,10 +95,17 @@ export async function queueSummary(
   providers: ProviderTable,
   options: { limit: number; provider?: string },
 ): Promise<QueueSummary> {
-  const [rows, pauses, shaping] = await Promise.all([q.query(SUMMARY_SQL, [accountId]), listPauses(q, accountId), readShapingStates(q)]);
+  const [rows, pauses, shaping, outboundIps] = await Promise.all([
+    q.query(SUMMARY_SQL, [accountId]),
+    listPauses(q, accountId),
+    readShapingStates(q),
+    ipWarmupProgress(q),
+  ]);
   const now = Date.now();
   const pauseOn = (kind: Pause['kind'], name: string | null) => {
-    const pause = name === null ? undefined : pauses.find((p) => p.kind === kind && p.name === name);
+    // A pause of all the account's mail before one of a single sending domain.
+    const on = name === null ? [] : pauses.filter((p) => p.kind === kind && p.name === name);
+    const pause = on.find((p) => p.sendingDomain === null) ?? on[0];
     return pause ? pauseView(pause) : null;
   };
 
@@ -146,5 +163,6 @@ export async function queueSummary(
       .map(({ oldest: since, ...p }) => ({ ...p, oldest_age_seconds: ageSeconds(since, now) })),
     pauses: pauses.map(pauseView),
     shaping,
+    outbound_ips: outboundIps,
   };
 }

@@ -17,7 +17,7 @@
 import type { Db } from '../db/database.js';
 import { capOf, dayStart, lastDay, warmupDay, type WarmupStep } from './schedule.js';
 
-const BROADCAST_LAG_MS = 5 * 60_000;
+export const BROADCAST_LAG_MS = 5 * 60_000;
 
 export interface DomainWarmup {
   domainId: string;

@@ -8,10 +8,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { Resend } from 'resend';
-import { TestDnsServer } from '../support/dns-server.js';
+import { startLoopbackMx } from '../support/loopback-mx.js';
 import { startSilentHost } from '../support/silent-host.js';
 import { createVerifiedDomain } from '../support/domains.js';
-import { MxSink } from '../support/mx-sink.js';
 import { PostlineProcess, baseEnv, newApiKey, processStorage, cleanupsAfterSuite } from './postline-process.js';
 
 const EMAILS = 20;
@@ -20,10 +19,7 @@ describe('crash recovery: mail a killed node had claimed', () => {
   const cleanups = cleanupsAfterSuite();
 
   it('is delivered within 30 s of the restart, every acknowledged email once', async () => {
-    const dns = await new TestDnsServer().start();
-    cleanups.push(() => dns.stop());
-    const sink = await new MxSink().start();
-    cleanups.push(() => sink.stop());
+    const { dns, sink } = await startLoopbackMx(cleanups);
     // An MX host that takes the connection and never says a word: the attempts hang.
     const silent = await startSilentHost();
     const { held } = silent;
@@ -47,8 +43,6 @@ describe('crash recovery: mail a killed node had claimed', () => {
       endpoint.closeAllConnections();
       await new Promise((resolve) => endpoint.close(resolve));
     });
-    dns.set('dest.test', { MX: [{ exchange: 'mx.dest.test', priority: 10 }] });
-    dns.set('mx.dest.test', { A: ['127.0.0.1'] });
 
     const storage = await processStorage();
     cleanups.push(() => storage.remove());

@@ -13,10 +13,10 @@ import { Redis } from 'ioredis';
 import nodemailer from 'nodemailer';
 import pg from 'pg';
 import { Resend } from 'resend';
-import { TestDnsServer } from '../support/dns-server.js';
+import { startLoopbackMx } from '../support/loopback-mx.js';
 import { createVerifiedDomain } from '../support/domains.js';
 import { eventually } from '../support/eventually.js';
-import { MxSink } from '../support/mx-sink.js';
+import type { MxSink } from '../support/mx-sink.js';
 import { testDbMode } from '../support/postline.js';
 import { PostlineProcess, baseEnv, externalDatabase, newApiKey, tempDataDir, cleanupsAfterSuite } from './postline-process.js';
 
@@ -51,13 +51,8 @@ describe('five nodes on one database', () => {
   const cleanups = cleanupsAfterSuite();
 
   it('delivers every acknowledged email through a worker’s SIGKILL, revokes keys and limits rates as one', { skip, timeout: 120_000 }, async () => {
-    const dns = await new TestDnsServer().start();
-    cleanups.push(() => dns.stop());
-    const sink = await new MxSink().start();
-    cleanups.push(() => sink.stop());
+    const { dns, sink } = await startLoopbackMx(cleanups);
     sink.answerDelayMs = 40; // each worker has at most 4 messages in flight: delivery takes seconds
-    dns.set('dest.test', { MX: [{ exchange: 'mx.dest.test', priority: 10 }] });
-    dns.set('mx.dest.test', { A: ['127.0.0.1'] });
 
     const database = await externalDatabase();
     cleanups.push(() => database.drop());

@@ -8,22 +8,16 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { Resend } from 'resend';
-import { TestDnsServer } from '../support/dns-server.js';
+import { startLoopbackMx } from '../support/loopback-mx.js';
 import { createVerifiedDomain } from '../support/domains.js';
 import { eventually } from '../support/eventually.js';
-import { MxSink } from '../support/mx-sink.js';
 import { PostlineProcess, baseEnv, newApiKey, processStorage, cleanupsAfterSuite } from './postline-process.js';
 
 describe('an idempotency key whose request a crash cut off', () => {
   const cleanups = cleanupsAfterSuite();
 
   it('is served to the retry within 30 s of the restart, one email for the key', async () => {
-    const dns = await new TestDnsServer().start();
-    cleanups.push(() => dns.stop());
-    const sink = await new MxSink().start();
-    cleanups.push(() => sink.stop());
-    dns.set('dest.test', { MX: [{ exchange: 'mx.dest.test', priority: 10 }] });
-    dns.set('mx.dest.test', { A: ['127.0.0.1'] });
+    const { dns, sink } = await startLoopbackMx(cleanups);
     // The attachment's URL holds every request until `answering`: the first request hangs
     // after its key is claimed, while the accept pipeline loads the attachment.
     let answering = false;

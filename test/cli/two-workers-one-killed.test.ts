@@ -8,10 +8,9 @@ import fs from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import pg from 'pg';
 import { Resend } from 'resend';
-import { TestDnsServer } from '../support/dns-server.js';
+import { startLoopbackMx } from '../support/loopback-mx.js';
 import { startSilentHost } from '../support/silent-host.js';
 import { createVerifiedDomain } from '../support/domains.js';
-import { MxSink } from '../support/mx-sink.js';
 import { testDbMode } from '../support/postline.js';
 import { PostlineProcess, baseEnv, externalDatabase, newApiKey, tempDataDir, cleanupsAfterSuite } from './postline-process.js';
 
@@ -24,15 +23,10 @@ describe('two worker nodes, one killed', () => {
   it('the survivor delivers what the killed node had claimed within 30 s, each email once', {
     skip: external ? false : 'needs TEST_DATABASE_URL: nodes on several machines share an external PostgreSQL',
   }, async () => {
-    const dns = await new TestDnsServer().start();
-    cleanups.push(() => dns.stop());
-    const sink = await new MxSink().start();
-    cleanups.push(() => sink.stop());
+    const { dns, sink } = await startLoopbackMx(cleanups);
     // Worker A's MX host takes connections and never greets: its attempts hang.
     const silent = await startSilentHost();
     cleanups.push(() => silent.stop());
-    dns.set('dest.test', { MX: [{ exchange: 'mx.dest.test', priority: 10 }] });
-    dns.set('mx.dest.test', { A: ['127.0.0.1'] });
 
     const database = await externalDatabase();
     cleanups.push(() => database.drop());

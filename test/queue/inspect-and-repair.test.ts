@@ -141,6 +141,7 @@ describe('queue: inspect and repair', () => {
         object: 'queue_pause',
         destination: 'google',
         kind: 'provider',
+        sending_domain: null,
         reason: 'Google is throttling us',
         since: undefined,
         parked: 1,

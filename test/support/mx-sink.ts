@@ -17,8 +17,8 @@ type Verdict = { code: number; message: string } | undefined;
 export class MxSink {
   messages: ReceivedMessage[] = [];
   connections = 0;
-  /** Decide per recipient: undefined accepts; a code ≥ 400 refuses at RCPT TO. */
-  onRecipient: (address: string) => Verdict = () => undefined;
+  /** Decide per recipient (and envelope sender): undefined accepts; a code ≥ 400 refuses at RCPT TO. */
+  onRecipient: (address: string, mailFrom: string) => Verdict = () => undefined;
   /** Decide after DATA: undefined accepts. */
   onData: (message: ReceivedMessage) => Verdict = () => undefined;
   /** How long the answer to DATA takes (a busy MX host): the message counts as received before it. */
@@ -41,8 +41,8 @@ export class MxSink {
         this.connections++;
         callback();
       },
-      onRcptTo: (address, _session, callback) => {
-        const verdict = this.onRecipient(address.address);
+      onRcptTo: (address, session, callback) => {
+        const verdict = this.onRecipient(address.address, session.envelope.mailFrom ? session.envelope.mailFrom.address : '');
         if (verdict) return callback(Object.assign(new Error(verdict.message), { responseCode: verdict.code }));
         callback();
       },

@@ -117,6 +117,24 @@ describe('warm-up of new sending domains', () => {
     assert.deepEqual([ended.status, ended.day, ended.per_provider_daily], ['ended', 4, null]);
   });
 
+  it('releases the mail waiting for the next day at once when the cap is raised or the warm-up turned off', async () => {
+    const domain = await createVerifiedDomain(t, 'raise.test');
+    assert.equal((await patchDomain(t, domain.id, { warmup: { schedule: [{ day: 1, per_provider_daily: 1 }] } })).status, 200);
+    const from = 'Raise <hi@raise.test>';
+    await sendBatch(t, from, 3, 'big.test', 'raise');
+    await eventually(async () => (await t.sql(`SELECT 1 FROM deliveries WHERE recipient LIKE 'raise%' AND ${WAITING}`)).length === 2, 20_000);
+    await eventually(async () => (await countDelivered(t, 'big.test', 'raise%')) === 1, 20_000);
+
+    const raised = await patchDomain(t, domain.id, { warmup: { schedule: [{ day: 1, per_provider_daily: 10 }] } });
+    assert.equal(raised.status, 200, JSON.stringify(raised.body));
+    await eventually(async () => (await countDelivered(t, 'big.test', 'raise%')) === 3, 20_000, 'delivered today, not tomorrow');
+
+    await sendBatch(t, from, 8, 'big.test', 'more');
+    await eventually(async () => (await t.sql(`SELECT 1 FROM deliveries WHERE recipient LIKE 'more%' AND ${WAITING}`)).length === 1, 20_000);
+    assert.equal((await patchDomain(t, domain.id, { warmup: { enabled: false } })).status, 200);
+    await eventually(async () => (await countDelivered(t, 'big.test', 'more%')) === 8, 20_000, 'no cap once the warm-up is off');
+  });
+
   it('gives back what the provider deferred: retries do not use up the day', async () => {
     const domain = await createVerifiedDomain(t, 'defer.test');
     assert.equal((await patchDomain(t, domain.id, { warmup: { schedule: [{ day: 1, per_provider_daily: 1 }] } })).status, 200);

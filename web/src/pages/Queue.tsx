@@ -26,6 +26,8 @@ interface Reply {
 interface Pause {
   destination: string;
   kind: 'domain' | 'provider';
+  /** Only this sending domain's mail is held; null: all of the account's. */
+  sending_domain: string | null;
   reason: string;
   since: string;
 }
@@ -135,8 +137,10 @@ export function QueuePage() {
           <h2>Paused</h2>
           <ul className="pauses">
             {data.pauses.map((p) => (
-              <li key={p.destination}>
-                <strong>{p.destination}</strong> ({p.kind}) since {formatTime(p.since)}: {p.reason} <Actions destination={p.destination} pause={p} compact />
+              <li key={`${p.destination} ${p.sending_domain ?? ''}`}>
+                <strong>{p.destination}</strong> ({p.kind}
+                {p.sending_domain && `, mail from ${p.sending_domain}`}) since {formatTime(p.since)}: {p.reason}{' '}
+                <Actions destination={p.destination} pause={p} compact />
               </li>
             ))}
           </ul>
