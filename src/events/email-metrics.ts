@@ -1,7 +1,8 @@
 // Email metrics (the SDK's `EmailMetric` counts): which recorded event counts as which metric,
 // the rollup the event writer keeps in the statement that records the events (email_metrics,
-// migration 0028: per account, hour and metric), and the one reader of that table, which
-// sums it into periods. GET /emails/metrics (emails/get-email-metrics.ts) and through it the
+// migrations 0028 and 0038: per account, hour, metric, sending domain and broadcast), and the
+// one reader of the figures, which sums them into periods and groups (per email, from the
+// events themselves). GET /emails/metrics (emails/get-email-metrics.ts) and through it the
 // dashboard's overview read figures only here, so a figure means the same everywhere.
 import type { Queryable } from '../db/database.js';
 import type { EmailEventType } from './catalogue.js';
