@@ -189,7 +189,7 @@ function source(query: MetricsQuery, perEmail: boolean, param: (value: unknown) 
     const filters = [domainIds && `domain_id = ANY(${param(domainIds)}::uuid[])`, broadcastIds && `broadcast_id = ANY(${param(broadcastIds)}::uuid[])`].filter(
       Boolean,
     );
-    return `SELECT hour, domain_id, broadcast_id, NULL::uuid AS email_id, metric, count FROM email_metrics
+    return `SELECT hour, domain_id, broadcast_id, '${NONE}'::uuid AS email_id, metric, count FROM email_metrics
              WHERE account_id = ${account} AND ${range('hour')} AND metric = ANY(${metrics}::text[])${filters.map((f) => ` AND ${f}`).join('')}`;
   }
   // The emails: those asked for, or the newest sent in the range.
@@ -219,11 +219,12 @@ async function sumRows(q: Queryable, query: MetricsQuery, by: readonly Breakdown
   const params: unknown[] = [];
   const param = (value: unknown) => `$${params.push(value)}`;
   const src = source(query, by.includes('email') || Boolean(query.only?.emailIds), param);
-  // Group columns not broken down by are null, so every row falls in one group.
-  const groupOf = (b: Breakdown) => (by.includes(b) ? GROUP_COLUMN[b] : `NULL::uuid`);
+  // Columns not broken down by are a constant, so every row falls in one group (and joins stay equalities).
+  const groupOf = (b: Breakdown) => (by.includes(b) ? GROUP_COLUMN[b] : `'${NONE}'::uuid`);
   const groupColumns = `${groupOf('domain')} AS domain_id, ${groupOf('broadcast')} AS broadcast_id, ${groupOf('email')} AS email_id`;
-  let at = `NULL::timestamptz`;
-  let periodList = `SELECT NULL::timestamptz AS at`;
+  let at = `'epoch'::timestamptz`;
+  // A function: its parameters are pushed only when the statement uses it.
+  let periodList = () => `SELECT ${at} AS at`;
   let label = `NULL::text`;
   if (periods) {
     const unit = TRUNC[periods.granularity];
@@ -231,14 +232,19 @@ async function sumRows(q: Queryable, query: MetricsQuery, by: readonly Breakdown
     // Hours are bucketed as instants, longer periods by the wall clock of the time zone.
     const bucket = (t: string) => (periods.granularity === 'hourly' ? `date_trunc('hour', ${t})` : `date_trunc('${unit}', ${t} AT TIME ZONE ${zone})`);
     at = bucket('hour');
-    periodList = `SELECT generate_series(${bucket(`${param(query.start)}::timestamptz`)}, ${bucket(`(${param(query.end)}::timestamptz - interval '1 microsecond')`)}, interval '1 ${unit}') AS at`;
-    label = periods.granularity === 'hourly' ? `to_char(p.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` : `to_char(p.at, 'YYYY-MM-DD')`;
+    periodList = () =>
+      `SELECT generate_series(${bucket(`${param(query.start)}::timestamptz`)}, ${bucket(`(${param(query.end)}::timestamptz - interval '1 microsecond')`)}, interval '1 ${unit}') AS at`;
+    label = periods.granularity === 'hourly' ? `to_char(c.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` : `to_char(c.at, 'YYYY-MM-DD')`;
   }
-  // Every period for every group seen in the range (one group when not broken down).
+  // Every period for every group seen in the range (one group when not broken down); per email,
+  // only the periods it has figures in (up to 1,000 emails times 10,000 periods would be too many).
   const groups =
     by.length === 0
-      ? `SELECT NULL::uuid AS domain_id, NULL::uuid AS broadcast_id, NULL::uuid AS email_id`
+      ? `SELECT '${NONE}'::uuid AS domain_id, '${NONE}'::uuid AS broadcast_id, '${NONE}'::uuid AS email_id`
       : `SELECT DISTINCT domain_id, broadcast_id, email_id FROM sums`;
+  const cells = by.includes('email')
+    ? `SELECT DISTINCT at, domain_id, broadcast_id, email_id FROM sums`
+    : `SELECT p.at, g.domain_id, g.broadcast_id, g.email_id FROM (${periodList()}) p CROSS JOIN (${groups}) g`;
   const rows = await q.query<{
     period: string | null;
     domain_id: string | null;
@@ -251,15 +257,14 @@ async function sumRows(q: Queryable, query: MetricsQuery, by: readonly Breakdown
   }>(
     `WITH sums AS (
        SELECT ${at} AS at, ${groupColumns}, metric, sum(count) AS n FROM (${src}) s GROUP BY 1, 2, 3, 4, 5
-     ), periods AS (${periodList}), groups AS (${groups})
-     SELECT ${label} AS period, g.domain_id, d.name AS domain_name, g.broadcast_id, b.name AS broadcast_name, g.email_id, s.metric, s.n
-       FROM periods p CROSS JOIN groups g
-            LEFT JOIN sums s ON s.at IS NOT DISTINCT FROM p.at AND s.domain_id IS NOT DISTINCT FROM g.domain_id
-                            AND s.broadcast_id IS NOT DISTINCT FROM g.broadcast_id AND s.email_id IS NOT DISTINCT FROM g.email_id
-            LEFT JOIN domains d ON d.id = g.domain_id
-            LEFT JOIN broadcasts b ON b.id = g.broadcast_id
-            LEFT JOIN emails e ON e.id = g.email_id
-      ORDER BY p.at, d.name NULLS LAST, g.domain_id, b.name NULLS LAST, g.broadcast_id, e.created_at DESC, g.email_id`,
+     ), cells AS (${cells})
+     SELECT ${label} AS period, c.domain_id, d.name AS domain_name, c.broadcast_id, b.name AS broadcast_name, c.email_id, s.metric, s.n
+       FROM cells c
+            LEFT JOIN sums s ON s.at = c.at AND s.domain_id = c.domain_id AND s.broadcast_id = c.broadcast_id AND s.email_id = c.email_id
+            LEFT JOIN domains d ON d.id = c.domain_id
+            LEFT JOIN broadcasts b ON b.id = c.broadcast_id
+            LEFT JOIN emails e ON e.id = c.email_id
+      ORDER BY c.at, d.name NULLS LAST, c.domain_id, b.name NULLS LAST, c.broadcast_id, e.created_at DESC, c.email_id`,
     params,
   );
   const out: MetricsRow[] = [];
@@ -274,7 +279,7 @@ async function sumRows(q: Queryable, query: MetricsQuery, by: readonly Breakdown
         ...(row.domain_name !== null && { domainName: row.domain_name }),
         ...(row.broadcast_id !== null && row.broadcast_id !== NONE && { broadcastId: row.broadcast_id }),
         ...(row.broadcast_name !== null && { broadcastName: row.broadcast_name }),
-        ...(row.email_id !== null && { emailId: row.email_id }),
+        ...(row.email_id !== null && row.email_id !== NONE && { emailId: row.email_id }),
         counts: zero(query.metrics),
       });
     }

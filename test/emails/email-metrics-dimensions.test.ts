@@ -131,7 +131,7 @@ describe('GET /emails/metrics by domain, broadcast and email', () => {
     );
   });
 
-  it('combines each with `period`: every period for every group, summing to the totals', async () => {
+  it('combines each with `period`: every period for every domain or broadcast, per email the periods it has figures in, summing to the totals', async () => {
     const hourly = await t.resend.emails.metrics({
       metrics: [...FIGURES],
       dimensions: ['period', 'domain'],
@@ -163,8 +163,8 @@ describe('GET /emails/metrics by domain, broadcast and email', () => {
     });
 
     const perEmail = await t.resend.emails.metrics({ metrics: ['sent', 'bounce_rate'], dimensions: ['period', 'email'], emailId: [fromSender[2]!] });
-    assert.equal(perEmail.data!.data!.length, 7);
-    assert.deepEqual(perEmail.data!.data!.at(-1), { period: new Date().toISOString().slice(0, 10), email_id: fromSender[2], sent: 1, bounce_rate: 100 });
+    // Per email, only the periods it has figures in.
+    assert.deepEqual(perEmail.data!.data, [{ period: new Date().toISOString().slice(0, 10), email_id: fromSender[2], sent: 1, bounce_rate: 100 }]);
     assert.deepEqual(perEmail.data!.totals, { sent: 1, bounce_rate: 100 });
   });
 
