@@ -74,5 +74,5 @@ async function noteUnsubscribe(q: Queryable, prefs: Preferences, broadcastId: st
      ON CONFLICT DO NOTHING RETURNING 1`,
     [broadcastId, prefs.contact.id, prefs.contact.accountId],
   );
-  if (noted.length > 0) await countUnsubscribe(q, prefs.contact.accountId);
+  if (noted.length > 0) await countUnsubscribe(q, prefs.contact.accountId, broadcastId, prefs.contact.id);
 }

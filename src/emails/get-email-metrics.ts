@@ -2,15 +2,23 @@
 // "Retrieve Metrics" answers them (the SDK's emails.metrics), totals and, with the `period`
 // dimension, one row per hour, day, week or month. The figures come from the rollup the event
 // writer keeps (events/email-metrics.ts), precise to the hour. The dashboard's overview reads
-// this route too. Postline keeps no per-domain, per-email or per-broadcast rollup: the
-// `domain`, `email` and `broadcast` dimensions and the `domain_id`, `email_id` and
-// `broadcast_id` filters are refused with a 422 that says so, never answered with figures of
-// the whole account.
+// this route too. The `domain` and `broadcast` dimensions and filters read the same rollup,
+// which counts by sending domain and broadcast; the `email` dimension and filter count the
+// events of those emails (the newest 1,000 sent in the range when no ids are given).
 import { validation } from '../api/errors.js';
+import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
 import { array, constant, number, object, oneOfValues, string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import { COUNT_METRICS, type CountMetric, type Granularity, readEmailMetrics } from '../events/email-metrics.js';
+import {
+  type Breakdown,
+  COUNT_METRICS,
+  type CountMetric,
+  type Granularity,
+  MAX_EMAILS_BROKEN_DOWN,
+  type MetricsRow,
+  readEmailMetrics,
+} from '../events/email-metrics.js';
 
 const RATES = ['delivery_rate', 'open_rate', 'click_rate', 'bounce_rate', 'complaint_rate', 'unsubscribe_rate'] as const;
 type Rate = (typeof RATES)[number];
@@ -30,6 +38,7 @@ const RATE_OF: Record<Rate, [CountMetric, CountMetric]> = {
 const DIMENSIONS = ['period', 'domain', 'email', 'broadcast'] as const;
 const GRANULARITIES = ['hourly', 'daily', 'weekly', 'monthly'] as const;
 const MAX_PERIODS = 10_000;
+const MAX_IDS = 100;
 const HOUR = 3_600_000;
 const PERIOD_MS: Record<Granularity, number> = { hourly: HOUR, daily: 24 * HOUR, weekly: 7 * 24 * HOUR, monthly: 28 * 24 * HOUR };
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -48,6 +57,23 @@ function listOf<T extends string>(value: string | undefined, field: string, allo
     }
   }
   return [...new Set(items)] as T[];
+}
+
+/** An id filter: up to 100 UUIDs, comma-separated or repeated. */
+function idsOf(value: string | undefined, field: string): string[] | undefined {
+  if (value === undefined || value === '') return undefined;
+  const ids = [
+    ...new Set(
+      value
+        .split(',')
+        .map((id) => id.trim().toLowerCase())
+        .filter((id) => id !== ''),
+    ),
+  ];
+  const bad = ids.find((id) => !isUuid(id));
+  if (bad !== undefined) throw validation(`Invalid \`${field}\` value \`${bad}\`: expected a comma-separated list of ids.`);
+  if (ids.length > MAX_IDS) throw validation(`Invalid \`${field}\`: at most ${MAX_IDS} ids.`);
+  return ids;
 }
 
 function timeZoneOf(value: string | undefined): string {
@@ -113,6 +139,19 @@ function figures(counts: Record<CountMetric, number>, metrics: readonly Metric[]
   return Object.fromEntries(metrics.map((m) => [m, (RATES as readonly string[]).includes(m) ? rate(counts, m as Rate) : counts[m as CountMetric]]));
 }
 
+/** A row's dimension fields, as the SDK's EmailMetricsDataRow names them. */
+function dimensionsOf(row: MetricsRow): Record<string, string> {
+  const fields: [string, string | undefined][] = [
+    ['period', row.period],
+    ['domain_id', row.domainId],
+    ['domain_name', row.domainName],
+    ['email_id', row.emailId],
+    ['broadcast_id', row.broadcastId],
+    ['broadcast_name', row.broadcastName],
+  ];
+  return Object.fromEntries(fields.filter((field): field is [string, string] => field[1] !== undefined));
+}
+
 const METRIC_FIGURES = Object.fromEntries(METRICS.map((m) => [m, number()]));
 
 export function getEmailMetrics(db: Db): Route {
@@ -126,14 +165,20 @@ export function getEmailMetrics(db: Db): Route {
         'Counts are of events recorded in the range, precise to the hour: a range is rounded out to whole hours. Rates are percentages (two decimals, 0 when their denominator is 0): ' +
         'delivery_rate = delivered / sent, bounce_rate = bounced / sent, open_rate = unique_opened / delivered, click_rate = unique_clicked / delivered, complaint_rate = complained / delivered, unsubscribe_rate = unsubscribed / delivered. ' +
         '`unique_opened` / `unique_clicked` count emails opened / clicked for the first time in the range. `unsubscribed` counts contacts who left through a broadcast’s unsubscribe link (page or one-click), once per contact and broadcast. ' +
-        'The `domain`, `email` and `broadcast` dimensions and the `domain_id`, `email_id` and `broadcast_id` filters are not available in Postline and answer 422.',
+        'With `dimensions` `domain` / `broadcast` / `email`, one row per sending domain / broadcast / email seen in the range (and per period: every period for each domain or broadcast, for each email the periods it has figures in); `domain_id`, `broadcast_id` and `email_id` (up to 100 each) count only those (ids of other accounts count nothing). ' +
+        'Received mail, and mail counted before Postline kept these dimensions, has no domain and no broadcast: its rows leave `domain_id` / `broadcast_id` out. ' +
+        `Per email, figures are counted from the email's events: without \`email_id\`, the newest ${MAX_EMAILS_BROKEN_DOWN.toLocaleString('en-US')} emails sent in the range get a row (the totals still count all); \`unsubscribed\` is not counted per email. ` +
+        '`email` (or `email_id`) cannot be combined with `broadcast` (or `broadcast_id`).',
       query: {
         start_date: string({ description: 'ISO 8601 date (the start of that day in `timezone`) or date-time. Default: 6 days before end_date.' }),
         end_date: string({ description: 'ISO 8601 date (the end of that day in `timezone`) or date-time; later than now counts as now. Default: now.' }),
         timezone: string({ description: 'IANA time zone bucketing days, weeks (from Monday) and months. Default: UTC.' }),
         granularity: oneOfValues(GRANULARITIES, { description: 'Period size with `dimensions=period` (at most 10,000 periods). Default: daily.' }),
         metrics: string({ description: `Comma-separated metrics to answer. Default: all of ${METRICS.join(', ')}.` }),
-        dimensions: string({ description: 'Comma-separated; only `period` is available here.' }),
+        dimensions: string({ description: `Comma-separated, of ${DIMENSIONS.join(', ')}. Default: none (totals only).` }),
+        domain_id: string({ description: 'Comma-separated sending domain ids (up to 100).' }),
+        email_id: string({ description: 'Comma-separated email ids (up to 100).' }),
+        broadcast_id: string({ description: 'Comma-separated broadcast ids (up to 100).' }),
       },
       response: {
         status: 200,
@@ -146,7 +191,20 @@ export function getEmailMetrics(db: Db): Route {
             dimensions: array(oneOfValues(DIMENSIONS)),
             granularity: oneOfValues(GRANULARITIES),
             totals: object(METRIC_FIGURES, []),
-            data: array(object({ period: string(), ...METRIC_FIGURES }, ['period'])),
+            data: array(
+              object(
+                {
+                  period: string(),
+                  domain_id: string({ format: 'uuid' }),
+                  domain_name: string(),
+                  broadcast_id: string({ format: 'uuid' }),
+                  broadcast_name: string(),
+                  email_id: string({ format: 'uuid' }),
+                  ...METRIC_FIGURES,
+                },
+                [],
+              ),
+            ),
           },
           ['object', 'start_date', 'end_date', 'metrics', 'dimensions', 'granularity', 'totals'],
         ),
@@ -160,14 +218,12 @@ export function getEmailMetrics(db: Db): Route {
       const metrics = listOf(query.metrics, 'metrics', METRICS);
       const dimensions = listOf(query.dimensions, 'dimensions', DIMENSIONS) ?? [];
       if (metrics?.length === 0) throw validation('Invalid `metrics`: name at least one metric.');
-      if (dimensions.includes('email') && (dimensions.includes('domain') || dimensions.includes('broadcast'))) {
-        throw validation('Invalid `dimensions`: `email` cannot be combined with `domain` or `broadcast`.');
-      }
-      const unavailable = dimensions.find((d) => d !== 'period');
-      if (unavailable) throw validation(`The \`${unavailable}\` dimension is not available in Postline: only \`period\` is.`);
-      for (const filter of ['domain_id', 'email_id', 'broadcast_id']) {
-        if (query[filter]) throw validation(`The \`${filter}\` filter is not available in Postline: metrics are kept for the whole account.`);
-      }
+      const domainIds = idsOf(query.domain_id, 'domain_id');
+      const emailIds = idsOf(query.email_id, 'email_id');
+      const broadcastIds = idsOf(query.broadcast_id, 'broadcast_id');
+      const perEmail = dimensions.includes('email') ? '`email` dimension' : emailIds && '`email_id`';
+      const perBroadcast = dimensions.includes('broadcast') ? '`broadcast` dimension' : broadcastIds && '`broadcast_id`';
+      if (perEmail && perBroadcast) throw validation(`Invalid query: the ${perEmail} cannot be combined with the ${perBroadcast}.`);
       const now = new Date();
       const askedEnd = instantOf(query.end_date, 'end_date', timeZone, true);
       const end = askedEnd && askedEnd < now ? askedEnd : now;
@@ -192,6 +248,8 @@ export function getEmailMetrics(db: Db): Route {
         end,
         metrics: [...counts],
         periods: byPeriod ? { granularity, timeZone } : undefined,
+        by: dimensions.filter((d): d is Breakdown => d !== 'period'),
+        only: { domainIds, broadcastIds, emailIds },
       });
       return {
         body: {
@@ -202,7 +260,7 @@ export function getEmailMetrics(db: Db): Route {
           dimensions,
           granularity,
           totals: figures(read.totals, answered),
-          ...(read.periods && { data: read.periods.map((p) => ({ period: p.period, ...figures(p.counts, answered) })) }),
+          ...(read.rows && { data: read.rows.map((row) => ({ ...dimensionsOf(row), ...figures(row.counts, answered) })) }),
         },
       };
     },

@@ -153,7 +153,7 @@ export async function persistAndEnqueue(q: Queryable, emails: OutgoingEmail[]): 
               now() + interval '1 microsecond' * (v.n - 1)
          FROM unnest(${UNNESTED}, $${bytesAt + 2}::int[], $${bytesAt + 3}::int[], $${bytesAt + 4}::int[], $${bytesAt + 5}::int[]) WITH ORDINALITY
               AS v(${COLUMN_NAMES}, mime_start, mime_length, unsigned_start, unsigned_length, n)
-       RETURNING id, created_at
+       RETURNING id, created_at, domain_id, broadcast_id
      ), d AS (
        INSERT INTO deliveries (email_id, account_id, recipient, domain, status, next_attempt_at, priority)
        SELECT v.email_id, v.account_id, v.recipient, v.domain, v.status, COALESCE(v.due, now()), v.priority

@@ -83,7 +83,8 @@ function lastEvents(events: NewEvent[]): Map<string, string> {
  * recordEvents as data-modifying CTEs of the statement that makes the state change, so both
  * reach the database in one round trip (persist-and-enqueue.ts): `name AS (the events), …
  * (their metrics)`, to follow WITH or a comma. `emails` names a CTE of that statement
- * returning (id, created_at) of the emails the events are about: an event's data without
+ * returning (id, created_at, domain_id, broadcast_id) of the emails the events are about (the
+ * metrics are counted by their domain and broadcast): an event's data without
  * `created_at` takes its email's, as the database set it. Pushes its parameters onto
  * `params`. The events keep their order.
  */
@@ -103,7 +104,7 @@ export function recordEventsCtes(name: string, events: NewEvent[], params: unkno
          JOIN ${emails} x ON x.id = v.email_id
         ORDER BY v.n
        RETURNING ${RECORDED_COLUMNS}
-     ), ${name}_metrics AS (${countEventsCte(name)})`;
+     ), ${name}_metrics AS (${countEventsCte(name, emails)})`;
 }
 
 /** The `last_event` an email takes when this event is recorded for it. */

@@ -171,5 +171,11 @@ describe('unsubscribe page and one-click', () => {
     const { data, error } = await t.resend.emails.metrics({ metrics: ['unsubscribed'] });
     assert.equal(error, null);
     assert.equal(data!.totals.unsubscribed, 2);
+    // Counted for the broadcast and the domain its emails were sent from.
+    const byBroadcast = await t.resend.emails.metrics({ metrics: ['unsubscribed'], dimensions: ['domain', 'broadcast'] });
+    assert.deepEqual(
+      byBroadcast.data!.data!.map((r) => [r.domain_name, r.broadcast_id, r.unsubscribed]),
+      [['news.test', broadcastId, 2]],
+    );
   });
 });
