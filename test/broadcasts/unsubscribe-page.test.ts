@@ -87,7 +87,7 @@ describe('unsubscribe page and one-click', () => {
     const [, , contactId, broadcast, signature] = url.pathname.split('/');
     const bobSignature = new URL(links['bob@example.org']!).pathname.split('/')[4];
     const forged = [
-      `${PUBLIC_URL}/unsubscribe/${contactId}/${broadcast}/${signature!.slice(0, -2)}AA`,
+      `${PUBLIC_URL}/unsubscribe/${contactId}/${broadcast}/${signature!.slice(0, -2)}${signature!.endsWith('AA') ? 'BB' : 'AA'}`, // altered, never the real one
       `${PUBLIC_URL}/unsubscribe/${bob}/${broadcast}/${signature}`,
       `${PUBLIC_URL}/unsubscribe/${contactId}/${crypto.randomUUID()}/${signature}`,
       `${PUBLIC_URL}/unsubscribe/${contactId}/${broadcast}/${bobSignature}`,
