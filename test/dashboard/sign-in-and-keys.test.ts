@@ -120,10 +120,12 @@ describe('dashboard: sign in, domains and API keys in a browser', () => {
     domainId = page.url().split('/').pop()!;
     const domain = await inPage('GET', `/domains/${domainId}`);
     records = domain.body.records;
+    // Resend's records, then the ones Postline recommends (DMARC), each a row with a copy button.
+    const shown = [...records, ...domain.body.recommended_records];
     const rows = page.locator('table.records tbody tr');
-    assert.equal(await rows.count(), records.length);
-    for (const r of records) await page.getByText(r.value, { exact: true }).first().waitFor();
-    assert.equal(await page.getByRole('button', { name: /^Copy the / }).count(), records.length);
+    assert.equal(await rows.count(), shown.length);
+    for (const r of shown) await page.getByText(r.value, { exact: true }).first().waitFor();
+    assert.equal(await page.getByRole('button', { name: /^Copy the / }).count(), shown.length);
     await screenshot(page, '04-domain-records');
     await assertAccessible(page, 'a domain and its records');
     await page.getByRole('link', { name: '← Domains' }).click();
