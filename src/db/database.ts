@@ -38,6 +38,8 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
   };
 }
 
+const ignoreLostConnection = (): void => {};
+
 export function openDb(url: string, options: { max?: number; applicationName?: string } = {}): Db {
   const pool = new pg.Pool({
     connectionString: url,
@@ -52,16 +54,23 @@ export function openDb(url: string, options: { max?: number; applicationName?: s
     pool,
     async tx(fn) {
       const client = await pool.connect();
+      // A connection lost between two of the transaction's statements (the server terminated it)
+      // is reported by the next statement; unheard, the client's 'error' event would end the process.
+      client.on('error', ignoreLostConnection);
+      let broken = false;
       try {
         await client.query('BEGIN');
         const result = await fn(wrap(client));
         await client.query('COMMIT');
         return result;
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
+        await client.query('ROLLBACK').catch(() => {
+          broken = true;
+        });
         throw err;
       } finally {
-        client.release();
+        client.off('error', ignoreLostConnection);
+        client.release(broken); // a client that cannot even roll back is discarded, not reused
       }
     },
     async close() {
