@@ -99,7 +99,10 @@ describe(`postline queue beside a running server (${external ? 'DATABASE_URL' : 
     const paused = await queue('pause', 'slow.test', '--reason', 'their MX is broken');
     assert.equal(paused.code, 0, paused.stderr);
     assert.equal(paused.stdout, 'domain slow.test paused (2 waiting now): their MX is broken\n');
-    assert.match((await queue()).stdout, /slow\.test \(paused\)[\s\S]*PAUSED +KIND +MAIL FROM +SINCE +REASON\nslow\.test +domain +all +\S+ +their MX is broken\n/);
+    assert.match(
+      (await queue()).stdout,
+      /slow\.test \(paused\)[\s\S]*PAUSED +KIND +MAIL FROM +SINCE +REASON\nslow\.test +domain +all +\S+ +their MX is broken\n/,
+    );
 
     const resumed = await queue('resume', 'slow.test');
     assert.equal(resumed.stdout, 'slow.test resumed (2 due now)\n');

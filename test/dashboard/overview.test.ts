@@ -67,7 +67,7 @@ describe('dashboard: the overview of figures, queue and failures', () => {
     assert.equal(await total('Bounced').locator('.total-rate').textContent(), '20% of sent');
     // The page's figures are the API's.
     const api = await page.evaluate(async () =>
-      (await fetch('/emails/metrics?metrics=sent,delivered,bounced,complained&start_date=' + new Date(Date.now() - 864e5).toISOString())).json(),
+      (await fetch(`/emails/metrics?metrics=sent,delivered,bounced,complained&start_date=${new Date(Date.now() - 864e5).toISOString()}`)).json(),
     );
     assert.deepEqual(api.totals, { sent: 5, delivered: 3, bounced: 1, complained: 1 });
 
