@@ -2,7 +2,7 @@
 // A DATABASE_URL server that is not up yet (containers starting together, a failover) is
 // waited for, up to START_WAIT_MS; a wrong password or database name fails at once.
 import type { Config } from '../config.js';
-import { openDb, type Db } from './database.js';
+import { NETWORK_ERRORS, openDb, type Db } from './database.js';
 import { startEmbedded } from './embedded.js';
 import { migrate } from './migrate.js';
 
@@ -15,7 +15,7 @@ interface Database {
 
 const START_WAIT_MS = 30_000;
 /** Errors that mean "not reachable yet", as opposed to "reachable but refusing us". */
-const TRANSIENT = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', '57P03']);
+const TRANSIENT = new Set([...NETWORK_ERRORS, '57P03']);
 
 async function waitUntilReachable(db: Db, log: (msg: string) => void, waitMs: number): Promise<void> {
   const deadline = Date.now() + waitMs;

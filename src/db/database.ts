@@ -79,5 +79,46 @@ export function openDb(url: string, options: { max?: number; applicationName?: s
   };
 }
 
+/** Network errors of the driver's socket: the server could not be reached or dropped the connection. */
+export const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * Whether the statement failed because the database could not be reached or the connection was
+ * lost (a restart, a failover, an operator refusing connections), so the same statement may succeed
+ * once it is back; as opposed to the server refusing the statement itself.
+ */
+export function isConnectionLoss(err: unknown): boolean {
+  const { code, message = '' } = (err ?? {}) as { code?: unknown; message?: string };
+  if (typeof code === 'string') {
+    // Class 08: connection exceptions; 57P0x: the server shutting down, starting, or the database dropped.
+    if (code.startsWith('08') || code.startsWith('57P') || NETWORK_ERRORS.has(code)) return true;
+    return code === '55000' && message.includes('not currently accepting connections');
+  }
+  // The driver's own errors carry no code.
+  return /Connection terminated|connection error|not queryable|timeout exceeded when trying to connect/i.test(message);
+}
+
+/** Waits between tries of a statement the database could not take for loss of connection. */
+const RECONNECT_BACKOFF_MS = [250, 500, 1000, 2000, 5000];
+
+/**
+ * Runs `fn`, and again with backoff for as long as it fails for loss of connection
+ * (isConnectionLoss) and the next try would start before `deadline()` (ms since the epoch; read
+ * before each wait, so the caller may bring it forward). Any other error, or the deadline, ends it
+ * with the last error. `onLoss` hears the first loss, for a log line that says why it waits.
+ */
+export async function retryOnConnectionLoss<T>(fn: () => Promise<T>, deadline: () => number, onLoss?: (err: unknown) => void): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      const wait = RECONNECT_BACKOFF_MS[Math.min(attempt, RECONNECT_BACKOFF_MS.length - 1)]!;
+      if (!isConnectionLoss(err) || Date.now() + wait >= deadline()) throw err;
+      if (attempt === 0) onLoss?.(err);
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
+
 /** `text` for a LIKE/ILIKE pattern with its wildcards and the escape character taken literally. */
 export const likeLiteral = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);

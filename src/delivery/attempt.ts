@@ -5,8 +5,10 @@
 //   which the shaper learns whether the destination wants us slower.
 // Each step either moves on or ends the attempt with a verdict for every recipient still in
 // play; nothing here writes to the database (outcomes.ts records the verdicts) but the
-// warm-up count (warmup/warmup-gate.ts).
+// warm-up count (warmup/warmup-gate.ts). It throws only before any message is sent, so the
+// worker may give a failed attempt's rows back at once.
 import addressparser from 'nodemailer/lib/addressparser';
+import type { Logger } from '../logger.js';
 import type { ProviderTable, ShapingLimits } from '../providers/providers.js';
 import { isBlocklisted } from './bounce-classes.js';
 import { bounceOf, LOCAL_REPLIES, parseReply } from './bounce-codes.js';
@@ -45,6 +47,7 @@ export interface AttemptDeps {
   ipWarmup: IpWarmupGate;
   /** POSTLINE_OUTBOUND_IPS: the local address each connection leaves from. */
   outboundIps: OutboundIps;
+  logger: Logger;
 }
 
 export interface AttemptResult {
@@ -93,10 +96,16 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
   }
   // Some went from an address that then reached its cap: the rest goes again at once, from another one.
   const retryNow = fromIp?.held ? [] : overIp;
+  // Never throws: once mail has gone, its result must reach the outcome writer (or it would be
+  // sent again); a count not given back only brings the day's cap a little closer.
   const giveBack = async (result: AttemptResult) => {
     const unsentFromIp = result.notTried.length + result.outcomes.filter((o) => o.verdict.kind === 'deferred').length;
-    if (admitted.counted && unsentFromIp + overIp.length > 0) await deps.warmup.giveBack(admitted.counted, unsentFromIp + overIp.length);
-    if (fromIp?.counted && unsentFromIp > 0) await deps.ipWarmup.giveBack(fromIp.counted, unsentFromIp);
+    try {
+      if (admitted.counted && unsentFromIp + overIp.length > 0) await deps.warmup.giveBack(admitted.counted, unsentFromIp + overIp.length);
+      if (fromIp?.counted && unsentFromIp > 0) await deps.ipWarmup.giveBack(fromIp.counted, unsentFromIp);
+    } catch (err) {
+      deps.logger.warn({ err, email: job.email.id }, 'giving back unused warm-up counts failed');
+    }
   };
   if (sending.length === 0) {
     const result = { outcomes: simulated, notTried: retryNow, mxHosts, waiting };

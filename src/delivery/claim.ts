@@ -200,6 +200,22 @@ export async function releaseClaims(db: Db, rows: ClaimedDelivery[], wait?: { un
 }
 
 /**
+ * Gives back, due now, the rows this node has claimed but no longer holds (`held`: every row it
+ * is working on or must not give back): claims whose commit it never heard of (the connection
+ * was lost before the answer) and rows whose give-back failed. Without this they would wait out
+ * their lease although the node is alive.
+ */
+export async function releaseForgottenClaims(db: Db, nodeId: string, held: number[]): Promise<number> {
+  const released = await db.query(
+    `UPDATE deliveries SET next_attempt_at = now(), claimed_by = NULL, updated_at = now()
+      WHERE status = 'queued' AND next_attempt_at > now() AND claimed_by = $1 AND id <> ALL($2::bigint[])
+  RETURNING id`,
+    [nodeId, held],
+  );
+  return released.length;
+}
+
+/**
  * Gives the rows claimed by nodes presumed dead (nodes/node-presence.ts) back to the queue, due
  * now. Changing next_attempt_at also fences the old lease: should such a node only have been
  * stalled, its outcomes for these rows are not written.

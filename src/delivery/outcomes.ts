@@ -9,8 +9,9 @@
 // whether it holds one recipient or thousands.
 //
 // A row is written only while we still hold its lease (next_attempt_at = the lease we set,
-// claim.ts); events are built only for the rows that update touched.
-import type { Db, Queryable } from '../db/database.js';
+// claim.ts); events are built only for the rows that update touched. A database that is away is
+// waited for while the lease lasts (retryOnConnectionLoss): a lost outcome would mean mail sent twice.
+import { type Db, type Queryable, retryOnConnectionLoss } from '../db/database.js';
 import type { OutboundEvent } from '../events/payloads.js';
 import { outboundEvent, recordEvents, type NewEvent } from '../events/record-events.js';
 import { composedMessages } from '../email-row/stored-message.js';
@@ -207,6 +208,7 @@ const RETRYABLE = new Set(['40P01', '40001']); // deadlock, serialization failur
 export class OutcomeWriter {
   private pending: { outcomes: Outcome[]; done: (err?: unknown) => void }[] = [];
   private flushing: Promise<void> | undefined;
+  private giveUpAt = Number.POSITIVE_INFINITY;
 
   constructor(
     private db: Db,
@@ -258,7 +260,29 @@ export class OutcomeWriter {
     }
   }
 
-  private async writeWithRetry(rows: Row[]): Promise<void> {
+  /**
+   * Stops waiting for an unreachable database within `ms`: at shutdown, outcomes not written by
+   * then are left to their rows' lease.
+   */
+  giveUpWithin(ms: number): void {
+    this.giveUpAt = Date.now() + ms;
+  }
+
+  /**
+   * Writes the batch, through deadlocks and through a database that is away: an outcome not
+   * written means mail sent again, so it is retried while the rows' lease lasts (after it ends, the
+   * write is fenced off: another attempt may own them).
+   */
+  private writeWithRetry(rows: Row[]): Promise<void> {
+    const leaseEnds = Math.min(...rows.map((r) => r.outcome.delivery.leaseUntil.getTime()));
+    return retryOnConnectionLoss(
+      () => this.writeThroughDeadlocks(rows),
+      () => Math.min(leaseEnds, this.giveUpAt),
+      (err) => this.logger.warn({ err, recipients: rows.length }, 'the database is unreachable; delivery outcomes are written once it is back'),
+    );
+  }
+
+  private async writeThroughDeadlocks(rows: Row[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.db.tx((q) => write(q, rows));

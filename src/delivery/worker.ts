@@ -7,6 +7,11 @@
 // claims never overlap; a worker that dies leaves its rows to other nodes as soon as its node
 // stops beating (nodes/node-presence.ts), or, failing that, when their lease ends.
 //
+// A database that goes away does not strand a live worker's claims: outcomes are written once it
+// is back (outcomes.ts), and rows the worker no longer holds in memory (a claim whose commit it
+// never heard of, an attempt that failed before sending, a give-back that failed) are given back
+// as soon as the database answers again (releaseForgottenClaims).
+//
 // It polls: right away again while claims come back full, every IDLE_POLL_MS otherwise, so
 // newly accepted mail is picked up within a fraction of a second without LISTEN/NOTIFY.
 // Claimed work in memory is bounded (rows and message bytes); at the bound it waits for
@@ -28,7 +33,7 @@ import { ProviderTable } from '../providers/providers.js';
 import { ActivePauses, parkPaused, pauseDestination } from '../queue/pauses.js';
 import { SandboxCatcher } from '../sandbox/catcher.js';
 import { attemptDelivery, type AttemptDeps, type AttemptResult, sendingDomain } from './attempt.js';
-import { claimDue, groupIntoJobs, releaseClaims, type ClaimedDelivery, type DeliveryJob } from './claim.js';
+import { claimDue, groupIntoJobs, releaseClaims, releaseForgottenClaims, type ClaimedDelivery, type DeliveryJob } from './claim.js';
 import { OutcomeCounter } from './count-outcomes.js';
 import { DeliveryLimits } from './limits.js';
 import { OutboundIps } from './outbound-ips.js';
@@ -93,6 +98,14 @@ export class DeliveryWorker {
   private providers: ProviderTable;
   readonly shaper: TrafficShaper;
   private shapingTimer: NodeJS.Timeout | undefined;
+  /**
+   * Claimed rows this worker holds, by id: until when it must not give them back as forgotten.
+   * Infinity while being worked on; the lease's end for rows an attempt may have reached the
+   * recipient with but whose outcome could not be written (another try would send them twice).
+   */
+  private held = new Map<number, number>();
+  /** Set when a claim or a write failed: this node's claims may include rows it does not hold. */
+  private claimsMayBeForgotten = false;
 
   constructor(private options: WorkerOptions) {
     const { config } = options;
@@ -122,6 +135,7 @@ export class DeliveryWorker {
       warmup: new WarmupGate(options.db),
       ipWarmup: new IpWarmupGate(options.db, config.outboundIps),
       outboundIps: new OutboundIps(config.outboundIps),
+      logger: options.logger,
     };
     if (config.sandbox) this.catcher = new SandboxCatcher(options.db, options.logger.child({ role: 'sandbox' }));
   }
@@ -156,6 +170,7 @@ export class DeliveryWorker {
     this.running = false;
     clearInterval(this.shapingTimer);
     this.wakeUp?.();
+    this.writer.giveUpWithin(STOP_TIMEOUT_MS);
     await this.loopDone;
     const settled = Promise.allSettled([...this.inFlight]);
     let timer: NodeJS.Timeout | undefined;
@@ -183,16 +198,28 @@ export class DeliveryWorker {
       }
       const limit = Math.min(CLAIM_BATCH, this.maxInFlightRows - this.inFlightRows);
       try {
+        if (this.claimsMayBeForgotten) await this.releaseForgotten();
         const rows = await claimDue(this.options.db, { limit, leaseMs: LEASE_MS, maxBytes: CLAIM_MAX_BYTES, nodeId: this.options.nodeId });
         const composing = this.compose(rows);
         for (const job of groupIntoJobs(rows)) this.dispatch(job, composing);
         if (rows.length < limit) await this.sleep(IDLE_POLL_MS);
       } catch (err) {
+        this.claimsMayBeForgotten = true; // the claim may have committed, its answer lost
         if (!this.running) break;
         this.options.logger.error({ err }, 'claiming deliveries failed');
         await this.sleep(ERROR_BACKOFF_MS);
       }
     }
+  }
+
+  private async releaseForgotten(): Promise<void> {
+    const { nodeId, db, logger } = this.options;
+    if (!nodeId) return; // claims carry no node: only their lease recovers them
+    const now = Date.now();
+    for (const [id, until] of this.held) if (until < now) this.held.delete(id);
+    const released = await releaseForgottenClaims(db, nodeId, [...this.held.keys()]);
+    this.claimsMayBeForgotten = false;
+    if (released > 0) logger.warn({ released }, 'gave back claimed deliveries this worker no longer held');
   }
 
   /**
@@ -234,6 +261,7 @@ export class DeliveryWorker {
     const bytes = job.email.mime?.length ?? DEFERRED_SIZE_ESTIMATE;
     this.inFlightRows += rows;
     this.inFlightBytes += bytes;
+    for (const r of job.recipients) this.held.set(r.id, Number.POSITIVE_INFINITY);
     const run = this.run(job, composing).finally(() => {
       this.inFlightRows -= rows;
       this.inFlightBytes -= bytes;
@@ -245,6 +273,7 @@ export class DeliveryWorker {
 
   private async run(job: DeliveryJob, composing: Promise<Map<string, Error>> | undefined): Promise<void> {
     const { db, logger } = this.options;
+    let unwritten: ClaimedDelivery[] = [];
     try {
       const notComposed = job.email.mime ? undefined : await this.composed(job, composing);
       if (notComposed) {
@@ -253,22 +282,33 @@ export class DeliveryWorker {
         this.counter.count(job.domain, outcomes);
         return;
       }
+      // Throws only before any message is sent: the rows are then given back (releaseForgotten).
       const result = await attemptDelivery(job, this.deps);
-      await Promise.all([
-        this.writer.record(result.outcomes),
+      const written = this.writer.record(result.outcomes).catch((err) => {
+        unwritten = result.outcomes.map((o) => o.delivery);
+        throw err;
+      });
+      // All settled before the rows count as no longer held, so none is given back while its outcome is still being written.
+      const steps = await Promise.allSettled([
+        written,
         releaseClaims(db, result.notTried),
         result.waiting && releaseClaims(db, result.waiting.rows, result.waiting),
         this.park(result.paused),
         result.blocked && this.pauseBlocked(job, result.blocked),
       ]);
+      const failed = steps.find((step) => step.status === 'rejected');
+      if (failed) throw failed.reason;
       this.counter.count(job.domain, result.outcomes, result.mxHosts);
       if (logger.isLevelEnabled('debug')) {
         const outcomes = result.outcomes.map((o) => [o.delivery.recipient, o.verdict.kind, o.verdict.response]);
         logger.debug({ email: job.email.id, domain: job.domain, outcomes }, 'delivery attempt');
       }
     } catch (err) {
-      // The rows keep their lease and are tried again when it runs out.
+      this.claimsMayBeForgotten = true;
       logger.error({ err, email: job.email.id, domain: job.domain }, 'delivery attempt failed');
+    } finally {
+      for (const r of job.recipients) this.held.delete(r.id);
+      for (const r of unwritten) this.held.set(r.id, r.leaseUntil.getTime());
     }
   }
 

@@ -17,6 +17,8 @@ type Verdict = { code: number; message: string } | undefined;
 export class MxSink {
   messages: ReceivedMessage[] = [];
   connections = 0;
+  /** Connections ended (by the client's QUIT or otherwise). */
+  closed = 0;
   /** Decide per recipient (and envelope sender): undefined accepts; a code ≥ 400 refuses at RCPT TO. */
   onRecipient: (address: string, mailFrom: string) => Verdict = () => undefined;
   /** Decide after DATA: undefined accepts. */
@@ -40,6 +42,9 @@ export class MxSink {
       onConnect: (_session, callback) => {
         this.connections++;
         callback();
+      },
+      onClose: () => {
+        this.closed++;
       },
       onRcptTo: (address, session, callback) => {
         const verdict = this.onRecipient(address.address, session.envelope.mailFrom ? session.envelope.mailFrom.address : '');
