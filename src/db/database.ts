@@ -87,7 +87,7 @@ export const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT'
  * lost (a restart, a failover, an operator refusing connections), so the same statement may succeed
  * once it is back; as opposed to the server refusing the statement itself.
  */
-export function isConnectionLoss(err: unknown): boolean {
+function isConnectionLoss(err: unknown): boolean {
   const { code, message = '' } = (err ?? {}) as { code?: unknown; message?: string };
   if (typeof code === 'string') {
     // Class 08: connection exceptions; 57P0x: the server shutting down, starting, or the database dropped.
