@@ -63,12 +63,16 @@ describe('an API key deleted through one node', () => {
     assert.ok(refused.at < key.freshUntil, `refused ${Math.round(refused.at - key.freshUntil)} ms after B's entry expired by itself`);
   }
 
-  /** Both nodes listen (their change feeds have pinged since their LISTEN), on connections other than `gone`; their backends' pids. */
+  /**
+   * Both nodes listen (their change feeds have pinged since their LISTEN), on connections other
+   * than `gone`; their backends' pids. Only this test's database: a shared server has others'.
+   */
   const bothListening = (gone: number[] = []) =>
     eventually(
       async () => {
         const rows = await a.sql(
-          `SELECT pid FROM pg_stat_activity WHERE application_name = 'postline changes' AND query LIKE 'SELECT pg_notify%' AND NOT pid = ANY($1::int[])`,
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'postline changes'
+             AND query LIKE 'SELECT pg_notify%' AND NOT pid = ANY($1::int[])`,
           [gone],
         );
         return rows.length === 2 && rows.map((r) => r.pid as number);
