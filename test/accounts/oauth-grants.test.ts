@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { Resend } from 'resend';
 import { createAccount } from '../../src/accounts/accounts.js';
 import { createVerifiedDomain } from '../support/domains.js';
+import { eventually } from '../support/eventually.js';
 import { rawRequest, type TestPostline } from '../support/postline.js';
 import { FROM, message, openSession, sendRaw, startSmtpTest, transport } from '../smtp/support.js';
 
@@ -62,6 +63,19 @@ describe('OAuth grants: scoped, revocable credentials for third-party apps', () 
     // The grant is no API key: keys list stays as it was.
     const keys = await t.resend.apiKeys.list();
     assert.ok(!keys.data!.data.some((k) => k.id === issued.id));
+    // Its requests are logged under its id, as a key's under the key's.
+    const logged = await eventually(
+      async () => {
+        const res = await rawRequest(t, 'GET', `/logs?api_key_id=${issued.id}`);
+        return res.body.data?.length > 0 && res.body.data;
+      },
+      10_000,
+      "the grant's request in the logs",
+    );
+    assert.deepEqual(
+      logged.map((l: { method: string; endpoint: string }) => `${l.method} ${l.endpoint}`),
+      ['GET /domains'],
+    );
   });
 
   it('keeps an emails:send grant to sending, and to its one domain when given', async () => {
