@@ -48,7 +48,7 @@ import { firstRunSetupToken, setPasswordLink } from './users/users.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { healthRoutes, type NodeState, type Phase } from './health/routes.js';
 import { getUsage } from './usage/get-usage.js';
-import { oauthGrantRoutes } from './accounts/oauth-grants.js';
+import { OAuthGrants } from './accounts/oauth-grants.js';
 import { domainClaimRoutes } from './domains/domain-claims.js';
 import { webhookDestinations } from './webhooks/webhook-fields.js';
 import { startWorkerRole } from './worker-role.js';
@@ -132,7 +132,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
       const routes: Route[] = [
         ...dashboardSessionRoutes(db, sessions, config.publicUrl, config.sandbox),
         ...apiKeys.routes(),
-        ...oauthGrantRoutes(),
+        ...new OAuthGrants(db, apiKeys).routes(),
         ...domains.routes(),
         ...domainClaimRoutes(),
         ...inboundRoutes(db, config),

@@ -1,4 +1,5 @@
-// API keys: authentication of every request, and the /api-keys routes.
+// API keys: authentication of every request (by an API key or an OAuth grant's token:
+// oauth-grants.ts), and the /api-keys routes.
 import crypto from 'node:crypto';
 import { ApiError, notFound } from '../api/errors.js';
 import { restTimestamp, isUuid } from '../api/format.js';
@@ -11,8 +12,8 @@ import type { Db } from '../db/database.js';
 import { RevocableCache } from '../nodes/revocable-cache.js';
 import { hashToken, newToken } from './tokens.js';
 
-/** Notices of deleted keys (db/change-feed.ts), keyed by the token's hash in hex. */
-const API_KEY_TOPIC = 'api_key';
+/** Notices of deleted keys and revoked grants (db/change-feed.ts), keyed by the token's hash in hex. */
+export const API_KEY_TOPIC = 'api_key';
 /** A key deleted on another node stops working within this time when the change feed is down; at once otherwise. */
 const CACHE_MS = 2_000;
 const TOUCH_MS = 60_000; // last_used_at is written at most this often per key
@@ -28,18 +29,33 @@ export class ApiKeys {
     this.cache = new RevocableCache(changes, API_KEY_TOPIC, { ttlMs: CACHE_MS, maxEntries: 10_000 });
   }
 
-  /** The principal for a bearer token, or null when no such key exists. */
+  /**
+   * The principal for a bearer token, or null when no such key or unrevoked grant exists. A
+   * grant acts as a key of its scope would (`full_access`, else sending_access), and its id
+   * stands as the key's id (request logs' `api_key_id`).
+   */
   async authenticate(token: string): Promise<Principal | null> {
     const hash = hashToken(token);
     const key = hash.toString('hex');
     const hit = await this.cache.get(key);
     if (hit !== undefined) return hit;
     const read = this.cache.begin();
-    const row = await this.db.one('SELECT id, account_id, permission, domain_id FROM api_keys WHERE token_hash = $1', [hash]);
+    const row = await this.db.one(
+      `SELECT id, account_id, permission, domain_id, true AS is_key FROM api_keys WHERE token_hash = $1
+       UNION ALL
+       SELECT id, account_id, CASE WHEN 'full_access' = ANY (scopes) THEN 'full_access' ELSE 'sending_access' END, domain_id, false
+         FROM oauth_grants WHERE token_hash = $1 AND revoked_at IS NULL`,
+      [hash],
+    );
     const principal: Principal | null = row ? { accountId: row.account_id, apiKeyId: row.id, permission: row.permission, domainId: row.domain_id } : null;
     this.cache.set(key, principal, read, { absent: !principal });
-    if (principal) this.touch(principal.apiKeyId!, read.at);
+    if (row?.is_key) this.touch(row.id, read.at);
     return principal;
+  }
+
+  /** Drops a token from this node's cache at once (other nodes hear the change notice). */
+  forget(tokenHashHex: string): void {
+    this.cache.delete(tokenHashHex);
   }
 
   private touch(id: string, now: number): void {

@@ -1,64 +1,204 @@
-// GET /oauth/grants and DELETE /oauth/grants/:id (the SDK's oauthGrants.list / .revoke): on
-// Resend, the access a user gave a third-party app through Resend's OAuth consent screen.
-// Postline runs no OAuth authorization server, so no app can hold a grant; a third-party app
-// is given an API key of its own instead (POST /api-keys: sending_access, restricted to a
-// domain if wished), revoked with DELETE /api-keys/:id. Both routes answer that, as a 422
-// validation_error (the answer Postline gives for what it does not offer), never a bare 404.
-import { validation } from '../api/errors.js';
-import { pageQuery } from '../api/pagination.js';
+// OAuth grants: the API access an account gives a third-party app, as a scoped, revocable
+// credential. On Resend an app gets one through Resend's OAuth consent screen; Postline runs no
+// OAuth authorization server, so the account issues it itself: `POST /oauth/grants` (Postline's
+// addition, with a full-access key or the dashboard's session) names the app and its scopes and
+// answers the token once, to hand to the app. The SDK's `oauthGrants.list` and `.revoke` (Resend's
+// `GET /oauth/grants`, `DELETE /oauth/grants/:id`) list the grants, revoked ones included, and
+// revoke one: its token is refused from then on, on every node at once (api-keys.ts
+// authenticates grants beside keys and shares their cache and change notices), on the HTTP API
+// and in SMTP submission alike.
+import crypto from 'node:crypto';
+import { ApiError, missingField, notFound, validation } from '../api/errors.js';
+import { isoTimestamp, isUuid, restTimestamp } from '../api/format.js';
+import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
-import { array, boolean, constant, nullable, object, string, uuid } from '../api/schema.js';
+import { SINGLE_LINE_TEXT, array, constant, input, isoTime, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
+import { type Body, assertSingleLine, objectBody, optionalString, rejectUnknown, requiredString } from '../api/validate.js';
+import { changeNoticeSql } from '../db/change-feed.js';
+import type { Db, Row } from '../db/database.js';
+import { API_KEY_TOPIC, type ApiKeys } from './api-keys.js';
+import { hashToken, newToken } from './tokens.js';
 
-const NOT_AVAILABLE =
-  'OAuth grants are not available in Postline: it runs no OAuth authorization server, so no app holds a grant. ' +
-  'Give a third-party app an API key of its own (POST /api-keys, `sending_access` and a `domain_id` to narrow it) and revoke it with DELETE /api-keys/:id.';
-const DESCRIPTION = `Not available in Postline: always answers 422 \`validation_error\`. ${NOT_AVAILABLE.split(': ')[1]}`;
+/** Resend's scopes: `emails:send` reaches the sending routes only, `full_access` every route. */
+const SCOPES = ['full_access', 'emails:send'] as const;
+const REVOKED_FROM_API = 'revoked_from_api';
 
+const CLIENT = object({
+  name: string({ description: 'The app the grant was given to.' }),
+  logo_uri: nullable(string({ format: 'uri' })),
+});
 const GRANT = object({
-  id: string(),
+  id: uuid(),
   client_id: string(),
-  scopes: array(string()),
-  created_at: string(),
-  revoked_at: nullable(string()),
+  scopes: array(oneOfValues(SCOPES)),
+  created_at: restTime(),
+  revoked_at: nullable(restTime()),
   revoked_reason: nullable(string()),
-  client: object({ name: string(), logo_uri: nullable(string()) }),
+  client: CLIENT,
+  domain_id: nullable(uuid('Postline: the one domain an `emails:send` grant may send from; null for any.')),
 });
 
-export function oauthGrantRoutes(): Route[] {
-  return [
-    {
-      method: 'GET',
+const COLUMNS = 'id, client_id, client_name, client_logo_uri, scopes, domain_id, created_at, revoked_at, revoked_reason';
+
+const grantView = (r: Row) => ({
+  id: r.id,
+  client_id: r.client_id,
+  scopes: r.scopes,
+  created_at: restTimestamp(r.created_at),
+  revoked_at: restTimestamp(r.revoked_at),
+  revoked_reason: r.revoked_reason,
+  client: { name: r.client_name, logo_uri: r.client_logo_uri },
+  domain_id: r.domain_id,
+});
+
+export class OAuthGrants {
+  constructor(
+    private db: Db,
+    private apiKeys: Pick<ApiKeys, 'forget'>,
+  ) {}
+
+  routes(): Route[] {
+    return [this.createRoute(), this.listRoute(), this.revokeRoute()];
+  }
+
+  private createRoute(): Route {
+    const db = this.db;
+    return {
+      method: 'POST',
       url: '/oauth/grants',
       doc: {
-        summary: 'List OAuth grants',
-        description: DESCRIPTION,
-        query: pageQuery(),
+        summary: 'Grant a third-party app API access',
+        description:
+          'Postline: issues a grant to an app (no OAuth consent screen here: the account gives it). The token is answered only now; ' +
+          "it authenticates as an API key of the grant's scope until the grant is revoked with DELETE /oauth/grants/:id.",
+        body: input(
+          {
+            client: input({ name: string({ maxLength: 100, pattern: SINGLE_LINE_TEXT }), logo_uri: string({ format: 'uri', maxLength: 2048 }) }, ['name']),
+            client_id: string({ maxLength: 100, pattern: SINGLE_LINE_TEXT, description: "The app's id, shared by its grants; a new UUID when absent." }),
+            scopes: array(oneOfValues(SCOPES), { minItems: 1 }),
+            domain_id: uuid('With `emails:send` alone: the one domain the grant may send from.'),
+          },
+          ['client', 'scopes'],
+        ),
         response: {
-          status: 200,
-          description: "Resend's answer, for reference.",
-          schema: object({ object: constant('list'), has_more: boolean(), data: array(GRANT) }),
+          status: 201,
+          schema: object({
+            object: constant('oauth_grant'),
+            id: uuid(),
+            client_id: string(),
+            token: string({ description: "The grant's token, shown only now." }),
+          }),
         },
+        addition: true,
       },
-      async handler() {
-        throw validation(NOT_AVAILABLE);
+      async handler({ principal, body: raw }) {
+        const body = objectBody(raw);
+        rejectUnknown(body, ['client', 'client_id', 'scopes', 'domain_id']);
+        const client = clientOf(body);
+        const scopes = scopesOf(body);
+        const clientId = optionalString(body, 'client_id', { max: 100 }) ?? crypto.randomUUID();
+        assertSingleLine(clientId, 'client_id');
+        const domainId = optionalString(body, 'domain_id');
+        if (domainId !== undefined) {
+          if (scopes.includes('full_access')) throw validation('The `domain_id` field can only be used with the `emails:send` scope alone.');
+          if (!isUuid(domainId) || !(await db.one('SELECT 1 FROM domains WHERE id = $1 AND account_id = $2', [domainId, principal.accountId]))) {
+            throw notFound('Domain');
+          }
+        }
+        const id = crypto.randomUUID();
+        const token = newToken();
+        await db.query(
+          `INSERT INTO oauth_grants (id, account_id, client_id, client_name, client_logo_uri, scopes, domain_id, token_hash)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+          [id, principal.accountId, clientId, client.name, client.logoUri ?? null, scopes, domainId ?? null, hashToken(token)],
+        );
+        return { status: 201, body: { object: 'oauth_grant', id, client_id: clientId, token } };
       },
-    },
-    {
+    };
+  }
+
+  private listRoute(): Route {
+    const db = this.db;
+    return {
+      method: 'GET',
+      url: '/oauth/grants',
+      doc: { ...listDoc('List OAuth grants', GRANT), description: 'The grants of this account, newest first, revoked ones included.' },
+      async handler({ principal, query }) {
+        const page = parsePage(query);
+        const { rows, hasMore } = await listPage(db, {
+          table: 'oauth_grants',
+          columns: COLUMNS,
+          where: 'account_id = $1',
+          params: [principal.accountId],
+          page,
+        });
+        return { body: envelope(rows.map(grantView), hasMore) };
+      },
+    };
+  }
+
+  private revokeRoute(): Route {
+    const db = this.db;
+    const apiKeys = this.apiKeys;
+    return {
       method: 'DELETE',
       url: '/oauth/grants/:id',
       doc: {
         summary: 'Revoke an OAuth grant',
-        description: DESCRIPTION,
+        description: 'Its token is refused from now on. Revoking a revoked grant answers that revocation again.',
         params: { id: uuid() },
         response: {
           status: 200,
-          description: "Resend's answer, for reference.",
-          schema: object({ object: constant('oauth_grant'), id: string(), revoked_at: string(), revoked_reason: string() }),
+          schema: object({ object: constant('oauth_grant'), id: uuid(), revoked_at: isoTime(), revoked_reason: string() }),
         },
       },
-      async handler() {
-        throw validation(NOT_AVAILABLE);
+      async handler({ principal, params }) {
+        if (!isUuid(params.id)) throw validation('The `oauth_grant_id` must be a valid UUID.');
+        // The notice goes out with the UPDATE's commit: every node forgets the token at once.
+        const row = await db.one(
+          `WITH revoked AS (
+             UPDATE oauth_grants SET revoked_at = COALESCE(revoked_at, now()), revoked_reason = COALESCE(revoked_reason, $3)
+              WHERE id = $1 AND account_id = $2 RETURNING id, revoked_at, revoked_reason, token_hash)
+           SELECT id, revoked_at, revoked_reason, encode(token_hash, 'hex') AS hash, ${changeNoticeSql(API_KEY_TOPIC, "encode(token_hash, 'hex')")} FROM revoked`,
+          [params.id, principal.accountId, REVOKED_FROM_API],
+        );
+        if (!row) throw notFound('OAuth grant');
+        apiKeys.forget(row.hash);
+        return { body: { object: 'oauth_grant', id: row.id, revoked_at: isoTimestamp(row.revoked_at), revoked_reason: row.revoked_reason } };
       },
-    },
-  ];
+    };
+  }
+}
+
+function clientOf(body: Body): { name: string; logoUri: string | undefined } {
+  const client = body.client;
+  if (client === undefined || client === null) throw missingField('client');
+  if (typeof client !== 'object' || Array.isArray(client)) throw validation('The `client` field must be an object.');
+  const fields = client as Body;
+  rejectUnknown(fields, ['name', 'logo_uri'], 'client.');
+  if (fields.name === undefined || fields.name === null) throw missingField('client.name');
+  const name = requiredString(fields, 'name', { max: 100 }).trim();
+  if (name === '') throw validation('The `client.name` field must not be blank.');
+  assertSingleLine(name, 'client.name');
+  const logoUri = optionalString(fields, 'logo_uri', { max: 2048 });
+  if (logoUri !== undefined && !isWebUrl(logoUri)) throw validation('The `client.logo_uri` field must be an http or https URL.');
+  return { name, logoUri };
+}
+
+function scopesOf(body: Body): string[] {
+  const scopes = body.scopes;
+  if (scopes === undefined || scopes === null) throw missingField('scopes');
+  if (!Array.isArray(scopes) || scopes.length === 0 || !scopes.every((s) => (SCOPES as readonly unknown[]).includes(s))) {
+    throw new ApiError('validation_error', `The \`scopes\` field must be a non-empty array of ${SCOPES.map((s) => `"${s}"`).join(' | ')}.`);
+  }
+  return [...new Set(scopes as string[])];
+}
+
+function isWebUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
 }

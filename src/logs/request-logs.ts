@@ -87,7 +87,7 @@ const FILTERS_QUERY = {
     maxLength: 500,
     description: 'Only requests whose path starts with this (`/emails` matches `/emails/batch` and `/emails/:id`).',
   }),
-  api_key_id: uuid('Only requests made with this API key.'),
+  api_key_id: uuid('Only requests made with this API key (or OAuth grant: its id).'),
 };
 
 /** Reads the `/logs` filters into SQL conditions on top of `account_id = $1`; 422 for a bad one. */

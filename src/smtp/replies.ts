@@ -47,7 +47,7 @@ export const REPLIES = {
   authInvalid: () => reply(535, '5.7.8', 'Authentication credentials invalid'),
   authTooManyFailures: () => reply(421, '4.7.0', 'Too many failed authentication attempts, closing connection'),
   authUnavailable: () => reply(454, '4.7.0', 'Temporary authentication failure, try again later'),
-  keyNoLongerValid: () => reply(530, '5.7.0', 'Authentication required: the API key of this session was deleted'),
+  keyNoLongerValid: () => reply(530, '5.7.0', 'Authentication required: the API key of this session was deleted, or its OAuth grant revoked'),
   authNeedsTls: () => reply(538, '5.7.11', 'Encryption required: use STARTTLS or the implicit TLS port before AUTH'),
 
   // MAIL FROM, RCPT TO

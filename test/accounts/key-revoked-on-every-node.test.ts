@@ -10,7 +10,7 @@ import { Resend } from 'resend';
 import { loadConfig } from '../../src/config.js';
 import { startPostline, type Postline } from '../../src/server.js';
 import { eventually } from '../support/eventually.js';
-import { startTestPostline, type TestPostline } from '../support/postline.js';
+import { rawRequest, startTestPostline, type TestPostline } from '../support/postline.js';
 
 /** How long node B keeps a key when no notice says otherwise (accounts/api-keys.ts). */
 const CACHE_MS = 2_000;
@@ -63,12 +63,16 @@ describe('an API key deleted through one node', () => {
     assert.ok(refused.at < key.freshUntil, `refused ${Math.round(refused.at - key.freshUntil)} ms after B's entry expired by itself`);
   }
 
-  /** Both nodes listen (their change feeds have pinged since their LISTEN), on connections other than `gone`; their backends' pids. */
+  /**
+   * Both nodes listen (their change feeds have pinged since their LISTEN), on connections other
+   * than `gone`; their backends' pids. Only this test's database: a shared server has others'.
+   */
   const bothListening = (gone: number[] = []) =>
     eventually(
       async () => {
         const rows = await a.sql(
-          `SELECT pid FROM pg_stat_activity WHERE application_name = 'postline changes' AND query LIKE 'SELECT pg_notify%' AND NOT pid = ANY($1::int[])`,
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'postline changes'
+             AND query LIKE 'SELECT pg_notify%' AND NOT pid = ANY($1::int[])`,
           [gone],
         );
         return rows.length === 2 && rows.map((r) => r.pid as number);
@@ -92,5 +96,21 @@ describe('an API key deleted through one node', () => {
 
     await bothListening(listeners);
     await deleteThroughARefusedByB(await keyCachedByB());
+  });
+
+  it('and an OAuth grant revoked through one node: refused by the other on the next request', async () => {
+    await bothListening();
+    const issued = await rawRequest(a, 'POST', '/oauth/grants', { body: { client: { name: 'Revocable app' }, scopes: ['full_access'] } });
+    assert.equal(issued.status, 201);
+    const onB = new Resend(issued.body.token, { baseUrl: b.url });
+    const readFrom = performance.now();
+    assert.equal((await onB.domains.list()).error, null);
+    assert.equal((await a.resend.oauthGrants.revoke(issued.body.id)).error, null);
+    const refusedAt = await eventually(
+      async () => (await onB.domains.list()).error?.name === 'invalid_api_key' && performance.now(),
+      5_000,
+      'B refusing the revoked grant',
+    );
+    assert.ok(refusedAt < readFrom + CACHE_MS, `refused ${Math.round(refusedAt - readFrom - CACHE_MS)} ms after B's entry expired by itself`);
   });
 });

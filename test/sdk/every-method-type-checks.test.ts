@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createVerifiedDomain } from '../support/domains.js';
 import { eventually } from '../support/eventually.js';
-import type { TestPostline } from '../support/postline.js';
+import { rawRequest, type TestPostline } from '../support/postline.js';
 import { type Answer, declaredSdkMethods, typeCheckAnswers } from '../support/sdk-types.js';
 import { composeMessage, deliverInbound, startInboundTest } from '../inbound/support.js';
 import { LOOPBACK_ENDPOINTS, publishMx, WebhookReceiver } from '../webhooks/support.js';
@@ -18,8 +18,6 @@ const NOT_YET_IMPLEMENTED = new Set([
   'domains.claims.create',
   'domains.claims.get',
   'domains.claims.verify',
-  'oauthGrants.list',
-  'oauthGrants.revoke',
 ]);
 
 // Webhook kinds the walk subscribes to: each must arrive and type-check.
@@ -80,6 +78,7 @@ const POSTLINE_ADDITIONS: Record<string, string[]> = {
   'webhooks.events.list': ['data.*.attempts', 'data.*.next_attempt_at'],
   'webhooks.events.get': ['attempts'],
   'webhooks.events.attempts.list': ['data.*.latency_ms'],
+  'oauthGrants.list': ['data.*.domain_id'],
 };
 // Generic methods whose declared answer needs its type argument. CreateBatchSuccessResponse
 // without `batchValidation: 'permissive'` intersects `data` with Record<string, never>, which
@@ -348,8 +347,12 @@ describe("the resend SDK's whole surface: every method called, every answer of t
     await call('inboxes.threads.remove', () => r.inboxes.threads.remove({ inboxId, threadId }));
     await call('inboxes.remove', () => r.inboxes.remove(inboxId));
     await call('usage.get', () => r.usage.get());
-    await call('oauthGrants.list', () => r.oauthGrants.list());
-    await call('oauthGrants.revoke', () => r.oauthGrants.revoke('missing'));
+    // A grant is issued by the account itself here (Postline's POST /oauth/grants: no consent screen).
+    const issued = await rawRequest(t, 'POST', '/oauth/grants', { body: { client: { name: 'Walk app' }, scopes: ['emails:send'] } });
+    assert.equal(issued.status, 201, JSON.stringify(issued.body));
+    const grants = await call('oauthGrants.list', () => r.oauthGrants.list());
+    assert.ok(grants.data.some((g) => g.id === issued.body.id));
+    await call('oauthGrants.revoke', () => r.oauthGrants.revoke(issued.body.id));
 
     // Removals last, then the webhook log once its deliveries are in.
     await call('contacts.segments.remove', () => r.contacts.segments.remove({ contactId: contact.id, segmentId: segment.id }));
