@@ -79,8 +79,8 @@ export class InboxAgentWorker {
   private async draft(job: AgentJob): Promise<void> {
     const { db, config, logger } = this.options;
     const context = await loadContext(db, job);
-    if (!context) return; // the thread was deleted meanwhile, and its job with it
-    if (!context.agent.actions.includes(DRAFT_REPLY)) return markSkipped(db, job);
+    // The thread was deleted meanwhile (and its job with it), or the agent no longer drafts replies.
+    if (!context?.agent.actions.includes(DRAFT_REPLY)) return markSkipped(db, job);
     const maxAttempts = config.agentRetryDelaysMs.length + 1;
     let reply: string;
     try {

@@ -106,6 +106,19 @@ describe('inbox agent: drafts replies to new threads through a model endpoint', 
     assert.deepEqual(await jobOf(thread.id), { status: 'drafted', attempts: 2, last_error: null });
   });
 
+  it('retries answers that carry no reply: not JSON, then no choices', async () => {
+    const answers = [{ status: 200, body: 'upstream says hello' }, { status: 200, body: '{"choices":[]}' }, { reply: 'Third time lucky.' }];
+    let calls = 0;
+    model.answer = (r) => (r.body.messages?.some((m) => m.content.includes('Garbled answers')) ? answers[calls++]! : { reply: 'unrelated' });
+    await receive(t, { from: 'Gus <gus@remote.test>', subject: 'Garbled answers', messageId: '<garbled@remote.test>', text: 'Hi.' });
+    const thread = await eventually(() => threadWithSubject('Garbled answers'), 15_000, 'the thread');
+    await eventually(async () => (await jobOf(thread.id))?.status === 'drafted', 15_000, 'the job drafted');
+    const drafts = await draftsOf(thread.id);
+    assert.equal(drafts.length, 1);
+    assert.equal((await t.resend.inboxes.drafts.get({ inboxId, draftId: drafts[0]!.id })).data!.text, 'Third time lucky.');
+    assert.equal(model.about('Garbled answers').length, 3);
+  });
+
   it('gives up after its retries when the endpoint never answers, within the timeout, and keeps serving', async () => {
     model.answer = (r) => (r.body.messages?.some((m) => m.content.includes('Silent endpoint')) ? { hang: true } : { reply: 'unrelated' });
     const started = Date.now();
