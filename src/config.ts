@@ -105,6 +105,15 @@ export interface Config {
   metrics: boolean;
   /** A bearer token /metrics asks for; undefined: only loopback clients may read it. */
   metricsToken: string | undefined;
+  /** Inbox agent: an OpenAI-compatible chat completions URL; undefined: agents keep their settings and never call a model. */
+  agentUrl: string | undefined;
+  /** Inbox agent: the endpoint's bearer key (none for an endpoint that asks for none) and the model asked. */
+  agentApiKey: string | undefined;
+  agentModel: string | undefined;
+  /** Inbox agent: how long one request to the endpoint may take (ms). */
+  agentTimeoutMs: number;
+  /** Inbox agent: waits before each retry of a failed request; one more attempt than delays, then the draft is given up. */
+  agentRetryDelaysMs: number[];
 }
 
 export class ConfigError extends Error {}
@@ -509,6 +518,33 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
     shown: 'unset (loopback clients only)',
     help: "`/metrics` asks for this as a bearer token (`Authorization: Bearer …`); unset, only clients on loopback may read it (the connection's own address: a request forwarded by a proxy never counts as one)",
     read: optionalText,
+  },
+  agentUrl: {
+    variable: 'POSTLINE_AGENT_URL',
+    shown: 'unset (no model is called)',
+    help: "an OpenAI-compatible chat completions URL (`https://api.openai.com/v1/chat/completions`, a local server's `http://127.0.0.1:8080/v1/chat/completions`): the inbox agent drafts a reply to each new thread of an inbox whose agent has the `draft_reply` action, with its instructions and tone, as a draft for a person to send (it never sends). The thread's text is sent to this endpoint. Unset: agents' settings are kept and nothing else happens. Give it (and the key and model) to nodes with the `smtp` role, which queue the drafting as mail arrives, and the `worker` role, which calls the model",
+    read: url(['http:', 'https:']),
+  },
+  agentApiKey: {
+    variable: 'POSTLINE_AGENT_API_KEY',
+    shown: 'unset (no `Authorization` header)',
+    help: 'the bearer key sent to `POSTLINE_AGENT_URL`',
+    read: optionalText,
+  },
+  agentModel: {
+    variable: 'POSTLINE_AGENT_MODEL',
+    shown: 'unset; required with `POSTLINE_AGENT_URL`',
+    help: 'the `model` asked at `POSTLINE_AGENT_URL` (`gpt-4o-mini`, …)',
+    read: (raw, name, env) => {
+      if (unset(raw) && !unset(env.POSTLINE_AGENT_URL)) throw new ConfigError(`${name} must be set with POSTLINE_AGENT_URL`);
+      return optionalText(raw, name, env);
+    },
+  },
+  agentTimeoutMs: { variable: 'POSTLINE_AGENT_TIMEOUT', help: 'how long one request to `POSTLINE_AGENT_URL` may take, answer included', read: timeout('60s') },
+  agentRetryDelaysMs: {
+    variable: 'POSTLINE_AGENT_RETRY_DELAYS',
+    help: 'waits before each retry of a failed request to `POSTLINE_AGENT_URL` (an error status, a timeout, an answer without a reply); when the last retry fails too, the thread gets no draft and the failure is logged',
+    read: durationList('30s,2m,10m,30m'),
   },
   logLevel: { variable: 'LOG_LEVEL', help: 'pino level', read: text('info') },
   logFormat: {

@@ -19,6 +19,8 @@ import { ScheduledEmailReleaser } from './emails/release-scheduled.js';
 import { acceptDeps } from './emails/routes.js';
 import { purgeExpiredIdempotencyKeys, releaseIdempotencyClaimsOfNodes } from './idempotency/idempotency-keys.js';
 import { purgeReceivedMail } from './inbound/retention.js';
+import { releaseAgentJobsOfNodes } from './inboxes/agent-jobs.js';
+import { InboxAgentWorker } from './inboxes/agent-worker.js';
 import type { Logger } from './logger.js';
 import { RequestLogs } from './logs/request-logs.js';
 import { NodePresence } from './nodes/node-presence.js';
@@ -88,6 +90,7 @@ export function startWorkerRole(
       releaseImportsOfNodes,
       releaseBroadcastsOfNodes,
       releaseStepsOfNodes,
+      releaseAgentJobsOfNodes,
       releaseIdempotencyClaimsOfNodes,
     ],
     presenceId,
@@ -127,6 +130,8 @@ export function startWorkerRole(
     new ContactImportWorker(db, logger.child({ role: 'contact-imports' }), nodeId),
     // Sent events start automation runs; runs' steps (delays, waits, emails) are carried out.
     new AutomationWorker({ db, accept, logger: logger.child({ role: 'automations' }), nodeId }),
+    // Drafts of replies to new inbox threads, asked of the operator's model endpoint, if any.
+    ...(config.agentUrl ? [new InboxAgentWorker({ db, config, logger: logger.child({ role: 'inbox-agent' }), nodeId })] : []),
   ];
   const parts = [...(share === 'delivering' ? [] : queueing), ...(share === 'queueing' ? [] : delivering)];
   presence.start();

@@ -131,3 +131,20 @@ describe('unit: the configuration table', () => {
     refuses({ POSTLINE_WORKER_THREAD: 'maybe' }, 'POSTLINE_WORKER_THREAD must be true or false, got "maybe"');
   });
 });
+
+describe('unit: config of the inbox agent', () => {
+  it('calls no model by default', () => {
+    const defaults = loadConfig({});
+    assert.equal(defaults.agentUrl, undefined);
+    assert.equal(defaults.agentTimeoutMs, 60 * S);
+    assert.deepEqual(defaults.agentRetryDelaysMs, [30 * S, 2 * M, 10 * M, 30 * M]);
+  });
+
+  it('needs a model with the endpoint, and an http(s) URL', () => {
+    refuses({ POSTLINE_AGENT_URL: 'https://models.example/v1/chat/completions' }, 'POSTLINE_AGENT_MODEL must be set with POSTLINE_AGENT_URL');
+    refuses({ POSTLINE_AGENT_URL: 'ftp://models.example/', POSTLINE_AGENT_MODEL: 'm' }, 'POSTLINE_AGENT_URL must start with http:// or https://');
+    const config = loadConfig({ POSTLINE_AGENT_URL: 'http://127.0.0.1:8080/v1/chat/completions', POSTLINE_AGENT_MODEL: 'm', POSTLINE_AGENT_API_KEY: ' k ' });
+    assert.equal(config.agentModel, 'm');
+    assert.equal(config.agentApiKey, 'k');
+  });
+});

@@ -104,8 +104,8 @@ interface TopicEventData {
 
 /** The inbox events' data (the SDK's Inbox*EventData; the optional embedded objects are left out). */
 interface InboxEventData {
-  /** system: the mail pipeline (mail received, a thread started); api: a caller's request. */
-  source: 'api' | 'system';
+  /** system: the mail pipeline (mail received, a thread started); api: a caller's request; agent: the inbox agent (a drafted reply). */
+  source: 'api' | 'system' | 'agent';
   inbox_id: string;
 }
 interface InboxThreadEventData extends InboxEventData {

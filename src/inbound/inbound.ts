@@ -79,7 +79,9 @@ export class InboundMail {
 
     const outcome = await db.tx(async (q) => {
       const ids = auth
-        ? await storeReceived(q, { id, raw: stored, envelope, auth, parsed: email ? describeMessage(email) : UNPARSEABLE }, routed.byAccount)
+        ? await storeReceived(q, { id, raw: stored, envelope, auth, parsed: email ? describeMessage(email) : UNPARSEABLE }, routed.byAccount, {
+            queueAgentDrafts: this.deps.config.agentUrl !== undefined,
+          })
         : [];
       let applied = 0;
       // Email rows locked in id order, as delivery outcomes lock them: no deadlock between the two.

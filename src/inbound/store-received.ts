@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import { recordEvents } from '../events/record-events.js';
-import { fileReceived } from '../inboxes/file-received.js';
+import { type FilingOptions, fileReceived } from '../inboxes/file-received.js';
 import type { Authentication } from './authenticate.js';
 import type { InboundEnvelope } from './inbound.js';
 import type { ParsedMessage } from './received-message.js';
@@ -21,7 +21,7 @@ interface MessageToStore {
 }
 
 /** Stores the message for each account in `byAccount` (account id → its envelope recipients); returns the received email ids. */
-export async function storeReceived(q: Queryable, message: MessageToStore, byAccount: Map<string, string[]>): Promise<string[]> {
+export async function storeReceived(q: Queryable, message: MessageToStore, byAccount: Map<string, string[]>, filing: FilingOptions): Promise<string[]> {
   const { envelope, auth, parsed } = message;
   await q.query(
     `INSERT INTO inbound_messages (id, raw, mail_from, rcpt_to, remote_address, client_hostname, helo_name, secure, spf, dkim, dmarc, authentication)
@@ -114,6 +114,7 @@ export async function storeReceived(q: Queryable, message: MessageToStore, byAcc
       attachments: attachments.filter((a) => a.receivedEmailId === e.id),
     })),
     parsed,
+    filing,
   );
   return emails.map((e) => e.id as string);
 }

@@ -1,6 +1,7 @@
 // /inboxes/:inbox/agent: the inbox agent's settings (instructions, tone, actions from the
-// SDK's INBOX_AGENT_TONES and INBOX_AGENT_ACTIONS), stored and returned. Nothing acts on them
-// yet: no model endpoint is called.
+// SDK's INBOX_AGENT_TONES and INBOX_AGENT_ACTIONS), stored and returned. With a model endpoint
+// (POSTLINE_AGENT_URL), `draft_reply` makes the agent draft replies to new threads
+// (agent-worker.ts); the other actions are kept and not acted on.
 import { missingField, validation } from '../api/errors.js';
 import type { Route } from '../api/route.js';
 import { array, constant, input, nullable, object, objectId, oneOfValues, string } from '../api/schema.js';

@@ -1,7 +1,9 @@
 // The inbound hook: inside the receiving transaction (src/inbound/store-received.ts), each
 // received email whose envelope recipients include an inbox's address is filed into a thread
 // of that inbox (threading.ts). One query when no inbox is addressed, which is the common case.
+// With a model endpoint configured, a thread the mail starts gets its agent's draft queued.
 import type { Queryable } from '../db/database.js';
+import { queueAgentDraft } from './agent-jobs.js';
 import { addMessage, messageIdsIn } from './threading.js';
 
 interface ReceivedForInboxes {
@@ -34,7 +36,12 @@ function fromDisplay(message: ReceivedMessage): string {
   return written && !written.includes('=?') ? written : message.from;
 }
 
-export async function fileReceived(q: Queryable, emails: ReceivedForInboxes[], message: ReceivedMessage): Promise<void> {
+export interface FilingOptions {
+  /** A model endpoint is configured (POSTLINE_AGENT_URL): new threads of inboxes whose agent drafts replies get a job. */
+  queueAgentDrafts: boolean;
+}
+
+export async function fileReceived(q: Queryable, emails: ReceivedForInboxes[], message: ReceivedMessage, options: FilingOptions): Promise<void> {
   if (emails.length === 0) return;
   const inboxes = await q.query<{ id: string; account_id: string; email_id: string }>(
     `SELECT i.id, i.account_id, e.id AS email_id
@@ -46,7 +53,7 @@ export async function fileReceived(q: Queryable, emails: ReceivedForInboxes[], m
   );
   for (const inbox of inboxes) {
     const email = emails.find((e) => e.id === inbox.email_id)!;
-    await addMessage(q, inbox, {
+    const filed = await addMessage(q, inbox, {
       direction: 'inbound',
       sourceEmailId: email.id,
       messageId: message.messageId,
@@ -62,5 +69,6 @@ export async function fileReceived(q: Queryable, emails: ReceivedForInboxes[], m
       text: message.text,
       attachments: email.attachments.map((a) => ({ id: a.id, filename: a.filename, size: a.size })),
     });
+    if (filed.created && options.queueAgentDrafts) await queueAgentDraft(q, inbox.id, filed);
   }
 }
