@@ -1,28 +1,15 @@
-// domains.claims.* and oauthGrants.* through the SDK: Postline does not offer them, and says so
+// oauthGrants.* through the SDK: Postline does not offer them, and says so
 // in Resend's error body (422 validation_error with the way to do it here), never a bare 404.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestPostline, type TestPostline } from '../support/postline.js';
 
-describe('domain claims and OAuth grants: a clear, documented refusal', () => {
+describe('OAuth grants: a clear, documented refusal', () => {
   let t: TestPostline;
   before(async () => {
     t = await startTestPostline();
   });
   after(() => t.stop());
-
-  it('answers every domains.claims method with a 422 that says how domains move between accounts', async () => {
-    const id = crypto.randomUUID();
-    for (const { error } of [
-      await t.resend.domains.claims.create({ name: 'taken.test' }),
-      await t.resend.domains.claims.get(id),
-      await t.resend.domains.claims.verify(id),
-    ]) {
-      assert.equal(error?.statusCode, 422);
-      assert.equal(error?.name, 'validation_error');
-      assert.match(error!.message, /^Domain claims are not available in Postline: .*DELETE \/domains\/:id.*POST \/domains/);
-    }
-  });
 
   it('answers oauthGrants.list and .revoke with a 422 that points to API keys', async () => {
     for (const { error } of [await t.resend.oauthGrants.list(), await t.resend.oauthGrants.revoke(crypto.randomUUID())]) {
