@@ -49,7 +49,7 @@ import { webhookRoutes } from './webhooks/routes.js';
 import { healthRoutes, type NodeState, type Phase } from './health/routes.js';
 import { getUsage } from './usage/get-usage.js';
 import { OAuthGrants } from './accounts/oauth-grants.js';
-import { domainClaimRoutes } from './domains/domain-claims.js';
+import { DomainClaims } from './domains/domain-claims.js';
 import { webhookDestinations } from './webhooks/webhook-fields.js';
 import { startWorkerRole } from './worker-role.js';
 import { startWorkerThread } from './worker-thread.js';
@@ -134,7 +134,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
         ...apiKeys.routes(),
         ...new OAuthGrants(db, apiKeys).routes(),
         ...domains.routes(),
-        ...domainClaimRoutes(),
+        ...new DomainClaims({ db, dns, mtaHost: config.smtpHostname, sandbox: config.sandbox }).routes(),
         ...inboundRoutes(db, config),
         ...inboxRoutes(db, accept),
         ...emailRoutes(db, config, dns, accept),

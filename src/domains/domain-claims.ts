@@ -1,72 +1,157 @@
 // POST /domains/claim, GET /domains/:id/claim and POST /domains/:id/claim/verify (the SDK's
-// domains.claims.*): on Resend, taking over a domain another team holds, with a TXT record as
-// proof. A domain name is unique in a Postline installation, so the same would mean moving a
-// domain between its accounts; that move is not offered yet (it must settle the old account's
-// queued and scheduled mail from the domain, its API keys restricted to it, its DKIM key and
-// inbound mail first). The routes answer so, as a 422 validation_error (the answer Postline
-// gives for what it does not offer), never a bare 404: the operator moves a domain by deleting
-// it in one account and adding it in the other.
-import { validation } from '../api/errors.js';
-import type { Route } from '../api/route.js';
-import { boolean, constant, input, nullable, object, oneOfValues, string, uuid } from '../api/schema.js';
+// domains.claims.*): an account takes over a domain another account of this installation
+// holds, proving control of its DNS with a TXT record, as Resend's claims move a domain
+// between teams. A claim makes a placeholder domain in the claiming account (with its own,
+// fresh DKIM key; its id is the claim's `domain_id`, through which the claim is read and
+// verified; deleting it cancels the claim); verification looks the TXT record up through
+// Postline's resolver and moves the domain (claim-transfer.ts).
+import { ApiError, notFound, validation } from '../api/errors.js';
+import { isUuid } from '../api/format.js';
+import type { Principal, Route } from '../api/route.js';
+import { boolean, input, string, uuid } from '../api/schema.js';
+import { objectBody, optionalEnum, rejectUnknown, requiredString } from '../api/validate.js';
+import type { Db, Row } from '../db/database.js';
+import type { DnsResolver } from '../dns/resolver.js';
+import { CLAIM_SCHEMA, claimView, insertClaim, latestClaim, LIVE_STATUSES } from './claim-rows.js';
+import { verifyClaim } from './claim-transfer.js';
+import { invalidRegion, parseDomainName, parseLabel, parseSettings, REGIONS, type DomainSettings } from './domain-fields.js';
+import { insertDomain } from './domains.js';
 
-const NOT_AVAILABLE =
-  'Domain claims are not available in Postline: a domain moves between accounts of an installation when it is deleted in one (DELETE /domains/:id) and added in the other (POST /domains).';
-const DESCRIPTION = `Not available in Postline: always answers 422 \`validation_error\`. ${NOT_AVAILABLE.split(': ')[1]}`;
+const CLAIM_FIELDS = ['name', 'region', 'custom_return_path', 'open_tracking', 'click_tracking', 'tracking_subdomain'];
 
-const STATUSES = ['pending', 'verified', 'completed', 'blocked', 'expired', 'superseded', 'canceled', 'failed'];
-const CLAIM = object({
-  object: constant('domain_claim'),
-  id: uuid(),
-  name: string(),
-  status: oneOfValues(STATUSES),
-  domain_id: nullable(uuid()),
-  region: nullable(string()),
-  record: object({ type: constant('TXT'), name: string(), value: string(), ttl: constant('Auto') }),
-  blocked_reason: nullable(oneOfValues(['grace_period', 'recent_owner_activity', 'pending_scheduled_emails'])),
-  failure_reason: nullable(string()),
-  created_at: string(),
-  expires_at: string(),
-});
-const reference = (status: number) => ({ status, description: "Resend's answer, for reference.", schema: CLAIM });
+export interface DomainClaimsDeps {
+  db: Db;
+  dns: DnsResolver;
+  mtaHost: string;
+  sandbox?: boolean;
+}
 
-export function domainClaimRoutes(): Route[] {
-  const refuse = async (): Promise<never> => {
-    throw validation(NOT_AVAILABLE);
+interface ClaimRequest {
+  name: string;
+  region: string;
+  returnPath: string;
+  settings: DomainSettings;
+}
+
+function parseClaimRequest(raw: unknown): ClaimRequest {
+  const body = objectBody(raw);
+  rejectUnknown(body, CLAIM_FIELDS);
+  if (body.name === undefined || body.name === null) throw new ApiError('missing_required_field', 'Missing "name" field');
+  return {
+    name: parseDomainName(requiredString(body, 'name')),
+    region: optionalEnum(body, 'region', REGIONS, invalidRegion()) ?? 'us-east-1',
+    returnPath: parseLabel(body, 'custom_return_path') ?? 'send',
+    settings: parseSettings(body),
   };
-  return [
-    {
-      method: 'POST',
-      url: '/domains/claim',
-      doc: {
-        summary: 'Claim a domain',
-        description: DESCRIPTION,
-        body: input(
-          {
-            name: string(),
-            region: string(),
-            custom_return_path: string(),
-            open_tracking: boolean(),
-            click_tracking: boolean(),
-            tracking_subdomain: string(),
-          },
-          ['name'],
-        ),
-        response: reference(201),
+}
+
+/** Whether the placeholder already has the settings a repeated claim asks for. */
+function sameSettings(placeholder: Row, r: ClaimRequest): boolean {
+  return (
+    placeholder.region === r.region &&
+    placeholder.custom_return_path === r.returnPath &&
+    placeholder.open_tracking === (r.settings.openTracking ?? false) &&
+    placeholder.click_tracking === (r.settings.clickTracking ?? false) &&
+    placeholder.tracking_subdomain === (r.settings.trackingSubdomain ?? null)
+  );
+}
+
+export class DomainClaims {
+  constructor(private deps: DomainClaimsDeps) {}
+
+  /** 201 with a new claim; 200 with the pending one when an identical claim is pending (as Resend answers). */
+  async create(principal: Principal, raw: unknown): Promise<{ status: number; body: ReturnType<typeof claimView> }> {
+    const request = parseClaimRequest(raw);
+    const { name } = request;
+    return this.deps.db.tx(async (q) => {
+      const rows = await q.query(
+        `SELECT id, account_id, placeholder, region, custom_return_path, open_tracking, click_tracking, tracking_subdomain
+           FROM domains WHERE name = $1 ORDER BY id FOR UPDATE`,
+        [name],
+      );
+      const mine = rows.find((r) => r.account_id === principal.accountId);
+      if (mine && !mine.placeholder) throw validation(`The \`${name}\` domain is already this account's: there is nothing to claim.`, 403);
+      if (!mine && !rows.some((r) => !r.placeholder)) {
+        throw validation(`No other account holds the \`${name}\` domain, so there is nothing to claim: add it with POST /domains.`);
+      }
+      if (mine) {
+        const latest = await latestClaim(q, principal.accountId, mine.id, true);
+        if (latest && LIVE_STATUSES.includes(latest.status) && sameSettings(mine, request)) return { status: 200, body: claimView(latest) };
+        if (latest && LIVE_STATUSES.includes(latest.status)) await q.query(`UPDATE domain_claims SET status = 'superseded' WHERE id = $1`, [latest.id]);
+        const s = request.settings;
+        await q.query(
+          `UPDATE domains SET region = $2, custom_return_path = $3, open_tracking = $4, click_tracking = $5, tracking_subdomain = $6 WHERE id = $1`,
+          [mine.id, request.region, request.returnPath, s.openTracking ?? false, s.clickTracking ?? false, s.trackingSubdomain ?? null],
+        );
+        return { status: 201, body: claimView(await insertClaim(q, principal.accountId, mine.id, name)) };
+      }
+      const placeholder = await insertDomain(q, principal.accountId, { ...request, sandboxed: this.deps.sandbox, placeholder: true }, this.deps.mtaHost);
+      // Another request of this account made the placeholder since the lookup above.
+      if (!placeholder) throw validation(`A claim of the \`${name}\` domain was started at the same time: retrieve it with GET /domains/:id/claim.`, 409);
+      return { status: 201, body: claimView(await insertClaim(q, principal.accountId, placeholder.id, name)) };
+    });
+  }
+
+  async get(principal: Principal, domainId: string) {
+    const claim = isUuid(domainId) ? await latestClaim(this.deps.db, principal.accountId, domainId) : undefined;
+    if (!claim) throw notFound('Domain claim');
+    return claimView(claim);
+  }
+
+  async verify(principal: Principal, domainId: string) {
+    const claim = isUuid(domainId) ? await latestClaim(this.deps.db, principal.accountId, domainId) : undefined;
+    if (!claim) throw notFound('Domain claim');
+    return claimView(await verifyClaim(this.deps, claim));
+  }
+
+  routes(): Route[] {
+    const params = { id: uuid('The placeholder domain the claim made (its `domain_id`).') };
+    return [
+      {
+        method: 'POST',
+        url: '/domains/claim',
+        doc: {
+          summary: 'Claim a domain',
+          description:
+            'Starts a claim of a domain another account of this installation holds: makes a placeholder domain in this account (with a fresh DKIM key) and answers the TXT record to publish at the domain to prove control of it. 200 with the pending claim when an identical one is pending; a claim with other settings supersedes it. 403 for a domain of this account; 422 for a domain no other account holds (add it with POST /domains).',
+          body: input(
+            {
+              name: string({ format: 'hostname', maxLength: 253 }),
+              region: string({ enum: REGIONS, default: 'us-east-1' }),
+              custom_return_path: string({ default: 'send' }),
+              open_tracking: boolean(),
+              click_tracking: boolean(),
+              tracking_subdomain: string(),
+            },
+            ['name'],
+          ),
+          response: { status: 201, schema: CLAIM_SCHEMA },
+        },
+        handler: async (c) => this.create(c.principal, c.body),
       },
-      handler: refuse,
-    },
-    {
-      method: 'GET',
-      url: '/domains/:id/claim',
-      doc: { summary: "Retrieve a domain's claim", description: DESCRIPTION, params: { id: uuid() }, response: reference(200) },
-      handler: refuse,
-    },
-    {
-      method: 'POST',
-      url: '/domains/:id/claim/verify',
-      doc: { summary: "Verify a domain's claim", description: DESCRIPTION, params: { id: uuid() }, response: reference(200) },
-      handler: refuse,
-    },
-  ];
+      {
+        method: 'GET',
+        url: '/domains/:id/claim',
+        doc: {
+          summary: "Retrieve a domain's claim",
+          description: 'The latest claim of the placeholder domain.',
+          params,
+          response: { status: 200, schema: CLAIM_SCHEMA },
+        },
+        handler: async (c) => ({ body: await this.get(c.principal, c.params.id!) }),
+      },
+      {
+        method: 'POST',
+        url: '/domains/:id/claim/verify',
+        doc: {
+          summary: "Verify a domain's claim",
+          description:
+            "Looks the claim's TXT record up now. Found: the domain moves to this account at once (`completed`): the holder's domain, its DKIM key and its records are deleted, this account's placeholder becomes the domain, to verify with POST /domains/:id/verify once its new records are published. Not found: stays `pending`, with the reason in `failure_reason`. `blocked` (`pending_scheduled_emails`) while the holder still has mail from the domain to send.",
+          params,
+          response: { status: 200, schema: CLAIM_SCHEMA },
+        },
+        handler: async (c) => ({ body: await this.verify(c.principal, c.params.id!) }),
+      },
+    ];
+  }
 }

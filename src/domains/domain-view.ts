@@ -8,7 +8,7 @@ import { expectedRecords, type RecordStatus } from './dns-records.js';
 
 export const DOMAIN_COLUMNS = `id, name, status, region, custom_return_path, open_tracking, click_tracking, tls,
   sending_enabled, receiving_enabled, tracking_subdomain, dkim_selector, dkim_public_key, record_status, created_at, sandboxed,
-  warmup_started_at, warmup_schedule, outbound_ips`;
+  warmup_started_at, warmup_schedule, outbound_ips, placeholder`;
 
 function records(row: Row, mtaHost: string, receivingLabel: string, which: 'required' | 'recommended' | 'all' = 'all') {
   return expectedRecords(

@@ -3,7 +3,7 @@
 // POSTLINE_DNS_SERVERS. Every change records a domain.* event in its own transaction.
 import crypto from 'node:crypto';
 import { promisify } from 'node:util';
-import { ApiError, notFound } from '../api/errors.js';
+import { ApiError, notFound, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Principal, Route } from '../api/route.js';
@@ -12,6 +12,7 @@ import { objectBody, optionalEnum, rejectUnknown, requiredString } from '../api/
 import type { Db, Queryable, Row } from '../db/database.js';
 import type { DnsResolver } from '../dns/resolver.js';
 import { recordEvents } from '../events/record-events.js';
+import { cancelClaims } from './claim-rows.js';
 import { expectedRecords, verifyRecords } from './dns-records.js';
 import {
   CREATE_DOMAIN_SCHEMA,
@@ -52,14 +53,17 @@ interface NewDomain {
   returnPath: string;
   settings: DomainSettings;
   sandboxed?: boolean;
+  /** A claim's placeholder (domain-claims.ts): the account's only once its claim completes. */
+  placeholder?: boolean;
 }
 
 /**
  * Writes a domain with a fresh DKIM key, warming up from now on (src/warmup/; a sandboxed
  * domain sends only to the sandbox and does not) and records domain.created, in `q`'s transaction;
- * undefined when the name is registered already (by any account: names are unique).
+ * undefined when the name is registered already (held by any account: held names are unique;
+ * or a placeholder of this account's claim, one row per name and account).
  */
-async function insertDomain(q: Queryable, accountId: string, domain: NewDomain, mtaHost: string): Promise<Row | undefined> {
+export async function insertDomain(q: Queryable, accountId: string, domain: NewDomain, mtaHost: string): Promise<Row | undefined> {
   const { publicKey, privateKey } = await generateKeyPair('rsa', {
     modulusLength: 2048,
     publicKeyEncoding: { type: 'spki', format: 'der' },
@@ -68,9 +72,9 @@ async function insertDomain(q: Queryable, accountId: string, domain: NewDomain, 
   const { settings } = domain;
   const inserted = await q.one(
     `INSERT INTO domains (id, account_id, name, region, custom_return_path, open_tracking, click_tracking, tls,
-       sending_enabled, receiving_enabled, tracking_subdomain, dkim_selector, dkim_private_key, dkim_public_key, sandboxed, warmup_started_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, CASE WHEN $15 THEN NULL ELSE now() END)
-     ON CONFLICT (name) DO NOTHING
+       sending_enabled, receiving_enabled, tracking_subdomain, dkim_selector, dkim_private_key, dkim_public_key, sandboxed, warmup_started_at, placeholder)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, CASE WHEN $15 OR $16 THEN NULL ELSE now() END, $16)
+     ON CONFLICT DO NOTHING
      RETURNING account_id, ${DOMAIN_COLUMNS}`,
     [
       crypto.randomUUID(),
@@ -88,6 +92,7 @@ async function insertDomain(q: Queryable, accountId: string, domain: NewDomain, 
       privateKey,
       (publicKey as Buffer).toString('base64'),
       domain.sandboxed ?? false,
+      domain.placeholder ?? false,
     ],
   );
   if (inserted) await recordEvents(q, [{ accountId, type: 'domain.created', data: domainEventData(inserted, mtaHost) }]);
@@ -179,6 +184,9 @@ export class Domains {
 
   async verify(principal: Principal, id: string) {
     const current = await this.find(this.deps.db, principal, id);
+    if (current.placeholder) {
+      throw validation(`The \`${current.name}\` domain is still claimed from another account: verify its claim first (POST /domains/${id}/claim/verify).`);
+    }
     const records = expectedRecords(
       {
         name: current.name,
@@ -207,6 +215,8 @@ export class Domains {
     await this.deps.db.tx(async (q) => {
       const row = await this.find(q, principal, id, true);
       await q.query('DELETE FROM domains WHERE id = $1', [id]);
+      // Deleting a claim's placeholder cancels the claim, as at Resend.
+      if (row.placeholder) await cancelClaims(q, principal.accountId, id);
       await this.event(q, 'domain.deleted', { ...row, account_id: principal.accountId });
     });
     return { object: 'domain', id, deleted: true };

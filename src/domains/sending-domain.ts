@@ -23,7 +23,7 @@ const COLUMNS = `id, name, status, sending_enabled, dkim_selector, dkim_private_
 /** The account's domains among `names` (lower-case), keyed by name. One query for any number. */
 export async function findSendingDomains(q: Queryable, accountId: string, names: string[]): Promise<Map<string, SendingDomain>> {
   const unique = [...new Set(names.map((n) => n.toLowerCase()))];
-  const rows = await q.query(`SELECT ${COLUMNS} FROM domains WHERE account_id = $1 AND name = ANY($2::text[])`, [accountId, unique]);
+  const rows = await q.query(`SELECT ${COLUMNS} FROM domains WHERE account_id = $1 AND name = ANY($2::text[]) AND NOT placeholder`, [accountId, unique]);
   return new Map(rows.map((r) => [r.name, sendingDomain(r)]));
 }
 

@@ -50,7 +50,7 @@ export async function routeRecipients(q: Queryable, addresses: string[], hostnam
   if (domains.length === 0 && !postmaster) return routed;
   const rows = await q.query<{ kind: 'domain' | 'email' | 'postmaster'; key: string; account_id: string; envelope_from: string | null }>(
     `SELECT 'domain' AS kind, name AS key, account_id, NULL AS envelope_from FROM domains
-      WHERE name = ANY($1::text[]) AND receiving_enabled AND verified_at IS NOT NULL
+      WHERE name = ANY($1::text[]) AND receiving_enabled AND verified_at IS NOT NULL AND NOT placeholder
      UNION ALL
      SELECT 'email', id::text, account_id, envelope_from FROM emails
       WHERE id = ANY($2::uuid[]) AND envelope_from IS NOT NULL

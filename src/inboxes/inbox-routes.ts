@@ -49,7 +49,10 @@ function createInbox(db: Db): Route {
       const name = nameField(body, 'name') ?? address;
       const fromName = nameField(body, 'from_name') ?? null;
       const forwarding = optionalBoolean(body, 'forwarding') ?? false;
-      const domain = await db.one('SELECT id, receiving_enabled FROM domains WHERE account_id = $1 AND name = $2', [principal.accountId, mailbox.domain]);
+      const domain = await db.one('SELECT id, receiving_enabled FROM domains WHERE account_id = $1 AND name = $2 AND NOT placeholder', [
+        principal.accountId,
+        mailbox.domain,
+      ]);
       if (!domain) throw validation(`The domain \`${mailbox.domain}\` is not a domain of this account.`);
       if (!domain.receiving_enabled) throw validation(`The domain \`${mailbox.domain}\` does not have receiving enabled.`);
       const id = crypto.randomUUID();

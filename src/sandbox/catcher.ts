@@ -86,7 +86,10 @@ export class SandboxCatcher {
     const resolver: DNSResolver = async (name, type) => {
       const match = /^([^.]+)\._domainkey\.(.+)$/i.exec(name);
       if (type !== 'TXT' || !match) throw Object.assign(new Error(`${type} ${name}: no records`), { code: 'ENODATA' });
-      const [row] = await this.db.query(`SELECT dkim_public_key FROM domains WHERE name = $1 AND dkim_selector = $2`, [match[2]!.toLowerCase(), match[1]]);
+      const [row] = await this.db.query(`SELECT dkim_public_key FROM domains WHERE name = $1 AND dkim_selector = $2 AND NOT placeholder`, [
+        match[2]!.toLowerCase(),
+        match[1],
+      ]);
       if (!row) throw Object.assign(new Error(`${name}: no such key`), { code: 'ENOTFOUND' });
       return [[`v=DKIM1; k=rsa; p=${row.dkim_public_key}`]];
     };
