@@ -154,13 +154,14 @@ try {
 
 /** The plans of the listing and search statements, as listThreads writes them, run with EXPLAIN ANALYZE. */
 async function explain(inboxId: string, commonWord: string): Promise<void> {
+  // Each statement is explained, then run for its rows (the first one's decide the second's shape).
   const explaining: Queryable = {
     async query(sql, params) {
       const plan = await postline.sql(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, params);
       console.log(plan.map((r) => r['QUERY PLAN']).join('\n'));
-      return [];
+      return postline.sql(sql, params);
     },
-    one: async (sql, params) => (await postline.sql(sql, params))[0], // what decides the plan's shape, run as is
+    one: async (sql, params) => (await postline.sql(sql, params))[0],
   };
   const page = { limit: 20 };
   const inbox = { folders: ['inbox', 'archive', 'sent'] as ('inbox' | 'archive' | 'sent')[] };

@@ -84,24 +84,22 @@ export async function listThreads(q: Queryable, inboxId: string, filters: Thread
   // A thread matches when one of its messages does. Which way round is fast depends on how many
   // messages match, which the planner cannot tell for a word its statistics do not hold: many
   // (a common word): walk the threads newest first and probe each one's messages, a page is
-  // found in a few dozen threads; few (a rare word): start from those messages (the GIN index)
-  // and sort their threads, rather than probe every thread (5.7 s at 100,000 threads, where
-  // gathering every match of a common word first took 2.1 s; bench/inbox-threads.ts). So count
-  // the matches first, up to DENSE_MATCHES. The thread names its newest matching message, looked
-  // up for the page's rows only.
+  // found in a few dozen threads; few (a rare word): fetch those few threads by id and sort
+  // them, rather than probe every thread (5.7 s at 100,000 threads, where gathering every match
+  // of a common word first took 2.1 s; bench/inbox-threads.ts). So the matching messages' threads
+  // are read first, up to DENSE_MATCHES messages. The thread names its newest matching message,
+  // looked up for the page's rows only.
   const matching = matches.join(' AND ');
-  // The count reads only the parameters pushed so far: the inbox and the message conditions'.
   const where: string[] = [];
-  let sparse = false;
   if (matches.length > 0) {
-    const counted = await q.one(
-      `SELECT count(*)::int AS n FROM (SELECT 1 FROM inbox_messages m WHERE m.inbox_id = $1 AND ${matching} LIMIT ${DENSE_MATCHES}) x`,
-      args,
+    // Reads only the parameters pushed so far: the inbox's and the message conditions'.
+    const found = await q.query(`SELECT thread_id FROM inbox_messages m WHERE m.inbox_id = $1 AND ${matching} LIMIT ${DENSE_MATCHES}`, args);
+    where.push(
+      found.length < DENSE_MATCHES
+        ? `t.id = ANY(${arg([...new Set(found.map((r) => r.thread_id as string))])}::uuid[])`
+        : `EXISTS (SELECT 1 FROM inbox_messages m WHERE m.thread_id = t.id AND ${matching})`,
     );
-    sparse = counted!.n < DENSE_MATCHES;
-    where.push(sparse ? 't.id IN (SELECT thread_id FROM matched)' : `EXISTS (SELECT 1 FROM inbox_messages m WHERE m.thread_id = t.id AND ${matching})`);
   }
-  const matchedCte = sparse ? `WITH matched AS MATERIALIZED (SELECT DISTINCT m.thread_id FROM inbox_messages m WHERE m.inbox_id = $1 AND ${matching}) ` : '';
   // One folder as an equality, so its index (inbox_id, folder, last_message_at) gives the order.
   const folder = filters.folders.length === 1 ? `t.folder = ${arg(filters.folders[0])}` : `t.folder = ANY(${arg(filters.folders)}::text[])`;
   where.push('t.inbox_id = $1', folder);
@@ -123,7 +121,7 @@ export async function listThreads(q: Queryable, inboxId: string, filters: Thread
   }
   const order = backwards ? 'ASC' : 'DESC';
   const rows = await q.query(
-    `${matchedCte}SELECT ${THREAD_COLUMNS}${matchedColumn}
+    `SELECT ${THREAD_COLUMNS}${matchedColumn}
        FROM inbox_threads t
       WHERE ${where.join(' AND ')}
       ORDER BY t.last_message_at ${order}, t.id ${order} LIMIT ${arg(page.limit + 1)}`,
