@@ -15,11 +15,16 @@ export async function startBenchDns(): Promise<TestDnsServer> {
   return dns;
 }
 
-/** Creates the sending domain, publishes its records and verifies it through the API. */
-export async function verifiedSendingDomain(api: { url: string; apiKey: string }, dns: TestDnsServer): Promise<string> {
-  const created = await postJson(api, '/domains', { name: SENDING_DOMAIN });
+/** Creates the sending domain (or `name`, receiving too when asked), publishes its records and verifies it through the API. */
+export async function verifiedSendingDomain(
+  api: { url: string; apiKey: string },
+  dns: TestDnsServer,
+  options: { name?: string; receiving?: boolean } = {},
+): Promise<string> {
+  const name = options.name ?? SENDING_DOMAIN;
+  const created = await postJson(api, '/domains', { name, ...(options.receiving ? { capabilities: { receiving: 'enabled' } } : {}) });
   if (created.status !== 201) throw new Error(`POST /domains → ${created.status} ${JSON.stringify(created.body)}`);
-  publishRecords({ dns }, SENDING_DOMAIN, created.body.records as PublishedRecord[]);
+  publishRecords({ dns }, name, created.body.records as PublishedRecord[]);
   const verify = await postJson(api, `/domains/${created.body.id}/verify`, {});
   if (verify.status !== 200) throw new Error(`verify → ${verify.status} ${JSON.stringify(verify.body)}`);
   const got = await getJson(api, `/domains/${created.body.id}`);

@@ -43,7 +43,8 @@ export class SmtpSession {
     this.listen(socket);
   }
 
-  static async open(target: SubmissionTarget, ehloName = 'client.bench.invalid'): Promise<SmtpSession> {
+  /** Without an apiKey, no AUTH: the session is another MTA delivering inbound mail. */
+  static async open(target: Omit<SubmissionTarget, 'apiKey'> & { apiKey?: string }, ehloName = 'client.bench.invalid'): Promise<SmtpSession> {
     const plain = target.implicit
       ? tls.connect({ host: '127.0.0.1', port: target.port, rejectUnauthorized: false, secureContext: clientContext })
       : net.connect({ host: '127.0.0.1', port: target.port });
@@ -56,8 +57,10 @@ export class SmtpSession {
       await session.upgrade();
       await session.command(`EHLO ${ehloName}`, '250');
     }
-    const plainAuth = Buffer.from(`\0resend\0${target.apiKey}`).toString('base64');
-    await session.command(`AUTH PLAIN ${plainAuth}`, '235');
+    if (target.apiKey !== undefined) {
+      const plainAuth = Buffer.from(`\0resend\0${target.apiKey}`).toString('base64');
+      await session.command(`AUTH PLAIN ${plainAuth}`, '235');
+    }
     return session;
   }
 

@@ -129,7 +129,16 @@ describe('inboxes: real mail in and out is grouped into threads', () => {
       byText.map((th) => th.id),
       [threadId],
     );
-    assert.ok(byText[0]!.matched_email_id);
+    // The thread names its newest message that matches, not its newest message.
+    const emails = await emailsOf(threadId);
+    const newestWith = (word: RegExp) => emails.filter((e) => word.test(e.text ?? '')).at(-1)!.id;
+    assert.equal(byText[0]!.matched_email_id, newestWith(/tracking number/));
+    assert.notEqual(byText[0]!.matched_email_id, emails.at(-1)!.id);
+    const byParcel = await search({ query: 'parcel' });
+    assert.deepEqual(
+      byParcel.map((th) => [th.id, th.matched_email_id]),
+      [[threadId, newestWith(/parcel/i)]],
+    );
     assert.deepEqual(
       (await search({ query: 'refund' })).map((th) => th.from),
       ['dave@remote.test'],
