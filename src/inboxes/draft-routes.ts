@@ -12,7 +12,9 @@ import type { Db, Queryable, Row } from '../db/database.js';
 import { recordEvents } from '../events/record-events.js';
 import type { AcceptDeps } from '../emails/accept.js';
 import { parseMailbox } from '../mailbox/mailbox.js';
+import { eventDraft, eventEmailById } from './event-objects.js';
 import { findInbox, findInInbox, findThreadMessage } from './find-inbox.js';
+import { threadSummary } from './thread-view.js';
 import { INBOX_PARAM } from './inbox-routes.js';
 import { answerReferences, sendFromInbox } from './send-from-inbox.js';
 import {
@@ -121,8 +123,10 @@ function draftCommon(row: Row, attachments: DraftAttachmentView[]) {
 
 type DraftEvent = 'inbox.draft.created' | 'inbox.draft.updated' | 'inbox.draft.deleted';
 
-function draftEvent(q: Queryable, inbox: { id: string; account_id: string }, type: DraftEvent, draftId: string, threadId: string | null) {
-  const data = { source: 'api' as const, inbox_id: inbox.id, draft_id: draftId, ...(threadId ? { thread_id: threadId } : {}) };
+/** A draft event with the draft (and its thread) embedded; a deleted draft's is recorded before the delete. */
+async function draftEvent(q: Queryable, inbox: { id: string; account_id: string }, type: DraftEvent, draftId: string, threadId: string | null) {
+  const thread = threadId ? { thread_id: threadId, thread: await threadSummary(q, threadId) } : {};
+  const data = { source: 'api' as const, inbox_id: inbox.id, draft_id: draftId, ...thread, draft: await eventDraft(q, draftId) };
   return recordEvents(q, [{ accountId: inbox.account_id, type, data }]);
 }
 
@@ -285,8 +289,8 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
       async handler({ principal, params }) {
         const { inbox, draft } = await find(principal.accountId, params);
         await db.tx(async (q) => {
-          await q.query('DELETE FROM inbox_drafts WHERE id = $1', [draft.id]);
           await draftEvent(q, inbox, 'inbox.draft.deleted', draft.id, draft.thread_id);
+          await q.query('DELETE FROM inbox_drafts WHERE id = $1', [draft.id]);
         });
         return { body: { object: 'inbox_draft', id: draft.id, deleted: true } };
       },
@@ -326,7 +330,16 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
           threadId: draft.thread_id ?? undefined,
           alsoCommit: async (q, emailId, filed) => {
             await q.query('UPDATE inbox_drafts SET email_id = $2, updated_at = now() WHERE id = $1', [draft.id, emailId]);
-            const data = { source: 'api' as const, inbox_id: inbox.id, thread_id: filed.threadId, email_id: filed.messageId, draft_id: draft.id };
+            const data = {
+              source: 'api' as const,
+              inbox_id: inbox.id,
+              thread_id: filed.threadId,
+              email_id: filed.messageId,
+              draft_id: draft.id,
+              thread: await threadSummary(q, filed.threadId),
+              email: await eventEmailById(q, filed.messageId),
+              draft: await eventDraft(q, draft.id),
+            };
             await recordEvents(q, [{ accountId: inbox.account_id, type: 'inbox.draft.sent', data }]);
           },
         });
