@@ -133,7 +133,7 @@ function forwardThreadEmail(db: Db, accept: AcceptDeps): Route {
     url: '/inboxes/:inbox/threads/:thread/emails/:email/forward',
     idempotent: true,
     doc: {
-      summary: "Forward a thread's message from the inbox's address, quoted below the note given",
+      summary: "Forward a thread's message, with its files, from the inbox's address, quoted below the note given",
       params: EMAIL_PARAMS,
       body: input({ ...COMMON_FIELDS, to: ADDRESSES }, ['to']),
       response: { status: 200, schema: SENT },
