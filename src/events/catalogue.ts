@@ -38,6 +38,8 @@ export const OTHER_EVENTS = {
   'inbox.deleted': 'An inbox was deleted',
   'inbox.thread.created': 'A message received or sent from an inbox started a thread',
   'inbox.thread.folder.updated': 'A thread moved to another folder',
+  'inbox.thread.assigned': 'A thread was assigned to a teammate, or to another one',
+  'inbox.thread.unassigned': "A thread's assignee was removed",
   'inbox.thread.labels.updated': "A thread's labels changed",
   'inbox.email.received': "A received message was filed into an inbox's thread",
   'inbox.email.sent': 'A message was sent from an inbox (a reply, a forward or a draft)',

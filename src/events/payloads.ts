@@ -102,23 +102,34 @@ interface TopicEventData {
   updated_at: string;
 }
 
-/** The inbox events' data (the SDK's Inbox*EventData; the optional embedded objects are left out). */
+/**
+ * An object an inbox event embeds (src/inboxes/event-objects.ts: the SDK's inbox, thread
+ * summary, email or draft, as the API answers them; the SDK surface test checks their shapes).
+ */
+type Embedded = Readonly<Record<string, unknown>>;
+
+/** The inbox events' data (the SDK's Inbox*EventData, with their optional embedded objects). */
 interface InboxEventData {
-  /** system: the mail pipeline (mail received, a thread started); api: a caller's request; agent: the inbox agent (a drafted reply). */
-  source: 'api' | 'system' | 'agent';
+  /** system: the mail pipeline (mail received, a thread started); api: a request with an API key; dashboard: a signed-in user's; agent: the inbox agent (a drafted reply). */
+  source: 'api' | 'dashboard' | 'system' | 'agent';
   inbox_id: string;
+  inbox?: Embedded;
 }
-interface InboxThreadEventData extends InboxEventData {
+interface InboxThreadEventData extends Omit<InboxEventData, 'inbox'> {
   thread_id: string;
+  thread?: Embedded;
 }
 interface InboxThreadEmailEventData extends InboxThreadEventData {
   /** The inbox's message id (GET /inboxes/:inbox/threads/:thread/emails/:email). */
   email_id: string;
+  email?: Embedded;
 }
 type InboxLabel = { id: string; name: string; color: string };
-interface InboxDraftEventData extends InboxEventData {
+interface InboxDraftEventData extends Omit<InboxEventData, 'inbox'> {
   draft_id: string;
   thread_id?: string;
+  thread?: Embedded;
+  draft?: Embedded;
 }
 
 /** What each outbound email event adds to EmailEventData. */
@@ -155,15 +166,17 @@ type OtherPayloads = {
   'topic.deleted': TopicEventData;
   'inbox.created': InboxEventData;
   'inbox.updated': InboxEventData;
-  'inbox.deleted': InboxEventData;
+  'inbox.deleted': Omit<InboxEventData, 'inbox'>;
   'inbox.thread.created': InboxThreadEmailEventData;
   'inbox.thread.folder.updated': InboxThreadEventData & { from: string; to: string };
+  'inbox.thread.assigned': InboxThreadEventData & { assignee_email: string; assigned_by_email: string | null; previous_assignee_email: string | null };
+  'inbox.thread.unassigned': InboxThreadEventData & { previous_assignee_email: string };
   'inbox.thread.labels.updated': InboxThreadEventData & { added: InboxLabel[]; removed: InboxLabel[] };
   'inbox.email.received': InboxThreadEmailEventData;
   'inbox.email.sent': InboxThreadEmailEventData;
   'inbox.draft.created': InboxDraftEventData;
   'inbox.draft.updated': InboxDraftEventData;
-  'inbox.draft.sent': InboxThreadEmailEventData & { draft_id: string };
+  'inbox.draft.sent': InboxThreadEmailEventData & { draft_id: string; draft?: Embedded };
   'inbox.draft.deleted': InboxDraftEventData;
 };
 

@@ -1,20 +1,31 @@
 // /inboxes/:inbox/drafts: drafts, standalone or a reply to one message of a thread; sending
-// one goes through the accept pipeline (send-from-inbox.ts) and keeps the draft, read-only,
-// with the email's id. Attachments on drafts are not supported yet (refused with 422).
+// one goes through the accept pipeline (send-from-inbox.ts) with the draft's files
+// (draft-attachments.ts) and keeps the draft, read-only, with the email's id.
 import crypto from 'node:crypto';
 import { missingField, validation } from '../api/errors.js';
 import { isoTimestamp, isUuid } from '../api/format.js';
 import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
-import { array, constant, deletedObject, input, isoTime, nullable, object, objectId, oneOfValues, string, uuid } from '../api/schema.js';
+import { array, constant, deletedObject, input, integer, isoTime, nullable, object, objectId, oneOfValues, string, uuid } from '../api/schema.js';
 import { type Body, objectBody, rejectUnknown } from '../api/validate.js';
 import type { Db, Queryable, Row } from '../db/database.js';
 import { recordEvents } from '../events/record-events.js';
 import type { AcceptDeps } from '../emails/accept.js';
 import { parseMailbox } from '../mailbox/mailbox.js';
+import { eventDraft, eventEmailById } from './event-objects.js';
 import { findInbox, findInInbox, findThreadMessage } from './find-inbox.js';
+import { threadSummary } from './thread-view.js';
 import { INBOX_PARAM } from './inbox-routes.js';
 import { answerReferences, sendFromInbox } from './send-from-inbox.js';
+import {
+  type DraftAttachmentView,
+  type DraftFile,
+  draftAttachmentViews,
+  draftAttachmentsToSend,
+  loadDraftAttachments,
+  parseDraftAttachments,
+  storeDraftAttachments,
+} from './draft-attachments.js';
 
 const DRAFT_PARAMS = { ...INBOX_PARAM, draft: uuid('The draft id.') };
 const CONTENT = ['to', 'cc', 'bcc', 'subject', 'text', 'html', 'attachments'] as const;
@@ -27,8 +38,19 @@ const CONTENT_FIELDS = {
   subject: nullable(string()),
   text: nullable(string()),
   html: nullable(string()),
-  attachments: nullable(array(object({}), { maxItems: 0 })),
+  attachments: nullable(
+    array(
+      object({
+        filename: string(),
+        content: string({ description: 'base64' }),
+        path: string({ description: 'An http(s) URL, downloaded now.' }),
+        content_type: string(),
+        content_id: string(),
+      }),
+    ),
+  ),
 };
+const ATTACHMENT_VIEW = object({ id: uuid(), filename: string(), content_type: string(), size: integer() });
 const COMMON = {
   id: uuid(),
   type: oneOfValues(['standalone', 'reply']),
@@ -38,7 +60,7 @@ const COMMON = {
   subject: nullable(string()),
   thread_id: nullable(uuid()),
   reply_to_email_id: nullable(uuid()),
-  attachments: array(object({})),
+  attachments: array(ATTACHMENT_VIEW),
 };
 const DRAFT_SCHEMA = object({
   object: constant('inbox_draft'),
@@ -65,9 +87,6 @@ function addresses(body: Body, field: string): string[] | null | undefined {
 /** The content fields present in `body` (null clears one); throws when none is. */
 function content(body: Body): Content {
   if (!CONTENT.some((f) => body[f] !== undefined)) throw validation(`Provide at least one of ${CONTENT.map((f) => `\`${f}\``).join(', ')}.`);
-  if (body.attachments !== undefined && body.attachments !== null && !(Array.isArray(body.attachments) && body.attachments.length === 0)) {
-    throw validation('Attachments on drafts are not supported by this server yet.');
-  }
   const out: Content = {};
   for (const field of ['to', 'cc', 'bcc'] as const) {
     const list = addresses(body, field);
@@ -88,7 +107,7 @@ function snippet(row: Row): string | null {
   return flat === '' ? null : flat.slice(0, MAX_SNIPPET);
 }
 
-function draftCommon(row: Row) {
+function draftCommon(row: Row, attachments: DraftAttachmentView[]) {
   return {
     id: row.id as string,
     type: row.thread_id ? ('reply' as const) : ('standalone' as const),
@@ -98,14 +117,16 @@ function draftCommon(row: Row) {
     subject: (row.subject as string | null) ?? null,
     thread_id: (row.thread_id as string | null) ?? null,
     reply_to_email_id: (row.reply_to_email_id as string | null) ?? null,
-    attachments: [],
+    attachments,
   };
 }
 
 type DraftEvent = 'inbox.draft.created' | 'inbox.draft.updated' | 'inbox.draft.deleted';
 
-function draftEvent(q: Queryable, inbox: { id: string; account_id: string }, type: DraftEvent, draftId: string, threadId: string | null) {
-  const data = { source: 'api' as const, inbox_id: inbox.id, draft_id: draftId, ...(threadId ? { thread_id: threadId } : {}) };
+/** A draft event with the draft (and its thread) embedded; a deleted draft's is recorded before the delete. */
+async function draftEvent(q: Queryable, inbox: { id: string; account_id: string }, type: DraftEvent, draftId: string, threadId: string | null) {
+  const thread = threadId ? { thread_id: threadId, thread: await threadSummary(q, threadId) } : {};
+  const data = { source: 'api' as const, inbox_id: inbox.id, draft_id: draftId, ...thread, draft: await eventDraft(q, draftId) };
   return recordEvents(q, [{ accountId: inbox.account_id, type, data }]);
 }
 
@@ -129,9 +150,13 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
           params: [inbox.id],
           page,
         });
+        const files = await draftAttachmentViews(
+          db,
+          rows.map((r) => r.id as string),
+        );
         return {
           body: envelope(
-            rows.map((r) => ({ ...draftCommon(r), snippet: snippet(r), updated_at: isoTimestamp(r.updated_at as Date) })),
+            rows.map((r) => ({ ...draftCommon(r, files.get(r.id as string)!), snippet: snippet(r), updated_at: isoTimestamp(r.updated_at as Date) })),
             hasMore,
           ),
         };
@@ -151,6 +176,7 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
         const body = objectBody(ctx.body);
         rejectUnknown(body, [...CONTENT, 'thread_id', 'reply_to_email_id']);
         const fields = content(body);
+        const requests = parseDraftAttachments(body.attachments);
         const { thread_id: threadId, reply_to_email_id: replyToId } = body;
         if ((threadId === undefined || threadId === null) !== (replyToId === undefined || replyToId === null)) {
           throw validation('Give both `thread_id` and `reply_to_email_id` for a reply, or neither.');
@@ -163,6 +189,7 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
           const message = await findThreadMessage(db, thread.id, replyToId);
           reply = { threadId: thread.id, messageId: message.id };
         }
+        const files = await loadDraftAttachments(requests, accept.attachmentFetch);
         const id = crypto.randomUUID();
         await db.tx(async (q) => {
           await q.query(
@@ -181,6 +208,7 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
               fields.text ?? null,
             ],
           );
+          await storeDraftAttachments(q, id, files);
           await draftEvent(q, inbox, 'inbox.draft.created', id, reply?.threadId ?? null);
           await ctx.saveIdempotentResponse?.(q, 201, { object: 'inbox_draft', id });
         });
@@ -193,10 +221,11 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
       doc: { summary: 'Retrieve a draft', params: DRAFT_PARAMS, response: { status: 200, schema: DRAFT_SCHEMA } },
       async handler({ principal, params }) {
         const { draft } = await find(principal.accountId, params);
+        const files = await draftAttachmentViews(db, [draft.id]);
         return {
           body: {
             object: 'inbox_draft',
-            ...draftCommon(draft),
+            ...draftCommon(draft, files.get(draft.id)!),
             html: draft.html ?? null,
             text: draft.text ?? null,
             email_id: draft.email_id ?? null,
@@ -219,8 +248,11 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
         const body = objectBody(raw);
         rejectUnknown(body, CONTENT);
         const fields = content(body);
+        // Given (null and [] included), the files replace every file on the draft.
+        const requests = body.attachments === undefined ? undefined : parseDraftAttachments(body.attachments);
         const { inbox, draft } = await find(principal.accountId, params);
         if (draft.email_id) throw validation('This draft was sent and can no longer be changed.');
+        const files: DraftFile[] | undefined = requests && (await loadDraftAttachments(requests, accept.attachmentFetch));
         // An absent field is kept; null clears it (cc and bcc to none).
         const given = (field: keyof Content) => fields[field] !== undefined;
         await db.tx(async (q) => {
@@ -244,6 +276,7 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
               fields.text ?? null,
             ],
           );
+          if (files) await storeDraftAttachments(q, draft.id, files);
           await draftEvent(q, inbox, 'inbox.draft.updated', draft.id, draft.thread_id);
         });
         return { body: { object: 'inbox_draft', id: draft.id } };
@@ -256,8 +289,8 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
       async handler({ principal, params }) {
         const { inbox, draft } = await find(principal.accountId, params);
         await db.tx(async (q) => {
-          await q.query('DELETE FROM inbox_drafts WHERE id = $1', [draft.id]);
           await draftEvent(q, inbox, 'inbox.draft.deleted', draft.id, draft.thread_id);
+          await q.query('DELETE FROM inbox_drafts WHERE id = $1', [draft.id]);
         });
         return { body: { object: 'inbox_draft', id: draft.id, deleted: true } };
       },
@@ -281,6 +314,7 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
         if (!to || to.length === 0) throw missingField('to');
         const answered = draft.thread_id ? await findThreadMessage(db, draft.thread_id, draft.reply_to_email_id) : undefined;
         const subject = (draft.subject as string | null) ?? (answered ? `Re: ${answered.subject ?? ''}`.trim() : null);
+        const attachments = await draftAttachmentsToSend(db, draft.id);
         const id = await sendFromInbox(accept, ctx, inbox, {
           fields: {
             to,
@@ -289,13 +323,23 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
             subject: subject ?? undefined,
             html: draft.html ?? undefined,
             text: draft.text ?? undefined,
+            attachments: attachments.length > 0 ? attachments : undefined,
           },
           headers: body.headers,
           references: answered ? answerReferences(answered) : [],
           threadId: draft.thread_id ?? undefined,
           alsoCommit: async (q, emailId, filed) => {
             await q.query('UPDATE inbox_drafts SET email_id = $2, updated_at = now() WHERE id = $1', [draft.id, emailId]);
-            const data = { source: 'api' as const, inbox_id: inbox.id, thread_id: filed.threadId, email_id: filed.messageId, draft_id: draft.id };
+            const data = {
+              source: 'api' as const,
+              inbox_id: inbox.id,
+              thread_id: filed.threadId,
+              email_id: filed.messageId,
+              draft_id: draft.id,
+              thread: await threadSummary(q, filed.threadId),
+              email: await eventEmailById(q, filed.messageId),
+              draft: await eventDraft(q, draft.id),
+            };
             await recordEvents(q, [{ accountId: inbox.account_id, type: 'inbox.draft.sent', data }]);
           },
         });

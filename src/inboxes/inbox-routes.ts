@@ -10,15 +10,17 @@ import { assertSingleLine, type Body, objectBody, optionalBoolean, optionalStrin
 import type { Db, Queryable } from '../db/database.js';
 import { recordEvents } from '../events/record-events.js';
 import { parseMailbox } from '../mailbox/mailbox.js';
+import { eventInbox } from './event-objects.js';
 import { findInbox } from './find-inbox.js';
 import { INBOX_SCHEMA, INBOX_SUMMARY_SCHEMA, inboxDetail, inboxSummary, readInboxes } from './inbox-view.js';
 
 const MAX_NAME = 256;
 const INBOX_PARAM = { inbox: string({ description: 'The inbox id, or its email address.' }) };
 
-/** inbox.created, inbox.updated or inbox.deleted, in the transaction of the change. */
-export function recordInboxEvent(q: Queryable, inbox: { id: string; account_id: string }, type: 'inbox.created' | 'inbox.updated' | 'inbox.deleted') {
-  return recordEvents(q, [{ accountId: inbox.account_id, type, data: { source: 'api', inbox_id: inbox.id } }]);
+/** inbox.created, inbox.updated or inbox.deleted, in the transaction of the change; the SDK embeds the inbox but in inbox.deleted. */
+export async function recordInboxEvent(q: Queryable, inbox: { id: string; account_id: string }, type: 'inbox.created' | 'inbox.updated' | 'inbox.deleted') {
+  const embedded = type === 'inbox.deleted' ? {} : { inbox: await eventInbox(q, inbox.id) };
+  return recordEvents(q, [{ accountId: inbox.account_id, type, data: { source: 'api', inbox_id: inbox.id, ...embedded } }]);
 }
 
 function nameField(body: Body, field: string): string | undefined {

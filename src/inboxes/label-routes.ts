@@ -12,7 +12,7 @@ import type { InboxRow } from './find-inbox.js';
 import { findInbox, findInInbox } from './find-inbox.js';
 import { INBOX_PARAM } from './inbox-routes.js';
 import { THREAD_PARAMS } from './thread-routes.js';
-import { LABEL_LIST_SCHEMA, threadLabels } from './thread-view.js';
+import { LABEL_LIST_SCHEMA, threadLabels, threadSummary } from './thread-view.js';
 
 const MAX_NAME = 64;
 const MAX_LABELS_PER_CALL = 10;
@@ -144,7 +144,8 @@ async function labelsChanged(q: Queryable, inbox: InboxRow, threadId: string, ad
     [[...added, ...removed]],
   );
   const pick = (ids: string[]) => labels.filter((l) => ids.includes(l.id));
-  const data = { source: 'api' as const, inbox_id: inbox.id, thread_id: threadId, added: pick(added), removed: pick(removed) };
+  const thread = await threadSummary(q, threadId);
+  const data = { source: 'api' as const, inbox_id: inbox.id, thread_id: threadId, thread, added: pick(added), removed: pick(removed) };
   await recordEvents(q, [{ accountId: inbox.account_id, type: 'inbox.thread.labels.updated', data }]);
 }
 

@@ -1,6 +1,7 @@
 // /inboxes/:inbox/threads/:thread/emails: a thread's messages, oldest first; one message; and
 // replying to or forwarding one from the inbox's address (send-from-inbox.ts), so the answer
-// joins this thread here and at the recipient's end.
+// joins this thread here and at the recipient's end. A forward carries the original message's
+// files (original-attachments.ts) before any the caller adds.
 import { missingField, validation } from '../api/errors.js';
 import { listDoc, listOldestFirst, envelope, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
@@ -8,7 +9,9 @@ import { array, boolean, input, object, string, uuid } from '../api/schema.js';
 import { type Body, objectBody, optionalBoolean, optionalString, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import type { AcceptDeps } from '../emails/accept.js';
+import { parseAttachments } from '../emails/attachments.js';
 import { findInbox, findInInbox, findThreadMessage } from './find-inbox.js';
+import { type ForwardedFile, originalAttachments } from './original-attachments.js';
 import { answerReferences, sendFromInbox } from './send-from-inbox.js';
 import { THREAD_PARAMS } from './thread-routes.js';
 import { MESSAGE_SCHEMA, messageView } from './thread-view.js';
@@ -16,6 +19,8 @@ import { MESSAGE_SCHEMA, messageView } from './thread-view.js';
 const EMAIL_PARAMS = { ...THREAD_PARAMS, email: uuid('The id of the message in the thread.') };
 const SENT = object({ id: uuid() });
 const ADDRESSES = { oneOf: [string(), array(string())] };
+const MAX_FORWARD_FILES = 10;
+const MAX_FORWARD_BYTES = 25 * 1024 * 1024;
 
 async function findMessage(db: Db, accountId: string, params: Record<string, string>) {
   const inbox = await findInbox(db, accountId, params.inbox!);
@@ -128,7 +133,7 @@ function forwardThreadEmail(db: Db, accept: AcceptDeps): Route {
     url: '/inboxes/:inbox/threads/:thread/emails/:email/forward',
     idempotent: true,
     doc: {
-      summary: "Forward a thread's message from the inbox's address, quoted below the note given",
+      summary: "Forward a thread's message, with its files, from the inbox's address, quoted below the note given",
       params: EMAIL_PARAMS,
       body: input({ ...COMMON_FIELDS, to: ADDRESSES }, ['to']),
       response: { status: 200, schema: SENT },
@@ -150,6 +155,7 @@ function forwardThreadEmail(db: Db, accept: AcceptDeps): Route {
       ];
       const originalText = (message.text as string | null) ?? '';
       const originalHtml = (message.html as string | null) ?? `<pre>${escapeHtml(originalText)}</pre>`;
+      const attachments = forwardedAttachments(body.attachments, await originalAttachments(db, message));
       const id = await sendFromInbox(accept, ctx, inbox, {
         fields: {
           to: body.to,
@@ -158,7 +164,7 @@ function forwardThreadEmail(db: Db, accept: AcceptDeps): Route {
           subject: subject ?? prefixed('Fwd:', message.subject as string | null),
           text: `${note.text ?? ''}\n\n${quoted.join('\n')}\n\n${originalText}`.trimStart(),
           html: `${note.html ?? (note.text ? `<p>${escapeHtml(note.text)}</p>` : '')}<br><div>${quoted.map(escapeHtml).join('<br>')}</div><br>${originalHtml}`,
-          attachments: body.attachments,
+          attachments,
         },
         headers: body.headers,
         references: answerReferences(message),
@@ -167,6 +173,21 @@ function forwardThreadEmail(db: Db, accept: AcceptDeps): Route {
       return { body: { id } };
     },
   };
+}
+
+/**
+ * The original's files, then the caller's, held to Resend's shared limit: 10 files, 25 MB of
+ * `content` (a `path` file counts toward the 10 only: it is fetched when the email is sent).
+ */
+function forwardedAttachments(given: unknown, originals: ForwardedFile[]): unknown {
+  const added = parseAttachments(given) ?? [];
+  if (originals.length === 0) return given;
+  if (originals.length + added.length > MAX_FORWARD_FILES) {
+    throw validation(`A forward carries the original message's ${originals.length} file(s); with those given it can have at most ${MAX_FORWARD_FILES} files.`);
+  }
+  const bytes = originals.reduce((sum, f) => sum + Buffer.byteLength(f.content, 'base64'), 0) + added.reduce((sum, a) => sum + (a.content?.length ?? 0), 0);
+  if (bytes > MAX_FORWARD_BYTES) throw validation("A forward's files, the original message's included, can total at most 25 MB.");
+  return [...originals, ...((given as unknown[] | null | undefined) ?? [])];
 }
 
 export function threadEmailRoutes(db: Db, accept: AcceptDeps): Route[] {

@@ -1,5 +1,5 @@
 // /inboxes/:inbox/threads: list by folder, label and read state; search; get; update (folder,
-// read state); delete (with its messages, which stay in /emails and /emails/receiving).
+// read state, assignee: thread-assignment.ts); delete (with its messages, which stay in /emails and /emails/receiving).
 import { listDoc, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import { array, boolean, deletedObject, input, isoTime, nullable, object, oneOfValues, string, uuid } from '../api/schema.js';
@@ -10,7 +10,8 @@ import { recordEvents } from '../events/record-events.js';
 import { findInbox, findInInbox } from './find-inbox.js';
 import { INBOX_PARAM } from './inbox-routes.js';
 import { booleanParam, dateParam, listParam, listThreads, threadFilters } from './thread-list.js';
-import { INBOX_MESSAGE_FOLDERS, MOVE_THREAD_FOLDERS, THREAD_SCHEMA, THREAD_SUMMARY_SCHEMA, threadSummary } from './thread-view.js';
+import { assignThread, parseAssignee } from './thread-assignment.js';
+import { INBOX_MESSAGE_FOLDERS, MOVE_THREAD_FOLDERS, THREAD_SCHEMA, THREAD_SUMMARY_SCHEMA, threadAnswer, threadSummary } from './thread-view.js';
 
 export const THREAD_PARAMS = { ...INBOX_PARAM, thread: uuid('The thread id.') };
 const FILTER_QUERY = {
@@ -86,7 +87,7 @@ function getInboxThread(db: Db): Route {
     async handler({ principal, params }) {
       const inbox = await findInbox(db, principal.accountId, params.inbox!);
       const thread = await findInInbox(db, 'inbox_threads', inbox.id, params.thread!, 'Thread');
-      return { body: await threadSummary(db, thread.id) };
+      return { body: await threadAnswer(db, thread.id) };
     },
   };
 }
@@ -96,34 +97,43 @@ function updateInboxThread(db: Db): Route {
     method: 'PATCH',
     url: '/inboxes/:inbox/threads/:thread',
     doc: {
-      summary: 'Mark a thread read or unread, or move it to another folder',
+      summary: 'Mark a thread read or unread, move it to another folder, or assign it',
       params: THREAD_PARAMS,
-      body: input({ read: boolean(), folder: oneOfValues(MOVE_THREAD_FOLDERS) }),
+      body: input({
+        read: boolean(),
+        folder: oneOfValues(MOVE_THREAD_FOLDERS),
+        assignee_email: nullable(string({ description: 'Postline: the address of the teammate to assign the thread to; null: nobody.' })),
+      }),
       response: { status: 200, schema: THREAD_SUMMARY_SCHEMA },
     },
     async handler({ principal, params, body: raw }) {
       const body = objectBody(raw);
-      rejectUnknown(body, ['read', 'folder']);
+      rejectUnknown(body, ['read', 'folder', 'assignee_email']);
       const read = optionalBoolean(body, 'read');
       const folder = optionalEnum(body, 'folder', MOVE_THREAD_FOLDERS);
-      if (read === undefined && folder === undefined) throw missingField('folder');
+      const assignee = parseAssignee(body);
+      if (read === undefined && folder === undefined && assignee === undefined) throw missingField('folder');
       const inbox = await findInbox(db, principal.accountId, params.inbox!);
       const thread = await findInInbox(db, 'inbox_threads', inbox.id, params.thread!, 'Thread');
       await db.tx(async (q) => {
-        const [before] = await q.query('SELECT folder FROM inbox_threads WHERE id = $1 FOR UPDATE', [thread.id]);
+        const [before] = await q.query('SELECT folder, assignee_email FROM inbox_threads WHERE id = $1 FOR UPDATE', [thread.id]);
         await q.query('UPDATE inbox_threads SET read = coalesce($2, read), folder = coalesce($3, folder) WHERE id = $1', [
           thread.id,
           read ?? null,
           folder ?? null,
         ]);
         if (before && folder !== undefined && before.folder !== folder) {
-          const data = { source: 'api' as const, inbox_id: inbox.id, thread_id: thread.id, from: before.folder as string, to: folder };
+          const summary = await threadSummary(q, thread.id);
+          const data = { source: 'api' as const, inbox_id: inbox.id, thread_id: thread.id, thread: summary, from: before.folder as string, to: folder };
           await recordEvents(q, [{ accountId: inbox.account_id, type: 'inbox.thread.folder.updated', data }]);
+        }
+        if (before && assignee !== undefined) {
+          await assignThread(q, { inbox, threadId: thread.id, previous: before.assignee_email as string | null, assignee, principal });
         }
         // A thread read or unread is all its messages read or unread.
         if (read !== undefined) await q.query('UPDATE inbox_messages SET read = $2 WHERE thread_id = $1 AND read <> $2', [thread.id, read]);
       });
-      return { body: await threadSummary(db, thread.id) };
+      return { body: await threadAnswer(db, thread.id) };
     },
   };
 }

@@ -11,13 +11,14 @@ const THREAD_LABELS_SQL = `coalesce((SELECT jsonb_agg(jsonb_build_object('id', l
     FROM inbox_thread_labels tl JOIN inbox_labels l ON l.id = tl.label_id WHERE tl.thread_id = t.id), '[]'::jsonb)`;
 
 /** The columns threadItem reads, for `FROM inbox_threads t`. */
-export const THREAD_COLUMNS = `t.id, t.subject, t.folder, t.read, t.email_count, t.has_attachment, t.last_message_at,
+export const THREAD_COLUMNS = `t.id, t.subject, t.folder, t.read, t.assignee_email, t.email_count, t.has_attachment, t.last_message_at,
   (SELECT jsonb_build_object('from', m.from_display, 'to', m.to_addresses, 'cc', m.cc, 'bcc', m.bcc)
      FROM inbox_messages m WHERE m.thread_id = t.id ORDER BY m.created_at DESC, m.id DESC LIMIT 1) AS newest,
   ${THREAD_LABELS_SQL} AS labels,
   EXISTS (SELECT 1 FROM inbox_drafts d WHERE d.thread_id = t.id AND d.email_id IS NULL) AS has_draft`;
 
 const LABEL = object({ id: uuid(), name: string(), color: string() });
+const ASSIGNEE = nullable(string({ description: "Postline: the address of the teammate the thread is assigned to (PATCH's `assignee_email`); null: nobody." }));
 export const THREAD_SCHEMA = object({
   id: uuid(),
   subject: nullable(string()),
@@ -32,6 +33,7 @@ export const THREAD_SCHEMA = object({
   read: boolean(),
   received_at: isoTime(),
   folder: oneOfValues(INBOX_MESSAGE_FOLDERS),
+  assignee_email: ASSIGNEE,
 });
 export const THREAD_SUMMARY_SCHEMA = object({
   object: constant('inbox_thread'),
@@ -40,6 +42,7 @@ export const THREAD_SUMMARY_SCHEMA = object({
   folder: oneOfValues(INBOX_MESSAGE_FOLDERS),
   labels: array(LABEL),
   read: boolean(),
+  assignee_email: ASSIGNEE,
 });
 export const LABEL_LIST_SCHEMA = object({ object: constant('list'), data: array(LABEL) });
 export const MESSAGE_SCHEMA = object({
@@ -77,11 +80,21 @@ export function threadItem(row: Row) {
     read: row.read as boolean,
     received_at: isoTimestamp(row.last_message_at as Date),
     folder: row.folder as (typeof INBOX_MESSAGE_FOLDERS)[number],
+    assignee_email: (row.assignee_email as string | null) ?? null,
   };
 }
 
+/** The SDK's InboxThreadSummary (as webhooks embed it). */
 export async function threadSummary(q: Queryable, threadId: string) {
-  const row = await q.one(`SELECT t.id, t.subject, t.folder, t.read, ${THREAD_LABELS_SQL} AS labels FROM inbox_threads t WHERE t.id = $1`, [threadId]);
+  const { assignee_email: _, ...summary } = await threadAnswer(q, threadId);
+  return summary;
+}
+
+/** A thread as GET and PATCH answer it: the summary and Postline's `assignee_email`. */
+export async function threadAnswer(q: Queryable, threadId: string) {
+  const row = await q.one(`SELECT t.id, t.subject, t.folder, t.read, t.assignee_email, ${THREAD_LABELS_SQL} AS labels FROM inbox_threads t WHERE t.id = $1`, [
+    threadId,
+  ]);
   return {
     object: 'inbox_thread' as const,
     id: row!.id as string,
@@ -89,6 +102,7 @@ export async function threadSummary(q: Queryable, threadId: string) {
     folder: row!.folder as (typeof INBOX_MESSAGE_FOLDERS)[number],
     labels: row!.labels as Label[],
     read: row!.read as boolean,
+    assignee_email: (row!.assignee_email as string | null) ?? null,
   };
 }
 

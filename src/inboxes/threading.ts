@@ -13,6 +13,8 @@
 import crypto from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import { recordEvents } from '../events/record-events.js';
+import { eventEmailById } from './event-objects.js';
+import { threadSummary } from './thread-view.js';
 
 interface NewMessage {
   direction: 'inbound' | 'outbound';
@@ -140,7 +142,7 @@ export async function addMessage(
       message.attachments.length > 0,
     ],
   );
-  const data = { inbox_id: inbox.id, thread_id: thread, email_id: id };
+  const data = { inbox_id: inbox.id, thread_id: thread, email_id: id, thread: await threadSummary(q, thread), email: await eventEmailById(q, id) };
   await recordEvents(q, [
     ...(created ? [{ accountId: inbox.account_id, type: 'inbox.thread.created' as const, data: { source: 'system' as const, ...data } }] : []),
     inbound

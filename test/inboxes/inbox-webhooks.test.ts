@@ -10,6 +10,8 @@ const INBOX_EVENTS = [
   'inbox.deleted',
   'inbox.thread.created',
   'inbox.thread.folder.updated',
+  'inbox.thread.assigned',
+  'inbox.thread.unassigned',
   'inbox.thread.labels.updated',
   'inbox.email.received',
   'inbox.email.sent',
@@ -50,7 +52,9 @@ describe('inboxes: inbox.* webhooks from the one event writer', () => {
 
     await receiver.waitUntil(() => receiver.payloads().length >= 11);
     assert.deepEqual(receiver.rejected, []);
-    const byType = (type: string) => receiver.payloads(type).map((p) => p.data);
+    // The ids, without the embedded objects (checked below).
+    const byType = (type: string) => receiver.payloads(type).map(({ data: { inbox, thread, email, draft, ...ids } }) => ids);
+    const embedded = (type: string, field: string) => receiver.payloads(type).map((p) => p.data[field]);
     assert.deepEqual(byType('inbox.thread.created'), [{ source: 'system', inbox_id: inboxId, thread_id: thread.id, email_id: message.id }]);
     assert.deepEqual(byType('inbox.email.received'), [{ source: 'system', inbox_id: inboxId, thread_id: thread.id, email_id: message.id }]);
     assert.deepEqual(byType('inbox.thread.labels.updated'), [
@@ -66,6 +70,36 @@ describe('inboxes: inbox.* webhooks from the one event writer', () => {
     assert.deepEqual(byType('inbox.email.sent'), [sent]);
     assert.deepEqual(byType('inbox.draft.sent'), [{ ...sent, draft_id: draft.data!.id }]);
     assert.deepEqual(byType('inbox.updated'), [{ source: 'api', inbox_id: inboxId }]);
+
+    // Embedded: each object as the API shows it at that moment, bodies left out.
+    const { html: _h, text: _t, ...receivedEmail } = message;
+    assert.deepEqual(embedded('inbox.thread.created', 'email'), [receivedEmail]);
+    assert.deepEqual(embedded('inbox.email.received', 'email'), [receivedEmail]);
+    const summary = { object: 'inbox_thread', id: thread.id, subject: 'Broken link', folder: 'inbox', read: false };
+    assert.deepEqual(embedded('inbox.thread.created', 'thread'), [{ ...summary, labels: [] }]);
+    const bug = { id: label.data!.id, name: 'Bug', color: '#FF0000' };
+    assert.deepEqual(embedded('inbox.thread.labels.updated', 'thread'), [{ ...summary, labels: [bug] }]);
+    assert.deepEqual(embedded('inbox.thread.folder.updated', 'thread'), [{ ...summary, labels: [bug], folder: 'archive' }]);
+    const { html: _sh, text: _st, ...sentEmail } = sentMessage;
+    assert.deepEqual(embedded('inbox.email.sent', 'email'), [sentEmail]);
+    assert.deepEqual(embedded('inbox.draft.sent', 'email'), [sentEmail]);
+    const [sentDraft] = embedded('inbox.draft.sent', 'draft');
+    const { html: _dh, text: _dt, ...storedDraft } = (await t.resend.inboxes.drafts.get({ inboxId, draftId: draft.data!.id })).data!;
+    assert.deepEqual(sentDraft, storedDraft);
+    assert.match(storedDraft.email_id ?? '', /^[0-9a-f-]{36}$/);
+    assert.deepEqual(
+      embedded('inbox.draft.updated', 'draft').map((d) => [d.id, d.type, d.email_id]),
+      [[draft.data!.id, 'reply', null]],
+    );
+    assert.deepEqual(
+      embedded('inbox.draft.deleted', 'draft').map((d) => [d.id, d.type, d.attachments]),
+      [[scratch.data!.id, 'standalone', []]],
+    );
+    assert.deepEqual(embedded('inbox.draft.deleted', 'thread'), [undefined]);
+    const { data: inboxNow } = await t.resend.inboxes.get(inboxId);
+    const [updatedInbox] = embedded('inbox.updated', 'inbox');
+    assert.equal(updatedInbox.from_name, 'Helpdesk');
+    assert.deepEqual({ ...updatedInbox, updated_at: inboxNow!.updated_at, unread: inboxNow!.unread, drafts: inboxNow!.drafts }, inboxNow);
     assert.ok(receiver.payloads().every((p) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(p.created_at)));
   });
 
@@ -73,10 +107,14 @@ describe('inboxes: inbox.* webhooks from the one event writer', () => {
     const created = await t.resend.inboxes.create({ emailAddress: 'billing@support.test' });
     await t.resend.inboxes.remove(created.data!.id);
     await receiver.waitUntil(() => receiver.payloads('inbox.deleted').length === 1);
-    assert.deepEqual(
-      receiver.payloads('inbox.created').map((p) => p.data),
-      [{ source: 'api', inbox_id: created.data!.id }],
-    );
+    const [createdEvent] = receiver.payloads('inbox.created').map((p) => p.data);
+    assert.equal(createdEvent.source, 'api');
+    assert.equal(createdEvent.inbox_id, created.data!.id);
+    assert.equal(createdEvent.inbox.object, 'inbox');
+    assert.equal(createdEvent.inbox.id, created.data!.id);
+    assert.equal(createdEvent.inbox.email_address, 'billing@support.test');
+    assert.equal(createdEvent.inbox.unread, 0);
+    // The SDK's inbox.deleted embeds nothing (InboxBaseEventData).
     assert.deepEqual(
       receiver.payloads('inbox.deleted').map((p) => p.data),
       [{ source: 'api', inbox_id: created.data!.id }],

@@ -151,7 +151,15 @@ describe('inboxes: real mail in and out is grouped into threads', () => {
   it('moves threads between folders, marks them read and deletes them', async () => {
     const updated = await t.resend.inboxes.threads.update({ inboxId, threadId, folder: 'archive', read: true });
     assert.equal(updated.error, null, JSON.stringify(updated.error));
-    assert.deepEqual(updated.data, { object: 'inbox_thread', id: threadId, subject: 'Order 42 is missing', folder: 'archive', labels: [], read: true });
+    assert.deepEqual(updated.data, {
+      object: 'inbox_thread',
+      id: threadId,
+      subject: 'Order 42 is missing',
+      folder: 'archive',
+      labels: [],
+      read: true,
+      assignee_email: null, // Postline's addition (thread-assignment.ts)
+    });
     assert.ok(!(await threads()).some((th) => th.id === threadId));
     assert.deepEqual(
       (await threads(['archive'])).map((th) => th.id),

@@ -119,6 +119,8 @@ describe('webhooks: managing endpoints through the SDK', () => {
       'inbox.deleted',
       'inbox.thread.created',
       'inbox.thread.folder.updated',
+      'inbox.thread.assigned',
+      'inbox.thread.unassigned',
       'inbox.thread.labels.updated',
       'inbox.email.received',
       'inbox.email.sent',
