@@ -160,6 +160,12 @@ describe('dashboard: emails, their filters and an email page', () => {
     assert.equal(bounce[2], 'bounce');
     assert.match(bounce[3]!, /qmail/);
     assert.match(bounce[4]!, /^carol@inbox\.test · 5\.1\.1 · Permanent \(NoEmail\) · bounced/);
+    // The preview frame holds the email's HTML (send()'s "<p>Hello there</p>"), posted to it and
+    // served back by Postline, not the empty document a frame starts with.
+    const preview = page.frameLocator('iframe.preview');
+    await preview.getByText('Hello there').waitFor();
+    assert.equal(await preview.locator('body').textContent(), 'Hello there');
+    assert.equal(await preview.locator('body').innerHTML(), '<p>Hello there</p>');
     await assertAccessible(page, 'email page with return-path reports');
     await screenshot(page, 'emails-05b-return-path');
   });
