@@ -1,23 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestPostline } from '../support/postline.js';
-import { LOOPBACK_ENDPOINTS, subscribe, WebhookReceiver } from '../webhooks/support.js';
+import { INBOX_EVENTS, LOOPBACK_ENDPOINTS, subscribe, WebhookReceiver } from '../webhooks/support.js';
 import { receive, startInboxTest } from './support.js';
-
-const INBOX_EVENTS = [
-  'inbox.created',
-  'inbox.updated',
-  'inbox.deleted',
-  'inbox.thread.created',
-  'inbox.thread.folder.updated',
-  'inbox.thread.labels.updated',
-  'inbox.email.received',
-  'inbox.email.sent',
-  'inbox.draft.created',
-  'inbox.draft.updated',
-  'inbox.draft.sent',
-  'inbox.draft.deleted',
-];
 
 describe('inboxes: inbox.* webhooks from the one event writer', () => {
   let t: TestPostline;
@@ -80,6 +65,13 @@ describe('inboxes: inbox.* webhooks from the one event writer', () => {
     assert.deepEqual(
       receiver.payloads('inbox.deleted').map((p) => p.data),
       [{ source: 'api', inbox_id: created.data!.id }],
+    );
+  });
+
+  it('has sent every inbox.* kind of the event catalogue', () => {
+    assert.deepEqual(
+      INBOX_EVENTS.filter((type) => receiver.payloads(type).length === 0),
+      [],
     );
   });
 });

@@ -9,7 +9,7 @@ import { eventually } from '../support/eventually.js';
 import type { TestPostline } from '../support/postline.js';
 import { type Answer, declaredSdkMethods, typeCheckAnswers } from '../support/sdk-types.js';
 import { composeMessage, deliverInbound, startInboundTest } from '../inbound/support.js';
-import { LOOPBACK_ENDPOINTS, publishMx, WebhookReceiver } from '../webhooks/support.js';
+import { INBOX_EVENTS, LOOPBACK_ENDPOINTS, publishMx, WebhookReceiver } from '../webhooks/support.js';
 
 // Routes other work is building right now. Each is still called: the test fails as soon as one
 // answers successfully, so that its line is taken out here and its answer type-checked.
@@ -40,18 +40,7 @@ const SUBSCRIBED = [
   'topic.deleted',
   'suppression.added',
   'suppression.removed',
-  'inbox.created',
-  'inbox.updated',
-  'inbox.deleted',
-  'inbox.thread.created',
-  'inbox.thread.folder.updated',
-  'inbox.thread.labels.updated',
-  'inbox.email.received',
-  'inbox.email.sent',
-  'inbox.draft.created',
-  'inbox.draft.updated',
-  'inbox.draft.sent',
-  'inbox.draft.deleted',
+  ...INBOX_EVENTS,
 ];
 
 // Fields an answer carries beyond the SDK's declared type, each for a reason; every other
