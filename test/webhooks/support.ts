@@ -10,7 +10,7 @@ import { Webhook } from 'standardwebhooks';
 import { OTHER_EVENTS } from '../../src/events/catalogue.js';
 import { createVerifiedDomain, publishMx } from '../support/domains.js';
 import { startTestPostline, type TestPostline } from '../support/postline.js';
-import { eventually } from '../support/eventually.js';
+import { closeServer, eventually } from '../support/eventually.js';
 
 interface ReceivedWebhook {
   id: string;
@@ -136,7 +136,7 @@ export class WebhookReceiver {
   async stop(): Promise<void> {
     for (const res of this.hanging) res.destroy();
     this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await closeServer(this.server);
   }
 }
 
