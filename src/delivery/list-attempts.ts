@@ -3,12 +3,11 @@
 // (or relay, or the sandbox's catcher) reached, the reply with its code, and what it concluded.
 // Paged as Resend's lists are (`limit`, `after`, `before`, `has_more`), the cursors being
 // attempt ids: an email to many recipients, each retried, has many.
-import { notFound } from '../api/errors.js';
-import { isUuid } from '../api/format.js';
 import { envelope, listDoc, listOldestFirst, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import { integer, nullable, object, oneOfValues, string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
+import { accountEmailOr404 } from '../email-row/account-email.js';
 const OUTCOMES = ['delivered', 'complained', 'deferred', 'bounced', 'failed', 'suppressed'] as const;
 
 const ATTEMPT_SCHEMA = object({
@@ -33,13 +32,12 @@ export function listDeliveryAttempts(db: Db): Route {
     },
     async handler({ principal, params, query }) {
       const page = parsePage(query, { defaultLimit: 100, cursor: 'serial' });
-      const email = isUuid(params.id) ? await db.one('SELECT id FROM emails WHERE id = $1 AND account_id = $2', [params.id, principal.accountId]) : undefined;
-      if (!email) throw notFound('Email');
+      const emailId = await accountEmailOr404(db, principal.accountId, params.id);
       const { rows, hasMore } = await listOldestFirst(db, {
         table: 'delivery_attempts',
         columns: 'id, recipient, mx, response, outcome, attempted_at',
         where: 'email_id = $1',
-        params: [params.id],
+        params: [emailId],
         key: ['attempted_at', 'id'],
         page,
       });

@@ -1,11 +1,10 @@
 // GET /emails/:id/attachments: the attachments of one of the caller's emails, in the order
 // they were given. Paginated like every list (limit, after, before by attachment id); without
 // `limit` an email's attachments come in one page (up to 100).
-import { notFound } from '../api/errors.js';
-import { isUuid } from '../api/format.js';
 import { envelope, listOldestFirst, listDoc, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
+import { accountEmailOr404 } from '../email-row/account-email.js';
 import { ATTACHMENT_COLUMNS, ATTACHMENT_SUMMARY_SCHEMA, attachmentSummary, type DownloadLinks } from './attachment-view.js';
 
 export function listAttachments(db: Db, links: () => Promise<DownloadLinks>): Route {
@@ -15,13 +14,12 @@ export function listAttachments(db: Db, links: () => Promise<DownloadLinks>): Ro
     doc: listDoc("List an email's attachments", ATTACHMENT_SUMMARY_SCHEMA, { defaultLimit: 100 }),
     async handler({ principal, params, query }) {
       const page = parsePage(query, { defaultLimit: 100 });
-      const email = isUuid(params.id) ? await db.one(`SELECT id FROM emails WHERE id = $1 AND account_id = $2`, [params.id, principal.accountId]) : undefined;
-      if (!email) throw notFound('Email');
+      const emailId = await accountEmailOr404(db, principal.accountId, params.id);
       const { rows, hasMore } = await listOldestFirst(db, {
         table: 'email_attachments',
         columns: ATTACHMENT_COLUMNS,
         where: 'email_id = $1',
-        params: [params.id],
+        params: [emailId],
         key: ['position'],
         page,
       });

@@ -3,12 +3,11 @@
 // `data` (which recipients, the bounce, the clicked link, …). Paged as Resend's lists are
 // (`limit`, `after`, `before`, `has_more`), the cursors being event ids: an email opened and
 // clicked by a whole list has thousands.
-import { notFound } from '../api/errors.js';
-import { isUuid } from '../api/format.js';
 import { envelope, listDoc, listOldestFirst, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import { integer, object, oneOfValues, string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
+import { accountEmailOr404 } from '../email-row/account-email.js';
 import { EMAIL_EVENTS } from '../events/catalogue.js';
 
 const EVENT_SCHEMA = object({
@@ -29,13 +28,12 @@ export function listEmailEvents(db: Db): Route {
     },
     async handler({ principal, params, query }) {
       const page = parsePage(query, { defaultLimit: 100, cursor: 'serial' });
-      const email = isUuid(params.id) ? await db.one('SELECT id FROM emails WHERE id = $1 AND account_id = $2', [params.id, principal.accountId]) : undefined;
-      if (!email) throw notFound('Email');
+      const emailId = await accountEmailOr404(db, principal.accountId, params.id);
       const { rows, hasMore } = await listOldestFirst(db, {
         table: 'events',
         columns: 'id, type, created_at, data',
         where: 'email_id = $1',
-        params: [params.id],
+        params: [emailId],
         key: ['id'],
         page,
       });

@@ -11,6 +11,7 @@ import type { Route } from '../api/route.js';
 import { constant, input, object, string, uuid } from '../api/schema.js';
 import { objectBody, optionalString, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
+import { accountEmailOr404 } from '../email-row/account-email.js';
 import { SIGNED_URL_QUERY, type UrlSigner } from '../signing/url-signing.js';
 import { DETAIL_COLUMNS, emailDetail } from './email-view.js';
 import { mailContentPolicy } from './mail-content-policy.js';
@@ -61,12 +62,11 @@ export function shareEmail(db: Db, links: () => Promise<{ publicUrl: string; sig
       const fields = objectBody(body);
       rejectUnknown(fields, ['expires_in']);
       const ms = expiresInMs(optionalString(fields, 'expires_in'));
-      const row = isUuid(params.id) ? await db.one(`SELECT id FROM emails WHERE id = $1 AND account_id = $2`, [params.id, principal.accountId]) : undefined;
-      if (!row) throw notFound('Email');
+      const emailId = await accountEmailOr404(db, principal.accountId, params.id);
       const { publicUrl, signer } = await links();
       const expires = String(Math.ceil((Date.now() + ms) / 1000));
-      const signature = signer.sign('share', params.id!, expires);
-      return { body: { object: 'email', id: params.id, url: `${publicUrl}/shared/emails/${params.id}?expires=${expires}&signature=${signature}` } };
+      const signature = signer.sign('share', emailId, expires);
+      return { body: { object: 'email', id: emailId, url: `${publicUrl}/shared/emails/${emailId}?expires=${expires}&signature=${signature}` } };
     },
   };
 }

@@ -13,7 +13,7 @@ import type { Route } from '../api/route.js';
 import { SIGNED_URL_QUERY } from '../signing/url-signing.js';
 import type { Db } from '../db/database.js';
 import type { UrlSigner } from '../signing/url-signing.js';
-import { attachmentBytes, parseMime } from './received-message.js';
+import { attachmentBytes, parseMime } from '../message/received-message.js';
 import type { DownloadKind } from './received-view.js';
 
 const DOWNLOAD_HEADERS = {

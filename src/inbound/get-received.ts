@@ -10,7 +10,7 @@ import type { Route } from '../api/route.js';
 import { oneOfValues } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { inlineImages, referencesCid } from './inline-images.js';
-import { parseMime } from './received-message.js';
+import { parseMime } from '../message/received-message.js';
 import { attachmentsOf, headerObject, RECEIVED_COLUMNS, RECEIVED_SCHEMA, receivedSummary, signedDownload, type ReceivedLinks } from './received-view.js';
 
 const HTML_FORMATS = ['data_uri', 'cid'] as const;

@@ -2,7 +2,7 @@
 // as `cid:<content id>` in the html come back as `data:` URIs, so the html renders on its own.
 // The bytes are the parser's, from the stored raw message; `html_format=cid` skips all this.
 import type { Email } from 'postal-mime';
-import { attachmentBytes, bareContentId } from './received-message.js';
+import { attachmentBytes, bareContentId } from '../message/received-message.js';
 
 /** A `cid:` URL in an attribute or CSS url(): up to the next quote, space, `>` or `)`. */
 const CID_URL = /cid:([^"'\s>)]+)/gi;

@@ -4,12 +4,11 @@
 // the recipient it names, its enhanced status, the remote reply, the bounce's type and subType,
 // and the event it recorded (null when it recorded none: a repeat, or no recipient matched).
 // Auto-replies and unrecognised messages are listed too, with no reports. Paged as Resend's lists.
-import { notFound } from '../api/errors.js';
-import { isUuid } from '../api/format.js';
 import { envelope, listDoc, listOldestFirst, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import { array, integer, isoTime, nullable, object, oneOfValues, string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
+import { accountEmailOr404 } from '../email-row/account-email.js';
 import type { Finding } from './record-reports.js';
 
 const VERDICTS = ['bounce', 'delay', 'complaint', 'auto_reply', 'no_news', 'unrecognised'] as const;
@@ -48,13 +47,12 @@ export function listReturnPathReports(db: Db): Route {
     },
     async handler({ principal, params, query }) {
       const page = parsePage(query, { defaultLimit: 100, cursor: 'serial' });
-      const email = isUuid(params.id) ? await db.one('SELECT id FROM emails WHERE id = $1 AND account_id = $2', [params.id, principal.accountId]) : undefined;
-      if (!email) throw notFound('Email');
+      const emailId = await accountEmailOr404(db, principal.accountId, params.id);
       const { rows, hasMore } = await listOldestFirst(db, {
         table: 'return_path_messages',
         columns: 'id, mail_from, from_header, subject, verdict, format, reason, findings, received_at',
         where: 'email_id = $1',
-        params: [params.id],
+        params: [emailId],
         key: ['received_at', 'id'],
         page,
       });

@@ -5,7 +5,7 @@
 // feedback parts are plain header-style field blocks, read here. Anything else arriving at a
 // return path (free-text bounces, auto-replies) is for recognise-return-path-mail.ts.
 import type { Email } from 'postal-mime';
-import { attachmentBytes } from './received-message.js';
+import { attachmentBytes } from '../message/received-message.js';
 
 /**
  * What a report says about recipients. `recipients` are the names it gives (the first that is

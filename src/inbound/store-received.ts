@@ -8,7 +8,7 @@ import { recordEvents } from '../events/record-events.js';
 import { type FilingOptions, fileReceived } from '../inboxes/file-received.js';
 import type { Authentication } from './authenticate.js';
 import type { InboundEnvelope } from './inbound.js';
-import type { ParsedMessage } from './received-message.js';
+import type { ParsedMessage } from '../message/received-message.js';
 import { receivedEventData } from './received-view.js';
 
 interface MessageToStore {

@@ -3,6 +3,7 @@
 // of that inbox (threading.ts). One query when no inbox is addressed, which is the common case.
 // With a model endpoint configured, a thread the mail starts gets its agent's draft queued.
 import type { Queryable } from '../db/database.js';
+import { header, type ParsedMessage } from '../message/received-message.js';
 import { queueAgentDraft } from './agent-jobs.js';
 import { addMessage, messageIdsIn } from './threading.js';
 
@@ -15,20 +16,8 @@ interface ReceivedForInboxes {
   attachments: { id: string; filename: string | null; size: number }[];
 }
 
-interface ReceivedMessage {
-  from: string;
-  to: string[];
-  cc: string[];
-  bcc: string[];
-  replyTo: string[];
-  subject: string;
-  messageId: string | null;
-  html: string | null;
-  text: string | null;
-  headers: [string, string][];
-}
-
-const header = (headers: [string, string][], name: string) => headers.find(([n]) => n.toLowerCase() === name)?.[1];
+/** The received message as parsed; its attachments come stored, with their ids, in ReceivedForInboxes. */
+type ReceivedMessage = Omit<ParsedMessage, 'attachments'>;
 
 /** The From header as written ("Name <addr>"), unless it is MIME-encoded: then the bare address. */
 function fromDisplay(message: ReceivedMessage): string {

@@ -5,14 +5,14 @@
 // shares it cost ~4× this, for the same fields. test/message/header-fields.test.ts holds the two
 // to the same result over a corpus of awkward headers.
 import { addressParser, decodeWords, type Address } from 'postal-mime';
-import type { ParsedMessage } from './parse-message.js';
+import type { ParsedSubmission } from './parse-message.js';
 
 const utf8 = new TextDecoder('utf-8');
 const LF = 10;
 const CR = 13;
 
 /** The header fields of `raw`: lines up to the first empty one (CRs before a line's LF do not count). */
-export function readHeaderFields(raw: Buffer): ParsedMessage {
+export function readHeaderFields(raw: Buffer): ParsedSubmission {
   const fields = unfoldedLines(raw).map(field);
   // postal-mime looks fields up from the last one: the last Subject counts, and the addresses
   // of repeated To (or Cc) fields are listed last field first.

@@ -20,7 +20,7 @@ import { Worker } from 'node:worker_threads';
 import PostalMime, { type Address, type Email } from 'postal-mime';
 import { readHeaderFields } from './header-fields.js';
 
-export interface ParsedMessage {
+export interface ParsedSubmission {
   /** Header fields in message order: lower-case name and value, unfolded. */
   headers: { key: string; value: string }[];
   subject: string | undefined;
@@ -44,7 +44,7 @@ export class UnparseableMessage extends Error {}
 
 /** What a parse returns: a submission's summary, or postal-mime's whole Email. */
 export type ParseKind = 'submission' | 'email';
-type Parsed<K extends ParseKind> = K extends 'submission' ? ParsedMessage : Email;
+type Parsed<K extends ParseKind> = K extends 'submission' ? ParsedSubmission : Email;
 
 /** postal-mime's options for every parse here (attachment downloads re-parse with the same ones). */
 const OPTIONS = { attachmentEncoding: 'arraybuffer' } as const;
@@ -60,14 +60,14 @@ export async function parseInProcess<K extends ParseKind>(raw: Uint8Array, kind:
 }
 
 /** The attachments' bytes of a parsed Email, moved (not copied) between threads. */
-export function transferablesOf(result: ParsedMessage | Email): ArrayBuffer[] {
+export function transferablesOf(result: ParsedSubmission | Email): ArrayBuffer[] {
   if (!('attachments' in result) || !Array.isArray(result.attachments)) return [];
   const buffers = (result as Email).attachments.flatMap((a) => (a.content instanceof ArrayBuffer ? [a.content] : []));
   return [...new Set(buffers)]; // a buffer listed twice cannot be transferred
 }
 
 /** The header fields of a parsed message: all that accepting a submission needs. */
-function describeHeaders(email: Email): ParsedMessage {
+function describeHeaders(email: Email): ParsedSubmission {
   return {
     headers: email.headers.map((h) => ({ key: h.key, value: h.value })),
     subject: email.subject,
@@ -77,7 +77,7 @@ function describeHeaders(email: Email): ParsedMessage {
   };
 }
 
-function describe(email: Email): ParsedMessage {
+function describe(email: Email): ParsedSubmission {
   return {
     ...describeHeaders(email),
     bodies: {
@@ -95,7 +95,7 @@ function describe(email: Email): ParsedMessage {
 }
 
 /** A submission's header fields only (header-fields.ts), in process. */
-async function parseHeaders(raw: Buffer): Promise<ParsedMessage> {
+async function parseHeaders(raw: Buffer): Promise<ParsedSubmission> {
   try {
     return readHeaderFields(raw);
   } catch (err) {
@@ -111,7 +111,7 @@ export class MessageParser {
   private next = 0;
 
   /** A submitted message, bodies included (src/smtp/submit-message.ts). */
-  parse(raw: Buffer): Promise<ParsedMessage> {
+  parse(raw: Buffer): Promise<ParsedSubmission> {
     return this.run(raw, 'submission');
   }
 
@@ -120,7 +120,7 @@ export class MessageParser {
    * read from the stored message when asked for), a large one whole, in the worker thread,
    * so that reading it back never parses megabytes on the event loop.
    */
-  parseForSubmission(raw: Buffer): Promise<ParsedMessage> {
+  parseForSubmission(raw: Buffer): Promise<ParsedSubmission> {
     return raw.length <= INLINE_MAX_BYTES ? parseHeaders(raw) : this.parse(raw);
   }
 
@@ -151,7 +151,7 @@ export class MessageParser {
         )
       : new Worker(new URL('./parse-worker.js', import.meta.url));
     worker.unref();
-    worker.on('message', ({ id, result, error }: { id: number; result?: ParsedMessage | Email; error?: string }) => {
+    worker.on('message', ({ id, result, error }: { id: number; result?: ParsedSubmission | Email; error?: string }) => {
       const waiting = this.pending.get(id);
       this.pending.delete(id);
       if (this.pending.size === 0) worker.unref();

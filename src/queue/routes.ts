@@ -2,11 +2,11 @@
 // messages, and the repairs (retry now, fail, pause, resume). Postline's own: Resend has no
 // queue to show. `postline queue` (queue/cli.ts) does the same against the database.
 import { ApiError, notFound, validation } from '../api/errors.js';
-import { isUuid } from '../api/format.js';
 import type { Route, RouteContext, RouteDoc } from '../api/route.js';
 import { array, constant, input, integer, type JsonSchema, nullable, object, oneOfValues, SINGLE_LINE_TEXT, string, uuid } from '../api/schema.js';
 import { objectBody, rejectUnknown, requiredString } from '../api/validate.js';
 import type { Db } from '../db/database.js';
+import { accountEmailOr404 } from '../email-row/account-email.js';
 import type { ProviderTable } from '../providers/providers.js';
 import { destinationMessages } from './destination-messages.js';
 import { type Destination, domainsOf, parseDestination } from './destinations.js';
@@ -56,12 +56,10 @@ export function queueRoutes(db: Db, providers: ProviderTable): Route[] {
   const domainsFor = (c: RouteContext) => domainsOf(db, c.principal.accountId, destination(c), providers);
   const selectionOf = async (c: RouteContext): Promise<Selection> => ({ accountId: c.principal.accountId, domains: await domainsFor(c) });
   /** One email of the account (404 otherwise). */
-  const emailSelection = async (c: RouteContext): Promise<Selection> => {
-    const id = c.params.id!;
-    const [email] = isUuid(id) ? await db.query(`SELECT id FROM emails WHERE id = $1 AND account_id = $2`, [id, c.principal.accountId]) : [];
-    if (!email) throw notFound('Email');
-    return { accountId: c.principal.accountId, emailId: id };
-  };
+  const emailSelection = async (c: RouteContext): Promise<Selection> => ({
+    accountId: c.principal.accountId,
+    emailId: await accountEmailOr404(db, c.principal.accountId, c.params.id),
+  });
 
   return [
     {

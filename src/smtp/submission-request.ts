@@ -9,12 +9,12 @@ import { addressParser, type Address } from 'postal-mime';
 import type { EmailRequest } from '../emails/email-request.js';
 import { noNul, storedBodies } from '../emails/submitted-message.js';
 import { parseMailbox, type Mailbox } from '../mailbox/mailbox.js';
-import { UnparseableMessage, type MessageParser, type ParsedMessage } from '../message/parse-message.js';
+import { UnparseableMessage, type MessageParser, type ParsedSubmission } from '../message/parse-message.js';
 import { MAX_LINE_LENGTH, REPLIES } from './replies.js';
 
 export interface SubmittedMessage {
   raw: Buffer;
-  parsed: ParsedMessage;
+  parsed: ParsedSubmission;
   /** Envelope recipients, ASCII, in RCPT order. */
   recipients: string[];
   /** The Resend-Idempotency-Key header, when present (untrimmed values are trimmed). */
@@ -29,7 +29,7 @@ export interface SubmittedMessage {
 export async function parseSubmission(parser: MessageParser, raw: Buffer, recipients: string[]): Promise<SubmittedMessage> {
   checkLines(raw);
   try {
-    let parsed: ParsedMessage = await parser.parseForSubmission(raw);
+    let parsed: ParsedSubmission = await parser.parseForSubmission(raw);
     const key = parsed.headers.find((h) => h.key === 'resend-idempotency-key');
     if (key && !parsed.bodies) parsed = await parser.parse(raw);
     return { raw, parsed, recipients, idempotencyKey: key?.value.trim() };
@@ -71,7 +71,7 @@ function display(m: { name: string; address: string }): string {
   return /^[\w !#$%&'*+/=?^`{|}~-]+$/.test(name) ? `${name} <${m.address}>` : `"${name.replace(/(["\\])/g, '\\$1')}" <${m.address}>`;
 }
 
-function sender(message: ParsedMessage): { from: string; mailbox: Mailbox } {
+function sender(message: ParsedSubmission): { from: string; mailbox: Mailbox } {
   const headers = message.headers.filter((h) => h.key === 'from');
   if (headers.length === 0) throw REPLIES.missingFrom();
   if (headers.length > 1) throw REPLIES.severalFrom();

@@ -12,6 +12,7 @@ import { startLoopbackMx } from '../support/loopback-mx.js';
 import { startSilentHost } from '../support/silent-host.js';
 import { createVerifiedDomain } from '../support/domains.js';
 import { PostlineProcess, baseEnv, newApiKey, processStorage, cleanupsAfterSuite } from './postline-process.js';
+import { closeServer } from '../support/eventually.js';
 
 const EMAILS = 20;
 
@@ -41,7 +42,7 @@ describe('crash recovery: mail a killed node had claimed', () => {
     cleanups.push(async () => {
       for (const res of waitingHooks) res.destroy();
       endpoint.closeAllConnections();
-      await new Promise((resolve) => endpoint.close(resolve));
+      await closeServer(endpoint);
     });
 
     const storage = await processStorage();

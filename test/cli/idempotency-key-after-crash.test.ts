@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { Resend } from 'resend';
 import { startLoopbackMx } from '../support/loopback-mx.js';
 import { createVerifiedDomain } from '../support/domains.js';
-import { eventually } from '../support/eventually.js';
+import { closeServer, eventually } from '../support/eventually.js';
 import { PostlineProcess, baseEnv, newApiKey, processStorage, cleanupsAfterSuite } from './postline-process.js';
 
 describe('an idempotency key whose request a crash cut off', () => {
@@ -30,7 +30,7 @@ describe('an idempotency key whose request a crash cut off', () => {
     cleanups.push(async () => {
       for (const res of held) res.destroy();
       files.closeAllConnections();
-      await new Promise((resolve) => files.close(resolve));
+      await closeServer(files);
     });
 
     const storage = await processStorage();

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { within } from '../support/eventually.js';
 import { createExternalDatabase, testDbMode } from '../support/postline.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -74,13 +75,32 @@ export async function processStorage(): Promise<{ dataDir: string; env: Record<s
   };
 }
 
+/**
+ * How long a process may take to exit once asked to, or once killed: POSTLINE_SHUTDOWN_TIMEOUT's
+ * default (30 s) for a graceful stop, and as much again for a loaded machine.
+ */
+const EXIT_TIMEOUT_MS = 60_000;
+
+type Exit = { code: number | null; signal: NodeJS.Signals | null };
+
 /** A running `postline start`; its pino log lines are kept in `lines`. */
 export class PostlineProcess {
   readonly lines: string[] = [];
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   url = '';
+  private readonly exit: Promise<Exit>;
   private constructor(readonly child: ChildProcess) {
-    this.exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    this.exit = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  }
+
+  /**
+   * The exit once the process has ended. Still running after EXIT_TIMEOUT_MS, it is killed (so it
+   * cannot hold the run) and this fails with its last log lines.
+   */
+  get exited(): Promise<Exit> {
+    return within(this.exit, EXIT_TIMEOUT_MS, `postline (pid ${this.pid}) to exit`).catch((err: Error) => {
+      this.child.kill('SIGKILL');
+      throw new Error(`${err.message}; its last log lines:\n${this.lines.slice(-20).join('\n')}`);
+    });
   }
 
   get pid(): number {
@@ -119,7 +139,7 @@ export class PostlineProcess {
       if (match) proc.url = match[1]!;
       // Up once every role runs (server.ts logs "ready"); a node without the api role has no URL.
       if (proc.lines.some((l) => /"msg":"ready: /.test(l))) return proc;
-      const exited = await Promise.race([proc.exited, new Promise((r) => setTimeout(r, 50))]);
+      const exited = await Promise.race([proc.exit, new Promise((r) => setTimeout(r, 50))]);
       if (exited || Date.now() > deadline) {
         if (!exited) child.kill('SIGKILL');
         throw new Error(`postline start did not come up:\n${proc.lines.join('\n')}`);
@@ -142,7 +162,11 @@ export async function runCli(args: string[], env: Record<string, string>): Promi
   let stderr = '';
   child.stdout.on('data', (c) => (stdout += c));
   child.stderr.on('data', (c) => (stderr += c));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const code = await within(exit, EXIT_TIMEOUT_MS, `postline ${args.join(' ')} to finish`).catch((err: Error) => {
+    child.kill('SIGKILL');
+    throw new Error(`${err.message}; its output:\n${stdout}${stderr}`);
+  });
   return { code, stdout, stderr };
 }
 

@@ -10,6 +10,7 @@ import { Resend } from 'resend';
 import { SMTPServer } from 'smtp-server';
 import { TestDnsServer } from '../support/dns-server.js';
 import { createVerifiedDomain } from '../support/domains.js';
+import { within } from '../support/eventually.js';
 import { baseEnv, newApiKey, PostlineProcess, processStorage, cleanupsAfterSuite } from './postline-process.js';
 
 const EMAILS = 5;
@@ -77,14 +78,12 @@ describe('SIGTERM with mail in flight', () => {
     assert.equal(ready.status, 503, 'not ready while stopping');
     const body = (await ready.json()) as { statusCode: number; name: string };
     assert.equal(body.statusCode, 503);
-    const greeting = await new Promise<string>((resolve, reject) => {
-      const socket = net.connect(smtpPort, '127.0.0.1');
-      socket.once('data', (chunk) => {
-        resolve(chunk.toString());
-        socket.destroy();
-      });
+    const socket = net.connect(smtpPort, '127.0.0.1');
+    const firstReply = new Promise<string>((resolve, reject) => {
+      socket.once('data', (chunk) => resolve(chunk.toString()));
       socket.once('error', reject);
     });
+    const greeting = await within(firstReply, 10_000, 'the greeting of a new SMTP session while stopping').finally(() => socket.destroy());
     assert.match(greeting, /^421 4\.3\.2 /);
     assert.deepEqual(received, [], 'the attempts are still in flight');
 

@@ -24,10 +24,23 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath, args: ['--no-sandbox'] });
 }
 
+/**
+ * A full-page shot. Chromium paints a frame of another process (the mail preview: sandboxed
+ * without same-origin) only where it lies inside the viewport, so a loaded preview below the fold
+ * came out blank (emails-05b-return-path); the viewport is made as tall as the page for the shot.
+ */
 export async function screenshot(page: Page, name: string): Promise<string> {
   await fs.mkdir(artifactsDir, { recursive: true });
   const file = path.join(artifactsDir, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
+  const viewport = page.viewportSize();
+  const height = await page.evaluate(() => document.documentElement.scrollHeight);
+  const stretch = viewport !== null && height > viewport.height;
+  if (stretch) await page.setViewportSize({ width: viewport.width, height });
+  try {
+    await page.screenshot({ path: file, fullPage: true });
+  } finally {
+    if (stretch) await page.setViewportSize(viewport);
+  }
   return file;
 }
 

@@ -120,7 +120,10 @@ describe('dashboard: the overview of figures, queue and failures', () => {
     await page.getByRole('button', { name: '24 hours' }).click();
     await page.getByRole('heading', { name: 'Emails over the last 24 hours' }).waitFor();
     await page.locator('figure.time-chart canvas').waitFor();
-    await page.waitForTimeout(300); // the chart follows its box's new width
+    // The chart follows its box's new width: waited for (bounded), then measured and asserted.
+    await page
+      .waitForFunction(() => document.querySelector('figure.time-chart canvas')!.getBoundingClientRect().width <= 360, undefined, { timeout: 5_000 })
+      .catch(() => {});
     const widths = await page.evaluate(() => ({
       page: document.documentElement.scrollWidth,
       canvas: document.querySelector('figure.time-chart canvas')!.getBoundingClientRect().width,

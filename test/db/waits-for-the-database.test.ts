@@ -4,14 +4,14 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { connectDatabase } from '../../src/db/connect.js';
-import { eventually } from '../support/eventually.js';
+import { closeServer, eventually } from '../support/eventually.js';
 import { freshDatabase } from './fresh-database.js';
 
 async function freePort(): Promise<number> {
   const srv = net.createServer().listen(0, '127.0.0.1');
   await new Promise((r) => srv.once('listening', r));
   const { port } = srv.address() as net.AddressInfo;
-  await new Promise((r) => srv.close(r));
+  await closeServer(srv);
   return port;
 }
 

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { SMTPServer } from 'smtp-server';
 import type { TestPostline } from '../support/postline.js';
 import { deliveriesOf, eventsOf, eventually, publishMx, send, startDeliveryTest, waitForLastEvent } from './support.js';
+import { closeServer } from '../support/eventually.js';
 
 describe('delivery: shutting down lets the attempt in flight finish', () => {
   let t: TestPostline;
@@ -32,7 +33,7 @@ describe('delivery: shutting down lets the attempt in flight finish', () => {
   });
   after(async () => {
     await t.stop();
-    await new Promise<void>((resolve) => slow.close(() => resolve()));
+    await closeServer(slow);
   });
 
   it('records the outcome of a transaction that was under way when stop began, and never sends it twice', async () => {

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createVerifiedDomain } from '../support/domains.js';
 import { startTestPostline, type TestPostline } from '../support/postline.js';
+import { closeServer } from '../support/eventually.js';
 
 describe('attachments: paths into private networks are refused by default', () => {
   let t: TestPostline;
@@ -29,7 +30,7 @@ describe('attachments: paths into private networks are refused by default', () =
     t.dns.set('v6.acme.test', { AAAA: ['fd00::1'] });
   });
   after(async () => {
-    await new Promise((resolve) => server.close(resolve));
+    await closeServer(server);
     await t.stop();
   });
 

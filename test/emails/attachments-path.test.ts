@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import PostalMime from 'postal-mime';
 import { createVerifiedDomain } from '../support/domains.js';
-import { within } from '../support/eventually.js';
+import { closeServer, within } from '../support/eventually.js';
 import { startTestPostline, type TestPostline } from '../support/postline.js';
 
 const OK = { from: 'hello@acme.test', subject: 'Files', html: '<p>Files</p>' };
@@ -74,7 +74,7 @@ describe('attachments: fetched from `path`', () => {
   });
   after(async () => {
     files.closeAllConnections();
-    await new Promise((resolve) => files.close(resolve));
+    await closeServer(files);
     await t.stop();
   });
 
@@ -136,7 +136,7 @@ describe('attachments: fetched from `path`', () => {
     const closed = http.createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const closedPort = (closed.address() as AddressInfo).port;
-    await new Promise((resolve) => closed.close(resolve));
+    await closeServer(closed);
     await refused(`http://127.0.0.1:${closedPort}/x`, /the connection was refused/);
     await refused('http://nowhere.acme.test/x', /could not be resolved|has no address/);
   });

@@ -9,14 +9,14 @@ import { dkimSign } from 'mailauth';
 import nodemailer from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { startTestPostline, type TestPostline } from '../support/postline.js';
-import { eventually } from '../support/eventually.js';
+import { closeServer, eventually } from '../support/eventually.js';
 
 /** A free loopback port, for a Postline whose URL must be known before it starts. */
 async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await closeServer(server);
   return port;
 }
 

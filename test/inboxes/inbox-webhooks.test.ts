@@ -1,25 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestPostline } from '../support/postline.js';
-import { LOOPBACK_ENDPOINTS, subscribe, WebhookReceiver } from '../webhooks/support.js';
+import { INBOX_EVENTS, LOOPBACK_ENDPOINTS, subscribe, WebhookReceiver } from '../webhooks/support.js';
 import { receive, startInboxTest } from './support.js';
-
-const INBOX_EVENTS = [
-  'inbox.created',
-  'inbox.updated',
-  'inbox.deleted',
-  'inbox.thread.created',
-  'inbox.thread.folder.updated',
-  'inbox.thread.assigned',
-  'inbox.thread.unassigned',
-  'inbox.thread.labels.updated',
-  'inbox.email.received',
-  'inbox.email.sent',
-  'inbox.draft.created',
-  'inbox.draft.updated',
-  'inbox.draft.sent',
-  'inbox.draft.deleted',
-];
 
 describe('inboxes: inbox.* webhooks from the one event writer', () => {
   let t: TestPostline;
@@ -43,6 +26,11 @@ describe('inboxes: inbox.* webhooks from the one event writer', () => {
     const label = await t.resend.inboxes.labels.create({ inboxId, name: 'Bug', color: '#FF0000' });
     await t.resend.inboxes.threads.labels.add({ inboxId, threadId: thread.id, labels: [label.data!.id] });
     await t.resend.inboxes.threads.update({ inboxId, threadId: thread.id, folder: 'archive' });
+    // Assignment is Postline's assignee_email (no SDK method); thread-assignment.test.ts checks its payloads.
+    for (const assignee_email of ['ada@support.test', null]) {
+      const { error } = await t.resend.patch(`/inboxes/${inboxId}/threads/${thread.id}`, { assignee_email });
+      assert.equal(error, null, JSON.stringify(error));
+    }
     const draft = await t.resend.inboxes.drafts.create({ inboxId, threadId: thread.id, replyToEmailId: message.id, to: 'hana@remote.test' });
     await t.resend.inboxes.drafts.update({ inboxId, draftId: draft.data!.id, text: 'Fixed, thanks!' });
     await t.resend.inboxes.drafts.send({ inboxId, draftId: draft.data!.id });
@@ -50,7 +38,7 @@ describe('inboxes: inbox.* webhooks from the one event writer', () => {
     await t.resend.inboxes.drafts.remove({ inboxId, draftId: scratch.data!.id });
     await t.resend.inboxes.update(inboxId, { fromName: 'Helpdesk' });
 
-    await receiver.waitUntil(() => receiver.payloads().length >= 11);
+    await receiver.waitUntil(() => receiver.payloads().length >= 13);
     assert.deepEqual(receiver.rejected, []);
     // The ids, without the embedded objects (checked below).
     const byType = (type: string) => receiver.payloads(type).map(({ data: { inbox, thread, email, draft, ...ids } }) => ids);
@@ -70,6 +58,8 @@ describe('inboxes: inbox.* webhooks from the one event writer', () => {
     assert.deepEqual(byType('inbox.email.sent'), [sent]);
     assert.deepEqual(byType('inbox.draft.sent'), [{ ...sent, draft_id: draft.data!.id }]);
     assert.deepEqual(byType('inbox.updated'), [{ source: 'api', inbox_id: inboxId }]);
+    assert.equal(receiver.payloads('inbox.thread.assigned').length, 1);
+    assert.equal(receiver.payloads('inbox.thread.unassigned').length, 1);
 
     // Embedded: each object as the API shows it at that moment, bodies left out.
     const { html: _h, text: _t, ...receivedEmail } = message;
@@ -118,6 +108,13 @@ describe('inboxes: inbox.* webhooks from the one event writer', () => {
     assert.deepEqual(
       receiver.payloads('inbox.deleted').map((p) => p.data),
       [{ source: 'api', inbox_id: created.data!.id }],
+    );
+  });
+
+  it('has sent every inbox.* kind of the event catalogue', () => {
+    assert.deepEqual(
+      INBOX_EVENTS.filter((type) => receiver.payloads(type).length === 0),
+      [],
     );
   });
 });

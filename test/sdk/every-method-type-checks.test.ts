@@ -11,7 +11,7 @@ import { eventually } from '../support/eventually.js';
 import { rawRequest, type TestPostline } from '../support/postline.js';
 import { type Answer, declaredSdkMethods, typeCheckAnswers } from '../support/sdk-types.js';
 import { composeMessage, deliverInbound, startInboundTest } from '../inbound/support.js';
-import { LOOPBACK_ENDPOINTS, publishMx, WebhookReceiver } from '../webhooks/support.js';
+import { INBOX_EVENTS, LOOPBACK_ENDPOINTS, publishMx, WebhookReceiver } from '../webhooks/support.js';
 
 // Methods of the SDK that Postline does not answer yet (none today; a new SDK release may add
 // some). Each is still called: the test fails as soon as one answers successfully, so that its
@@ -36,20 +36,7 @@ const SUBSCRIBED = [
   'topic.deleted',
   'suppression.added',
   'suppression.removed',
-  'inbox.created',
-  'inbox.updated',
-  'inbox.deleted',
-  'inbox.thread.created',
-  'inbox.thread.folder.updated',
-  'inbox.thread.assigned',
-  'inbox.thread.unassigned',
-  'inbox.thread.labels.updated',
-  'inbox.email.received',
-  'inbox.email.sent',
-  'inbox.draft.created',
-  'inbox.draft.updated',
-  'inbox.draft.sent',
-  'inbox.draft.deleted',
+  ...INBOX_EVENTS,
 ];
 
 // Fields an answer carries beyond the SDK's declared type, each for a reason; every other

@@ -14,10 +14,11 @@ import { RawSession, startSmtpTest, starttlsPort } from './support.js';
 
 async function peerCertificate(port: number): Promise<tls.PeerCertificate> {
   const socket = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false });
-  await new Promise<void>((resolve, reject) => {
+  const handshake = new Promise<void>((resolve, reject) => {
     socket.once('secureConnect', () => resolve());
     socket.once('error', reject);
   });
+  await within(handshake, 10_000, `the TLS handshake on port ${port}`);
   const certificate = socket.getPeerCertificate();
   socket.destroy();
   return certificate;

@@ -5,6 +5,7 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import packet from 'dns-packet';
+import { closeServer } from './eventually.js';
 
 type Records = { A?: string[]; AAAA?: string[]; MX?: { exchange: string; priority: number }[]; TXT?: string[] };
 
@@ -33,7 +34,7 @@ export class TestDnsServer {
         await new Promise<void>((resolve, reject) => this.socket.once('error', reject).bind(this.port, '127.0.0.1', resolve));
         return this;
       } catch (err) {
-        await new Promise<void>((resolve) => this.tcpServer.close(() => resolve()));
+        await closeServer(this.tcpServer);
         if (attempt >= 4) throw err;
       }
     }

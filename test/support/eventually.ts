@@ -33,3 +33,11 @@ export async function within<T>(promise: Promise<T>, timeoutMs: number, what: st
     clearTimeout(timer);
   }
 }
+
+/**
+ * Closes a test's server (http, net, SMTP): resolves once it has closed, fails naming it if a
+ * connection still holds it open after `timeoutMs`.
+ */
+export async function closeServer(server: { close(callback: () => void): unknown }, timeoutMs = 10_000): Promise<void> {
+  await within(new Promise<void>((resolve) => server.close(() => resolve())), timeoutMs, 'a test server to close');
+}

@@ -2,6 +2,7 @@
 // how it answers: accept, defer (4xx) a number of times, or reject (5xx), per recipient.
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
+import { closeServer } from './eventually.js';
 
 interface ReceivedMessage {
   from: string;
@@ -107,6 +108,7 @@ export class MxSink {
   }
 
   async stop(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    // smtp-server ends the sessions still open after its closeTimeout (30 s), then calls back.
+    await closeServer(this.server, 40_000);
   }
 }

@@ -1,6 +1,7 @@
 // A TCP server that takes connections and never says a word: an MX host (or anything else)
 // on which a client's attempt hangs until its own timeout, for tests of work in flight.
 import net, { type AddressInfo } from 'node:net';
+import { closeServer } from './eventually.js';
 
 interface SilentHost {
   port: number;
@@ -18,7 +19,7 @@ export async function startSilentHost(): Promise<SilentHost> {
     held,
     async stop() {
       for (const socket of held) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
+      await closeServer(server);
     },
   };
 }

@@ -110,4 +110,9 @@ export class RawSession {
   close(): void {
     this.socket.destroy();
   }
+
+  /** Sends `data` and ends the connection from this side, as a client that hangs up: unlike close(), what was written still arrives. */
+  hangUp(data: string | Buffer): void {
+    this.socket.end(data);
+  }
 }

@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { createVerifiedDomain } from '../support/domains.js';
 import { rawRequest, startTestPostline, type TestPostline } from '../support/postline.js';
 import { eventually, FAST_RETRIES, FROM, SENDER_DOMAIN, send } from './support.js';
+import { closeServer } from '../support/eventually.js';
 
 const SECRET = 'instance-credentials-7f3a9c';
 
@@ -38,7 +39,7 @@ class CountingServer {
   }
   async stop(): Promise<void> {
     this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
+    await closeServer(this.server);
   }
 }
 

@@ -7,9 +7,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Resend } from 'resend';
 import { Webhook } from 'standardwebhooks';
+import { OTHER_EVENTS } from '../../src/events/catalogue.js';
 import { createVerifiedDomain, publishMx } from '../support/domains.js';
 import { startTestPostline, type TestPostline } from '../support/postline.js';
-import { eventually } from '../support/eventually.js';
+import { closeServer, eventually } from '../support/eventually.js';
 
 interface ReceivedWebhook {
   id: string;
@@ -135,7 +136,7 @@ export class WebhookReceiver {
   async stop(): Promise<void> {
     for (const res of this.hanging) res.destroy();
     this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await closeServer(this.server);
   }
 }
 
@@ -144,6 +145,9 @@ export const FROM = `Postline Tests <hello@${SENDER_DOMAIN}>`;
 
 /** Fast retries, so a whole retry schedule runs within a test. */
 export const FAST_RETRIES = { POSTLINE_WEBHOOK_RETRY_DELAYS: '100ms,200ms,300ms' };
+
+/** The inbox.* kinds, from the event catalogue: a kind added there is subscribed to and awaited. */
+export const INBOX_EVENTS = Object.keys(OTHER_EVENTS).filter((type) => type.startsWith('inbox.'));
 
 /** The receivers listen on loopback, which endpoints may reach only when the operator allows it. */
 export const LOOPBACK_ENDPOINTS = { POSTLINE_WEBHOOK_ALLOW_PRIVATE: 'true' };

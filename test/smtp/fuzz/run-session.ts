@@ -10,6 +10,8 @@ import { ServerMirror, type Unit } from './server-mirror.js';
 
 /** The longest a client may wait for a reply it is owed. */
 const REPLY_WAIT_MS = 5_000;
+/** A connection (and on the implicit-TLS port its handshake) not made within this is a problem, not a hang. */
+const CONNECT_WAIT_MS = 10_000;
 
 export interface FuzzTarget {
   starttlsPort: number;
@@ -203,10 +205,14 @@ async function connect(target: FuzzTarget, plan: SessionPlan, localAddress: stri
   const options = { host: '127.0.0.1', port: implicit ? target.implicitPort : target.starttlsPort, localAddress };
   const socket = implicit ? tls.connect({ ...options, rejectUnauthorized: false }) : net.connect(options);
   const error = await new Promise<string | undefined>((resolve) => {
-    socket.once(implicit ? 'secureConnect' : 'connect', () => resolve(undefined));
-    socket.once('error', (err) => resolve(`could not connect: ${err.message}`));
+    const timer = setTimeout(() => resolve(`could not connect within ${CONNECT_WAIT_MS} ms`), CONNECT_WAIT_MS);
+    socket.once(implicit ? 'secureConnect' : 'connect', () => (clearTimeout(timer), resolve(undefined)));
+    socket.once('error', (err) => (clearTimeout(timer), resolve(`could not connect: ${err.message}`)));
   });
-  if (error) return error;
+  if (error) {
+    socket.destroy();
+    return error;
+  }
   const session = new FuzzSession(socket, target, implicit);
   await session.settle();
   return session;

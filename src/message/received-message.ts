@@ -1,14 +1,13 @@
-// Parsing an inbound message with postal-mime: the fields the API returns (addresses bare, as
-// Resend gives them), the headers in message order, and the attachment list. The attachment
+// Parsing a received message with postal-mime (src/inbound/, and the inbox threads it is filed
+// into, src/inboxes/): the fields the API returns (addresses bare, as Resend gives them), the
+// headers in message order, and the attachment list. The attachment
 // bytes are not kept apart from the raw message: downloads parse the raw again (parseMime, the
 // same options) and take the attachment at the stored position, so what a download returns is
 // exactly what the parser made of the message the first time.
-// Large messages are parsed in the SMTP server's parser thread (src/message/parse-message.ts), off
-// the event loop that serves every other session and the API.
+// Large messages are parsed in the SMTP server's parser thread (parse-message.ts), off the event
+// loop that serves every other session and the API.
 import type { Address, Attachment, Email } from 'postal-mime';
-import { messageParser } from '../message/parse-message.js';
-
-export { UnparseableMessage } from '../message/parse-message.js';
+import { messageParser } from './parse-message.js';
 
 export interface ParsedAttachment {
   position: number;
@@ -34,6 +33,9 @@ export interface ParsedMessage {
   headers: [string, string][];
   attachments: ParsedAttachment[];
 }
+
+/** The first header field named `name` (lower case) of `headers`, unfolded; undefined when there is none. */
+export const header = (headers: ParsedMessage['headers'], name: string) => headers.find(([n]) => n.toLowerCase() === name)?.[1];
 
 /** The message as postal-mime's Email; throws UnparseableMessage when it cannot be parsed. */
 export function parseMime(raw: Buffer): Promise<Email> {

@@ -1,0 +1,13 @@
+// One of the caller's emails, by the id in a route's path, for the routes about one email (its
+// events, delivery attempts, return-path reports, attachments, a share link, its queue rows):
+// an id that is not a UUID, is missing, or is another account's is the same 404.
+import { notFound } from '../api/errors.js';
+import { isUuid } from '../api/format.js';
+import type { Queryable } from '../db/database.js';
+
+/** The email's id when it is one of `accountId`'s emails; otherwise throws Resend's 404. */
+export async function accountEmailOr404(q: Queryable, accountId: string, id: string | undefined): Promise<string> {
+  const email = isUuid(id) ? await q.one('SELECT id FROM emails WHERE id = $1 AND account_id = $2', [id, accountId]) : undefined;
+  if (!email) throw notFound('Email');
+  return id!;
+}
