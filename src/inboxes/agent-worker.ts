@@ -14,9 +14,9 @@ import crypto from 'node:crypto';
 import { PollingLoop } from '../concurrency/polling-loop.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
-import { recordEvents } from '../events/record-events.js';
 import type { Logger } from '../logger.js';
 import { type AgentJob, claimAgentJobs, DRAFT_REPLY, markAttemptFailed, markDrafted, markSkipped } from './agent-jobs.js';
+import { draftEvent, insertDraft } from './draft-rows.js';
 import { askModel, type ModelEndpoint, ModelError } from './agent-model.js';
 import { type AgentSettings, draftRequest, type ThreadMessage } from './agent-prompt.js';
 
@@ -143,13 +143,19 @@ async function storeDraft(db: Db, job: AgentJob, context: DraftContext, reply: s
   const draftId = crypto.randomUUID();
   return db.tx(async (q) => {
     if (!(await markDrafted(q, job, draftId))) return false;
-    await q.query(
-      `INSERT INTO inbox_drafts (id, inbox_id, thread_id, reply_to_email_id, to_addresses, subject, text)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [draftId, job.inboxId, job.threadId, job.messageId, to, subject, reply],
-    );
-    const data = { source: 'agent' as const, inbox_id: job.inboxId, draft_id: draftId, thread_id: job.threadId };
-    await recordEvents(q, [{ accountId: job.accountId, type: 'inbox.draft.created', data }]);
+    await insertDraft(q, {
+      id: draftId,
+      inboxId: job.inboxId,
+      threadId: job.threadId,
+      replyToEmailId: job.messageId,
+      to,
+      cc: [],
+      bcc: [],
+      subject,
+      html: null,
+      text: reply,
+    });
+    await draftEvent(q, { id: job.inboxId, account_id: job.accountId }, 'inbox.draft.created', { id: draftId, threadId: job.threadId }, 'agent');
     return true;
   });
 }

@@ -8,17 +8,17 @@ import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import { array, constant, deletedObject, input, integer, isoTime, nullable, object, objectId, oneOfValues, string, uuid } from '../api/schema.js';
 import { type Body, objectBody, rejectUnknown } from '../api/validate.js';
-import type { Db, Queryable, Row } from '../db/database.js';
+import type { Db, Row } from '../db/database.js';
 import { recordEvents } from '../events/record-events.js';
 import type { AcceptDeps } from '../emails/accept.js';
 import { parseMailbox } from '../mailbox/mailbox.js';
-import { eventDraft, eventEmailById } from './event-objects.js';
+import { draftCommon, eventDraft, eventEmailById } from './event-objects.js';
 import { findInbox, findInInbox, findThreadMessage } from './find-inbox.js';
 import { threadSummary } from './thread-view.js';
+import { draftEvent, insertDraft } from './draft-rows.js';
 import { INBOX_PARAM } from './inbox-routes.js';
 import { answerReferences, sendFromInbox } from './send-from-inbox.js';
 import {
-  type DraftAttachmentView,
   type DraftFile,
   draftAttachmentViews,
   draftAttachmentsToSend,
@@ -107,29 +107,6 @@ function snippet(row: Row): string | null {
   return flat === '' ? null : flat.slice(0, MAX_SNIPPET);
 }
 
-function draftCommon(row: Row, attachments: DraftAttachmentView[]) {
-  return {
-    id: row.id as string,
-    type: row.thread_id ? ('reply' as const) : ('standalone' as const),
-    to: (row.to_addresses as string[] | null) ?? null,
-    cc: row.cc as string[],
-    bcc: row.bcc as string[],
-    subject: (row.subject as string | null) ?? null,
-    thread_id: (row.thread_id as string | null) ?? null,
-    reply_to_email_id: (row.reply_to_email_id as string | null) ?? null,
-    attachments,
-  };
-}
-
-type DraftEvent = 'inbox.draft.created' | 'inbox.draft.updated' | 'inbox.draft.deleted';
-
-/** A draft event with the draft (and its thread) embedded; a deleted draft's is recorded before the delete. */
-async function draftEvent(q: Queryable, inbox: { id: string; account_id: string }, type: DraftEvent, draftId: string, threadId: string | null) {
-  const thread = threadId ? { thread_id: threadId, thread: await threadSummary(q, threadId) } : {};
-  const data = { source: 'api' as const, inbox_id: inbox.id, draft_id: draftId, ...thread, draft: await eventDraft(q, draftId) };
-  return recordEvents(q, [{ accountId: inbox.account_id, type, data }]);
-}
-
 export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
   const find = async (accountId: string, params: Record<string, string>) => {
     const inbox = await findInbox(db, accountId, params.inbox!);
@@ -192,24 +169,20 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
         const files = await loadDraftAttachments(requests, accept.attachmentFetch);
         const id = crypto.randomUUID();
         await db.tx(async (q) => {
-          await q.query(
-            `INSERT INTO inbox_drafts (id, inbox_id, thread_id, reply_to_email_id, to_addresses, cc, bcc, subject, html, text)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-            [
-              id,
-              inbox.id,
-              reply?.threadId ?? null,
-              reply?.messageId ?? null,
-              fields.to ?? null,
-              fields.cc ?? [],
-              fields.bcc ?? [],
-              fields.subject ?? null,
-              fields.html ?? null,
-              fields.text ?? null,
-            ],
-          );
+          await insertDraft(q, {
+            id,
+            inboxId: inbox.id,
+            threadId: reply?.threadId ?? null,
+            replyToEmailId: reply?.messageId ?? null,
+            to: fields.to ?? null,
+            cc: fields.cc ?? [],
+            bcc: fields.bcc ?? [],
+            subject: fields.subject ?? null,
+            html: fields.html ?? null,
+            text: fields.text ?? null,
+          });
           await storeDraftAttachments(q, id, files);
-          await draftEvent(q, inbox, 'inbox.draft.created', id, reply?.threadId ?? null);
+          await draftEvent(q, inbox, 'inbox.draft.created', { id, threadId: reply?.threadId ?? null });
           await ctx.saveIdempotentResponse?.(q, 201, { object: 'inbox_draft', id });
         });
         return { status: 201, body: { object: 'inbox_draft', id } };
@@ -277,7 +250,7 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
             ],
           );
           if (files) await storeDraftAttachments(q, draft.id, files);
-          await draftEvent(q, inbox, 'inbox.draft.updated', draft.id, draft.thread_id);
+          await draftEvent(q, inbox, 'inbox.draft.updated', { id: draft.id, threadId: draft.thread_id });
         });
         return { body: { object: 'inbox_draft', id: draft.id } };
       },
@@ -289,7 +262,7 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
       async handler({ principal, params }) {
         const { inbox, draft } = await find(principal.accountId, params);
         await db.tx(async (q) => {
-          await draftEvent(q, inbox, 'inbox.draft.deleted', draft.id, draft.thread_id);
+          await draftEvent(q, inbox, 'inbox.draft.deleted', { id: draft.id, threadId: draft.thread_id });
           await q.query('DELETE FROM inbox_drafts WHERE id = $1', [draft.id]);
         });
         return { body: { object: 'inbox_draft', id: draft.id, deleted: true } };

@@ -82,7 +82,11 @@ export class IpWarmupGate {
       full.push({ ip, day, cap, next: dayStart(since!, day + 1) });
     }
     const first = full.reduce((a, b) => (b.next < a.next ? b : a));
-    const each = full.map((f) => `${f.ip} (day ${f.day} of ${lastDay(DEFAULT_SCHEDULE)}: ${f.cap})`).join(', ');
+    // In address order, whichever address this message's rotation tried first: one reason for all.
+    const each = [...full]
+      .sort((a, b) => a.ip.localeCompare(b.ip, 'en', { numeric: true }))
+      .map((f) => `${f.ip} (day ${f.day} of ${lastDay(DEFAULT_SCHEDULE)}: ${f.cap})`)
+      .join(', ');
     return {
       ip: undefined,
       granted: 0,

@@ -84,7 +84,13 @@ describe('inbox agent: drafts replies to new threads through a model endpoint', 
     assert.equal(draft.data!.email_id, null, 'never sent by the agent');
 
     await receiver.waitUntil(() => receiver.payloads('inbox.draft.created').length === 1);
-    assert.deepEqual(receiver.payloads('inbox.draft.created')[0].data, { source: 'agent', inbox_id: inboxId, draft_id: item!.id, thread_id: thread.id });
+    // The same event the API's drafts send: ids, and the draft and its thread embedded.
+    const { draft: embedded, thread: embeddedThread, ...ids } = receiver.payloads('inbox.draft.created')[0].data;
+    assert.deepEqual(ids, { source: 'agent', inbox_id: inboxId, draft_id: item!.id, thread_id: thread.id });
+    assert.equal(embedded.id, item!.id);
+    assert.equal(embedded.reply_to_email_id, message.id);
+    assert.equal(embedded.subject, 'Re: Where is my order?');
+    assert.equal(embeddedThread.id, thread.id);
     assert.deepEqual(await jobOf(thread.id), { status: 'drafted', attempts: 1, last_error: null });
     assert.equal(receiver.payloads('email.sent').length, 0, 'nothing was sent');
   });
