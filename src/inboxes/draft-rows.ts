@@ -6,7 +6,7 @@ import { recordEvents } from '../events/record-events.js';
 import { eventDraft } from './event-objects.js';
 import { threadSummary } from './thread-view.js';
 
-export interface NewDraft {
+interface NewDraft {
   id: string;
   inboxId: string;
   /** A reply's thread and the message it answers; both null for a standalone draft. */
