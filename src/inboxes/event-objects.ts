@@ -16,7 +16,7 @@ export async function eventInbox(q: Queryable, inboxId: string) {
 }
 
 /** The SDK's InboxEventEmail: a thread's message without its bodies. */
-function eventEmail(row: Row) {
+export function eventEmail(row: Row) {
   const { html: _html, text: _text, ...email } = messageView(row);
   return email;
 }

@@ -92,17 +92,21 @@ export async function threadSummary(q: Queryable, threadId: string) {
 
 /** A thread as GET and PATCH answer it: the summary and Postline's `assignee_email`. */
 export async function threadAnswer(q: Queryable, threadId: string) {
-  const row = await q.one(`SELECT t.id, t.subject, t.folder, t.read, t.assignee_email, ${THREAD_LABELS_SQL} AS labels FROM inbox_threads t WHERE t.id = $1`, [
-    threadId,
-  ]);
+  return threadAnswerOf((await q.one(`SELECT ${THREAD_ANSWER_COLUMNS} FROM inbox_threads t WHERE t.id = $1`, [threadId]))!);
+}
+
+/** The columns threadAnswerOf reads, for `FROM inbox_threads t` (or an UPDATE's RETURNING). */
+export const THREAD_ANSWER_COLUMNS = `t.id, t.subject, t.folder, t.read, t.assignee_email, ${THREAD_LABELS_SQL} AS labels`;
+
+export function threadAnswerOf(row: Row) {
   return {
     object: 'inbox_thread' as const,
-    id: row!.id as string,
-    subject: (row!.subject as string | null) || null,
-    folder: row!.folder as (typeof INBOX_MESSAGE_FOLDERS)[number],
-    labels: row!.labels as Label[],
-    read: row!.read as boolean,
-    assignee_email: (row!.assignee_email as string | null) ?? null,
+    id: row.id as string,
+    subject: (row.subject as string | null) || null,
+    folder: row.folder as (typeof INBOX_MESSAGE_FOLDERS)[number],
+    labels: row.labels as Label[],
+    read: row.read as boolean,
+    assignee_email: (row.assignee_email as string | null) ?? null,
   };
 }
 

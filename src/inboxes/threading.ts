@@ -13,8 +13,8 @@
 import crypto from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import { recordEvents } from '../events/record-events.js';
-import { eventEmailById } from './event-objects.js';
-import { threadSummary } from './thread-view.js';
+import { eventEmail } from './event-objects.js';
+import { THREAD_ANSWER_COLUMNS, threadAnswerOf } from './thread-view.js';
 
 interface NewMessage {
   direction: 'inbound' | 'outbound';
@@ -106,17 +106,20 @@ export async function addMessage(
   const addresses = [message.fromDisplay, ...message.to, ...message.cc, ...message.bcc].join(' ');
   const body = (message.text ?? stripTags(message.html ?? '')).slice(0, MAX_SEARCHED_TEXT);
   const inbound = message.direction === 'inbound';
-  await q.query(
+  // One statement files the message, counts it on its thread, and answers what the events
+  // embed: the thread as the update left it and the message's time.
+  const [filed] = await q.query(
     `WITH added AS (
        INSERT INTO inbox_messages (id, thread_id, inbox_id, account_id, direction, source_email_id, message_id, references_ids,
          from_display, from_address, to_addresses, cc, bcc, reply_to, subject, html, text, attachments, read, search)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, lower($10), $11, $12, $13, $14, $15, $16, $17, $18, $19,
          setweight(to_tsvector('english', coalesce($15, '')), 'A') || to_tsvector('english', $20) || to_tsvector('english', $21))
-       RETURNING thread_id)
-     UPDATE inbox_threads SET email_count = email_count + 1, has_attachment = has_attachment OR $22, last_message_at = now(),
+       RETURNING thread_id, created_at)
+     UPDATE inbox_threads t SET email_count = email_count + 1, has_attachment = has_attachment OR $22, last_message_at = now(),
        read = CASE WHEN $19 THEN read ELSE false END,
        folder = CASE WHEN NOT $19 AND folder IN ('sent', 'archive') THEN 'inbox' ELSE folder END
-      WHERE id = (SELECT thread_id FROM added)`,
+      WHERE id = (SELECT thread_id FROM added)
+      RETURNING ${THREAD_ANSWER_COLUMNS}, (SELECT created_at FROM added) AS message_created_at`,
     [
       id,
       thread,
@@ -142,7 +145,22 @@ export async function addMessage(
       message.attachments.length > 0,
     ],
   );
-  const data = { inbox_id: inbox.id, thread_id: thread, email_id: id, thread: await threadSummary(q, thread), email: await eventEmailById(q, id) };
+  const { assignee_email: _, ...threadSummary } = threadAnswerOf(filed!);
+  const email = eventEmail({
+    id,
+    direction: message.direction,
+    from_display: message.fromDisplay,
+    to_addresses: message.to.map(lower),
+    cc: message.cc.map(lower),
+    bcc: message.bcc.map(lower),
+    reply_to: message.replyTo.map(lower),
+    subject: message.subject,
+    message_id: message.messageId,
+    attachments: message.attachments,
+    read: !inbound,
+    created_at: filed!.message_created_at,
+  });
+  const data = { inbox_id: inbox.id, thread_id: thread, email_id: id, thread: threadSummary, email };
   await recordEvents(q, [
     ...(created ? [{ accountId: inbox.account_id, type: 'inbox.thread.created' as const, data: { source: 'system' as const, ...data } }] : []),
     inbound
