@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Resend } from 'resend';
 import { createAccount } from '../../src/accounts/accounts.js';
+import { eventually } from '../support/eventually.js';
 import { rawRequest, startTestPostline, type TestPostline } from '../support/postline.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -10,16 +11,18 @@ const TIMESTAMP = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+\+00$/;
 const csv = (text: string) => new Blob([text], { type: 'text/csv' });
 
 /** Polls the import until it has ended (completed or failed). */
-async function finished(resend: Resend, id: string) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const got = await resend.contacts.imports.get(id);
-    assert.equal(got.error, null, JSON.stringify(got.error));
-    if (got.data!.status === 'completed' || got.data!.status === 'failed')
-      return got.data! as typeof got.data & { errors: { line: number | null; message: string }[] };
-    if (Date.now() > deadline) throw new Error(`import ${id} still ${got.data!.status}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+function finished(resend: Resend, id: string) {
+  return eventually(
+    async () => {
+      const got = await resend.contacts.imports.get(id);
+      assert.equal(got.error, null, JSON.stringify(got.error));
+      if (got.data!.status === 'completed' || got.data!.status === 'failed')
+        return got.data! as typeof got.data & { errors: { line: number | null; message: string }[] };
+      throw new Error(`still ${got.data!.status}`);
+    },
+    30_000,
+    `import ${id} to end`,
+  );
 }
 
 /** POST /contacts/imports with a FormData built by hand (what the SDK cannot send). */
@@ -328,14 +331,16 @@ describe('POST /contacts/imports: CSV files of contacts, imported by the worker'
   it('logs the upload request with the file summarised, never its bytes', async () => {
     const text = 'email\nlogged.secret@example.com\n';
     await t.resend.contacts.imports.create({ file: csv(text), onConflict: 'skip' });
-    const deadline = Date.now() + 5_000;
-    let rows: any[] = [];
-    while (rows.length === 0 && Date.now() < deadline) {
-      rows = await t.sql(
-        `SELECT request_body FROM request_logs WHERE method = 'POST' AND endpoint = '/contacts/imports' AND request_body::text LIKE '%"skip"%'`,
-      );
-      if (rows.length === 0) await new Promise((r) => setTimeout(r, 50));
-    }
+    const rows = await eventually(
+      async () => {
+        const found = await t.sql(
+          `SELECT request_body FROM request_logs WHERE method = 'POST' AND endpoint = '/contacts/imports' AND request_body::text LIKE '%"skip"%'`,
+        );
+        return found.length > 0 && found;
+      },
+      5_000,
+      'the upload in the request log',
+    );
     assert.equal(rows.length, 1);
     assert.deepEqual(rows[0].request_body, { file: { filename: 'blob', mime_type: 'text/csv', bytes: Buffer.byteLength(text) }, on_conflict: 'skip' });
   });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { eventually } from '../support/eventually.js';
 import { startTestPostline, type TestPostline } from '../support/postline.js';
 
 const ROWS = 50_000;
@@ -10,8 +11,6 @@ function bigCsv(rows: number, prefix: string): Blob {
   return new Blob([lines.join('\n')], { type: 'text/csv' });
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe('contact imports survive restarts', () => {
   let t: TestPostline;
   before(async () => {
@@ -19,15 +18,18 @@ describe('contact imports survive restarts', () => {
   });
   after(() => t.stop());
 
-  async function waitFor(id: string, done: (status: string, total: number) => boolean, timeoutMs = 60_000) {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const got = await t.resend.contacts.imports.get(id);
-      assert.equal(got.error, null, JSON.stringify(got.error));
-      if (done(got.data!.status, got.data!.counts.total)) return got.data!;
-      if (Date.now() > deadline) throw new Error(`import ${id}: still ${got.data!.status} at ${got.data!.counts.total}`);
-      await sleep(20);
-    }
+  /** The import once `done` says so; a wait that runs out names what was last seen. */
+  function waitFor(id: string, done: (status: string, total: number) => boolean, timeoutMs = 60_000) {
+    return eventually(
+      async () => {
+        const got = await t.resend.contacts.imports.get(id);
+        assert.equal(got.error, null, JSON.stringify(got.error));
+        if (done(got.data!.status, got.data!.counts.total)) return got.data!;
+        throw new Error(`still ${got.data!.status} at ${got.data!.counts.total}`);
+      },
+      timeoutMs,
+      `import ${id}`,
+    );
   }
 
   it('resumes an import stopped half-way after its last committed batch: every row once, every event once', async () => {
