@@ -72,7 +72,7 @@ describe('a revocable cache on a change feed', () => {
   it('vouches for nothing read before a lost connection, and again for what is read once it listens anew', async () => {
     await trusted();
     cache.set('old', 'O', cache.begin());
-    await sql.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'postline changes'`);
+    await sql.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'postline changes' AND datname = current_database()`);
     await eventually(async () => trust.at(-1) === false, 5_000, 'the feed distrusted');
     await trusted();
     cache.set('new', 'N', cache.begin());
