@@ -34,11 +34,12 @@ describe('dashboard: OAuth grants issued, listed and revoked on the API keys pag
   it('issues a sending-only grant narrowed to one domain: its token is shown once', async () => {
     await page.goto(`${t.url}/dashboard/api-keys`);
     await page.getByRole('heading', { name: 'OAuth grants' }).waitFor();
-    await page.getByLabel('App name').fill('Newsletter tool');
+    await page.getByLabel('Application').fill('Newsletter tool');
     await page.getByLabel('Sending only (emails:send)').check();
     await page.getByLabel('Domain', { exact: true }).selectOption({ label: 'grants.test' });
     await page.getByRole('button', { name: 'Issue grant' }).click();
     await page.getByRole('heading', { name: 'The token for “Newsletter tool”' }).waitFor();
+    await grantRow('Newsletter tool').waitFor();
     const cells = await grantRow('Newsletter tool').getByRole('cell').allTextContents();
     assert.deepEqual(cells.slice(0, 3), ['Newsletter tool', 'Sending only', 'grants.test']);
     assert.equal(cells[4], 'never');
@@ -50,9 +51,10 @@ describe('dashboard: OAuth grants issued, listed and revoked on the API keys pag
   });
 
   it("issues a full-access grant whose token is the app's credential; the list says when it was last used", async () => {
-    await page.getByLabel('App name').fill('Reporting app');
-    await page.getByLabel('Full access: everything the API does').last().check();
+    await page.getByLabel('Application').fill('Reporting app');
+    await page.getByLabel('All of the API (full_access)').check();
     await page.getByRole('button', { name: 'Issue grant' }).click();
+    await page.getByRole('heading', { name: 'The token for “Reporting app”' }).waitFor();
     token = (await page.getByTestId('new-grant-token').textContent())!;
     assert.match(token, /^re_/);
     const app = new Resend(token, { baseUrl: t.url });

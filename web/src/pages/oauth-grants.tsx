@@ -131,7 +131,7 @@ function IssueGrant({ domains, onIssued }: { domains: Domain[]; onIssued: (grant
   return (
     <form className="panel" onSubmit={submit} aria-labelledby="issue-grant-title">
       <h3 id="issue-grant-title">Give an app access</h3>
-      <label htmlFor="grant-app">App name</label>
+      <label htmlFor="grant-app">Application</label>
       <input id="grant-app" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
       <fieldset>
         <legend>Scope</legend>
@@ -141,7 +141,7 @@ function IssueGrant({ domains, onIssued }: { domains: Domain[]; onIssued: (grant
         </label>
         <label className="choice">
           <input type="radio" name="grant-scope" checked={scope === 'full_access'} onChange={() => setScope('full_access')} />
-          Full access: everything the API does
+          All of the API (full_access)
         </label>
       </fieldset>
       {scope === 'emails:send' && (
