@@ -44,6 +44,11 @@ const CAPABILITIES_SCHEMA = object({ sending: oneOfValues(['enabled', 'disabled'
 const SANDBOXED_SCHEMA = constant(true, {
   description: 'Postline: the domain was created with POSTLINE_SANDBOX on and sends without DNS there (never in production).',
 });
+/** Present (true) only on a claim's placeholder (domain-claims.ts): the domain another account holds until the claim completes. */
+const PLACEHOLDER_SCHEMA = constant(true, {
+  description:
+    "Postline: a claim's placeholder: the domain is still another account's until its claim completes (GET /domains/:id/claim has the TXT record to publish, POST /domains/:id/claim/verify moves it).",
+});
 const SUMMARY_REQUIRED = ['id', 'name', 'status', 'created_at', 'region', 'capabilities'];
 
 /** domainSummary's shape, for the routes' docs. */
@@ -56,6 +61,7 @@ export const DOMAIN_SUMMARY_SCHEMA = object(
     region: string(),
     capabilities: CAPABILITIES_SCHEMA,
     sandboxed: SANDBOXED_SCHEMA,
+    placeholder: PLACEHOLDER_SCHEMA,
   },
   SUMMARY_REQUIRED,
 );
@@ -103,11 +109,14 @@ export function domainSummary(row: Row) {
     region: row.region,
     capabilities: capabilities(row),
     ...sandboxed(row),
+    ...placeholder(row),
   };
 }
 
 /** Postline's own field, only on a domain created in sandbox mode (POSTLINE_SANDBOX): it sends without DNS. */
 const sandboxed = (row: Row) => (row.sandboxed ? { sandboxed: true as const } : {});
+/** Postline's own field, only on a claim's placeholder, so a client (the dashboard) can tell it from a domain of the account's own. */
+const placeholder = (row: Row) => (row.placeholder ? { placeholder: true as const } : {});
 
 export function domainDetail(row: Row, mtaHost: string) {
   return {
@@ -126,6 +135,7 @@ export function domainDetail(row: Row, mtaHost: string) {
     records: records(row, mtaHost, 'Receiving', 'required'),
     recommended_records: records(row, mtaHost, 'Receiving', 'recommended'),
     ...sandboxed(row),
+    ...placeholder(row),
   };
 }
 

@@ -81,7 +81,7 @@ describe('dashboard: sign in, domains and API keys in a browser', () => {
     await page.getByRole('button', { name: 'Set password and sign in' }).click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     await page.getByText('Nothing sent yet').waitFor();
-    assert.equal(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').count(), 13);
+    assert.equal(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').count(), 14);
     await screenshot(page, '02-overview-shell');
     const headers = (await page.request.get(`${server.url}/dashboard/`)).headers();
     assert.match(headers['content-security-policy']!, /script-src 'self'/);

@@ -52,6 +52,9 @@ describe('domain claims: a domain moves between accounts with DNS proof', () => 
     const placeholder = (await t.resend.domains.get(claim.domain_id)).data!;
     assert.equal(placeholder.name, 'claimed.test');
     assert.equal(placeholder.status, 'not_started');
+    // Postline's own mark, so a client tells it from a domain of the account's own, in the list too.
+    assert.equal((placeholder as { placeholder?: true }).placeholder, true);
+    assert.equal(((await t.resend.domains.list()).data!.data.find((d) => d.id === claim.domain_id) as { placeholder?: true }).placeholder, true);
     assert.equal(placeholder.open_tracking, true);
     assert.notEqual(dkimOf(placeholder.records), heldDkim);
     assert.equal((await holder.domains.get(held.id)).data!.status, 'verified');
@@ -88,6 +91,7 @@ describe('domain claims: a domain moves between accounts with DNS proof', () => 
     assert.ok(!(await holder.domains.list()).data!.data.some((d) => d.name === 'claimed.test'));
     const moved = (await t.resend.domains.get(claim.domain_id)).data!;
     assert.equal(moved.status, 'not_started');
+    assert.equal((moved as { placeholder?: true }).placeholder, undefined);
     assert.equal(dkimOf(moved.records), dkimOf(placeholder.records));
     const refused = await holder.emails.send({ from: 'a@claimed.test', to: 'x@example.org', subject: 'Mine?', text: 'no' });
     assert.equal(refused.error?.statusCode, 403);

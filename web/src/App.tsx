@@ -28,6 +28,9 @@ const AutomationPage = lazy(() => import('./pages/Automations').then((m) => ({ d
 const RunPage = lazy(() => import('./pages/Automations').then((m) => ({ default: m.RunPage })));
 const ReceivedListPage = lazy(() => import('./pages/Received').then((m) => ({ default: m.ReceivedListPage })));
 const ReceivedMessagePage = lazy(() => import('./pages/Received').then((m) => ({ default: m.ReceivedMessagePage })));
+const InboxesPage = lazy(() => import('./pages/Inboxes').then((m) => ({ default: m.InboxesPage })));
+const InboxPage = lazy(() => import('./pages/Inboxes').then((m) => ({ default: m.InboxPage })));
+const ThreadPage = lazy(() => import('./pages/inbox-thread').then((m) => ({ default: m.ThreadPage })));
 const SuppressionsPage = lazy(() => import('./pages/Suppressions').then((m) => ({ default: m.SuppressionsPage })));
 const LogsPage = lazy(() => import('./pages/Logs').then((m) => ({ default: m.LogsPage })));
 const LogPage = lazy(() => import('./pages/Logs').then((m) => ({ default: m.LogPage })));
@@ -44,6 +47,7 @@ const PAGES = [
   { path: '/broadcasts', title: 'Broadcasts' },
   { path: '/automations', title: 'Automations' },
   { path: '/received', title: 'Received' },
+  { path: '/inboxes', title: 'Inboxes' },
   { path: '/suppressions', title: 'Suppressions' },
   { path: '/logs', title: 'Logs' },
   { path: '/queue', title: 'Queue' },
@@ -139,6 +143,15 @@ function renderPage(path: string, title: string | undefined) {
   if (path.startsWith('/automations/')) return <AutomationPage id={decodeURIComponent(path.slice('/automations/'.length))} />;
   if (path === '/received') return <ReceivedListPage />;
   if (path.startsWith('/received/')) return <ReceivedMessagePage id={decodeURIComponent(path.slice('/received/'.length))} />;
+  if (path === '/inboxes') return <InboxesPage />;
+  const thread = /^\/inboxes\/([^/]+)\/threads\/([^/]+)$/.exec(path);
+  if (thread) return <ThreadPage inboxId={decodeURIComponent(thread[1]!)} threadId={decodeURIComponent(thread[2]!)} />;
+  const inbox = /^\/inboxes\/([^/]+)(?:\/(archive|sent|spam|trash))?$/.exec(path);
+  if (inbox) {
+    const id = decodeURIComponent(inbox[1]!);
+    // Keyed by the inbox, so another inbox starts with its own search and pages.
+    return <InboxPage key={id} inboxId={id} folder={(inbox[2] as 'archive' | 'sent' | 'spam' | 'trash' | undefined) ?? 'inbox'} />;
+  }
   if (path === '/suppressions') return <SuppressionsPage />;
   if (path === '/logs') return <LogsPage />;
   if (path.startsWith('/logs/')) return <LogPage id={decodeURIComponent(path.slice('/logs/'.length))} />;

@@ -74,6 +74,8 @@ export interface Domain {
   capabilities: { sending: 'enabled' | 'disabled'; receiving: 'enabled' | 'disabled' };
   /** Only on a domain made in sandbox mode: it sends without DNS, into the catcher. */
   sandboxed?: true;
+  /** Only on a claim's placeholder: another account holds the domain until the claim completes. */
+  placeholder?: true;
   open_tracking?: boolean;
   click_tracking?: boolean;
   tls?: 'opportunistic' | 'enforced';
@@ -93,4 +95,17 @@ export interface Warmup {
   next_day_at: string | null;
   custom_schedule?: true;
   today: { provider: string; sent: number; remaining: number }[];
+}
+
+/** A claim of a domain another account holds (GET /domains/:id/claim, by its placeholder's id). */
+export interface DomainClaim {
+  id: string;
+  name: string;
+  status: 'pending' | 'verified' | 'completed' | 'blocked' | 'expired' | 'superseded' | 'canceled' | 'failed';
+  domain_id: string;
+  record: { type: 'TXT'; name: string; value: string; ttl: string };
+  blocked_reason: string | null;
+  failure_reason: string | null;
+  created_at: string;
+  expires_at: string;
 }

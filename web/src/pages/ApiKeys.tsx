@@ -1,10 +1,14 @@
 // API keys: the account's keys (GET /api-keys), a new one (full or sending access, optionally
-// one domain) whose token is shown once, and deletion after a confirmation.
+// one domain) whose token is shown once, and deletion after a confirmation; below them the
+// OAuth grants given to third-party apps (oauth-grants.tsx).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, lazy, Suspense, useState } from 'react';
 import { type ApiKey, api, type Domain, type List } from '../api';
 import { ConfirmDialog, CopyButton, ErrorMessage, formatTime } from '../components';
 import { ListTable } from '../list-table';
+
+// Loaded with the page's first paint done: the shell stays small (issue 16: ≤ 300 KB).
+const OAuthGrantsSection = lazy(() => import('./oauth-grants').then((m) => ({ default: m.OAuthGrantsSection })));
 
 export function ApiKeysPage() {
   const queryClient = useQueryClient();
@@ -66,6 +70,9 @@ export function ApiKeysPage() {
       >
         <p>Anything using “{deleting?.name}” will be refused from now on. This cannot be undone.</p>
       </ConfirmDialog>
+      <Suspense fallback={<p className="loading">Loading…</p>}>
+        <OAuthGrantsSection />
+      </Suspense>
     </>
   );
 }

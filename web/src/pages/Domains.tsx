@@ -1,13 +1,15 @@
 // Domains: the account's sending domains (GET /domains), adding one, and a domain's page with
 // the DNS records to publish (each value with a copy button and its status), verify now, the
 // tracking, TLS and capability settings (PATCH /domains/:id), where it is in its warm-up, and
-// delete after a confirmation.
+// delete after a confirmation. A domain another account holds is claimed instead
+// (domain-claim.tsx): its placeholder is marked, with the TXT record to publish and "Verify claim".
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, type Domain, type List } from '../api';
 import { ConfirmDialog, CopyButton, ErrorMessage, formatTime } from '../components';
 import { ListTable } from '../list-table';
 import { follow, navigate } from '../router';
+import { ClaimOffer, DomainClaimSection, isHeldElsewhere } from './domain-claim';
 import { DomainWarmup } from './domain-warmup';
 
 export function DomainsPage() {
@@ -39,6 +41,7 @@ export function DomainsPage() {
                 <>
                   <Status value={d.status} />
                   {d.sandboxed && <Sandboxed />}
+                  {d.placeholder && <Claimed />}
                 </>
               ),
             },
@@ -54,6 +57,7 @@ export function DomainsPage() {
 function AddDomain() {
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
+  const [tried, setTried] = useState('');
   const add = useMutation({
     mutationFn: () => api<Domain>('POST', '/domains', { name: name.trim() }),
     onSuccess: (domain) => {
@@ -64,6 +68,7 @@ function AddDomain() {
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    setTried(name.trim());
     add.mutate();
   };
   return (
@@ -77,6 +82,7 @@ function AddDomain() {
         </button>
       </div>
       <ErrorMessage error={add.error} />
+      {isHeldElsewhere(add.error) && <ClaimOffer key={tried} name={tried} />}
     </form>
   );
 }
@@ -100,21 +106,29 @@ export function DomainPage({ id }: { id: string }) {
           <h1>{d.name}</h1>
           <p>
             Status: <Status value={d.status} />
-            {d.sandboxed && <Sandboxed />} · region {d.region}
+            {d.sandboxed && <Sandboxed />}
+            {d.placeholder && <Claimed />} · region {d.region}
           </p>
           {d.sandboxed && <p className="notice">This domain was added in sandbox mode: it sends without DNS, and its mail is captured, never delivered.</p>}
+          {d.placeholder && <DomainClaimSection domainId={d.id} />}
           <h2>DNS records</h2>
-          <p>Publish these records at your DNS provider, then verify: Postline looks each one up and shows what it found.</p>
-          <div className="row">
-            <button type="button" onClick={() => verify.mutate()} disabled={verify.isPending}>
-              {verify.isPending ? 'Verifying…' : 'Verify now'}
-            </button>
-            {verify.isSuccess && !verify.isPending && (
-              <span role="status">
-                Checked: <Status value={d.status} />
-              </span>
-            )}
-          </div>
+          {d.placeholder ? (
+            <p>Once the claim completes, publish these records at your DNS provider and verify them: they carry this account's own DKIM key.</p>
+          ) : (
+            <p>Publish these records at your DNS provider, then verify: Postline looks each one up and shows what it found.</p>
+          )}
+          {!d.placeholder && (
+            <div className="row">
+              <button type="button" onClick={() => verify.mutate()} disabled={verify.isPending}>
+                {verify.isPending ? 'Verifying…' : 'Verify now'}
+              </button>
+              {verify.isSuccess && !verify.isPending && (
+                <span role="status">
+                  Checked: <Status value={d.status} />
+                </span>
+              )}
+            </div>
+          )}
           <ErrorMessage error={verify.error} />
           <div className="table-wrap">
             <table className="records">
@@ -224,7 +238,7 @@ function DeleteDomain({ domain }: { domain: Domain }) {
   return (
     <section aria-labelledby="delete-domain-title">
       <h2 id="delete-domain-title">Delete</h2>
-      <p>Mail from {domain.name} is refused once the domain is deleted.</p>
+      <p>{domain.placeholder ? 'Deleting it cancels the claim.' : `Mail from ${domain.name} is refused once the domain is deleted.`}</p>
       <button type="button" className="danger" onClick={() => setAsking(true)}>
         Delete {domain.name}
       </button>
@@ -243,6 +257,14 @@ function Sandboxed() {
   return (
     <span className="status status-sandboxed" title="Added in sandbox mode: sends without DNS, into the catcher">
       sandboxed
+    </span>
+  );
+}
+
+function Claimed() {
+  return (
+    <span className="status status-claim" title="A claim's placeholder: another account holds the domain until the claim completes">
+      claim pending
     </span>
   );
 }
