@@ -13,6 +13,13 @@ import path from 'node:path';
 // broadcasts/fan-out-survives-restart over 180 s (README.md's Tests section).
 // A test may ask for more with its own `timeout` option.
 const TEST_TIMEOUT_MS = 600_000;
+// Test files run one at a time unless POSTLINE_TEST_CONCURRENCY says more: each starts a whole
+// Postline, and tests that wait for "nothing more happens" are written for one machine's worth of load.
+const CONCURRENCY = Number(process.env.POSTLINE_TEST_CONCURRENCY ?? 1);
+if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1) {
+  console.error('POSTLINE_TEST_CONCURRENCY must be a whole number of 1 or more');
+  process.exit(1);
+}
 
 function findTests(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -46,7 +53,7 @@ for (const mode of modes) {
       'tsx',
       '--test',
       `--test-timeout=${TEST_TIMEOUT_MS}`,
-      '--test-concurrency=1',
+      `--test-concurrency=${CONCURRENCY}`,
       '--test-reporter=spec',
       '--test-reporter-destination=stdout',
       '--test-reporter=./scripts/test-summary-reporter.mjs',
