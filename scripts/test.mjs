@@ -15,8 +15,8 @@ import path from 'node:path';
 const TEST_TIMEOUT_MS = 600_000;
 // Two test files at a time by default (POSTLINE_TEST_CONCURRENCY changes it): each starts a whole
 // Postline, which waits on its database and sockets far more than it computes, so two share a
-// 2-core machine well (the suite in about 60 % of the time, docs/BENCHMARKS.md), and every wait
-// in a test is bounded and relative, so the extra load may slow a file but never fail it.
+// 2-core machine well (the suite in about 60 % of the time), and every wait in a test is
+// bounded and relative, so the extra load may slow a file but never fail it.
 const CONCURRENCY = Number(process.env.POSTLINE_TEST_CONCURRENCY ?? 2);
 if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1) {
   console.error('POSTLINE_TEST_CONCURRENCY must be a whole number of 1 or more');
