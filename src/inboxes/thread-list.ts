@@ -5,7 +5,7 @@
 import { ApiError } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import { envelope, type Page } from '../api/pagination.js';
-import type { Queryable } from '../db/database.js';
+import type { Queryable, Row } from '../db/database.js';
 import { INBOX_MESSAGE_FOLDERS, THREAD_COLUMNS, threadItem } from './thread-view.js';
 
 type Folder = (typeof INBOX_MESSAGE_FOLDERS)[number];
@@ -27,7 +27,9 @@ interface MessageConditions {
   endDate?: Date;
 }
 
-/** From this many matching messages on, a search walks the threads instead of sorting the matches' threads. */
+/** A search first probes this many of the newest threads: enough for a page when a word is common. */
+const WALKED_THREADS = 500;
+/** From this many matching messages on, a search walks every thread instead of sorting the matches' threads. */
 const DENSE_MATCHES = 2000;
 
 const invalid = (name: string, what: string) => new ApiError('invalid_parameter', `The \`${name}\` parameter must be ${what}.`);
@@ -85,33 +87,19 @@ export async function listThreads(q: Queryable, inboxId: string, filters: Thread
   // messages match, which the planner cannot tell for a word its statistics do not hold: many
   // (a common word): walk the threads newest first and probe each one's messages, a page is
   // found in a few dozen threads; few (a rare word): fetch those few threads by id and sort
-  // them, rather than probe every thread (5.7 s at 100,000 threads, where gathering every match
-  // of a common word first took 2.1 s; bench/inbox-threads.ts). So the matching messages' threads
-  // are read first, up to DENSE_MATCHES messages. The thread names its newest matching message,
-  // looked up for the page's rows only.
+  // them, rather than probe every thread (5.7 s at 100,000 threads). So the newest
+  // WALKED_THREADS threads are probed first; when they hold no full page, the matching
+  // messages' threads are gathered, up to DENSE_MATCHES messages (past that, every thread is
+  // probed). bench/inbox-threads.ts measures both. The thread names its newest matching
+  // message, looked up for the page's rows only.
   const matching = matches.join(' AND ');
-  const where: string[] = [];
-  if (matches.length > 0) {
-    // Reads only the parameters pushed so far: the inbox's and the message conditions'.
-    const found = await q.query(`SELECT thread_id FROM inbox_messages m WHERE m.inbox_id = $1 AND ${matching} LIMIT ${DENSE_MATCHES}`, args);
-    where.push(
-      found.length < DENSE_MATCHES
-        ? `t.id = ANY(${arg([...new Set(found.map((r) => r.thread_id as string))])}::uuid[])`
-        : `EXISTS (SELECT 1 FROM inbox_messages m WHERE m.thread_id = t.id AND ${matching})`,
-    );
-  }
+  const matchArgs = args.length;
   // One folder as an equality, so its index (inbox_id, folder, last_message_at) gives the order.
   const folder = filters.folders.length === 1 ? `t.folder = ${arg(filters.folders[0])}` : `t.folder = ANY(${arg(filters.folders)}::text[])`;
-  where.push('t.inbox_id = $1', folder);
+  const where = ['t.inbox_id = $1', folder];
   if (filters.labels)
     where.push(`EXISTS (SELECT 1 FROM inbox_thread_labels tl WHERE tl.thread_id = t.id AND tl.label_id = ANY(${arg(filters.labels)}::uuid[]))`);
   if (filters.read !== undefined) where.push(`t.read = ${arg(filters.read)}`);
-
-  const matchedColumn =
-    matches.length > 0
-      ? `, (SELECT m.id FROM inbox_messages m WHERE m.thread_id = t.id AND ${matching} ORDER BY m.created_at DESC, m.id DESC LIMIT 1) AS matched_email_id`
-      : '';
-
   const backwards = page.before !== undefined;
   const cursor = page.after ?? page.before;
   if (cursor) {
@@ -120,13 +108,30 @@ export async function listThreads(q: Queryable, inboxId: string, filters: Thread
     );
   }
   const order = backwards ? 'ASC' : 'DESC';
-  const rows = await q.query(
-    `SELECT ${THREAD_COLUMNS}${matchedColumn}
-       FROM inbox_threads t
-      WHERE ${where.join(' AND ')}
-      ORDER BY t.last_message_at ${order}, t.id ${order} LIMIT ${arg(page.limit + 1)}`,
-    args,
-  );
+  const orderBy = `ORDER BY t.last_message_at ${order}, t.id ${order}`;
+  const limit = arg(page.limit + 1);
+  const columns =
+    matches.length === 0
+      ? THREAD_COLUMNS
+      : `${THREAD_COLUMNS}, (SELECT m.id FROM inbox_messages m WHERE m.thread_id = t.id AND ${matching} ORDER BY m.created_at DESC, m.id DESC LIMIT 1) AS matched_email_id`;
+  const select = (conditions: string[], from = 'inbox_threads t') =>
+    q.query(`SELECT ${columns} FROM ${from} WHERE ${conditions.join(' AND ')} ${orderBy} LIMIT ${limit}`, args);
+
+  let rows: Row[];
+  if (matches.length === 0) rows = await select(where);
+  else {
+    const probed = `EXISTS (SELECT 1 FROM inbox_messages m WHERE m.thread_id = t.id AND ${matching})`;
+    const newest = `(SELECT t.* FROM inbox_threads t WHERE ${where.join(' AND ')} ${orderBy} LIMIT ${WALKED_THREADS}) t`;
+    rows = await select([probed], newest);
+    if (rows.length <= page.limit) {
+      const found = await q.query(
+        `SELECT thread_id FROM inbox_messages m WHERE m.inbox_id = $1 AND ${matching} LIMIT ${DENSE_MATCHES}`,
+        args.slice(0, matchArgs),
+      );
+      const threads = found.length < DENSE_MATCHES ? `t.id = ANY(${arg([...new Set(found.map((r) => r.thread_id as string))])}::uuid[])` : probed;
+      rows = await select([threads, ...where]);
+    }
+  }
   const hasMore = rows.length > page.limit;
   const pageRows = rows.slice(0, page.limit);
   if (backwards) pageRows.reverse();

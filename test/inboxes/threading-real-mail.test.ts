@@ -146,6 +146,24 @@ describe('inboxes: real mail in and out is grouped into threads', () => {
     assert.equal((await search({ from: ['carol@remote.test'] })).length, 1);
     assert.equal((await search({ query: 'parcel', hasAttachment: true })).length, 0);
     assert.equal((await search({ query: 'nothing-like-this' })).length, 0);
+
+    // A word in every message: paged one thread at a time (the newest threads are probed first
+    // when a word is common), the same threads in the same order as one page of them all.
+    const everyOne = await search({ query: 'support@support.test' });
+    assert.ok(everyOne.length >= 3, `${everyOne.length} threads`);
+    const paged: typeof everyOne = [];
+    let after: string | undefined;
+    for (let pages = 0; pages <= everyOne.length; pages++) {
+      const { data, error } = await t.resend.inboxes.threads.search({ inboxId, query: 'support@support.test', limit: 1, ...(after ? { after } : {}) });
+      assert.equal(error, null, JSON.stringify(error));
+      paged.push(...data!.data);
+      if (!data!.has_more) break;
+      after = data!.data.at(-1)!.id;
+    }
+    assert.deepEqual(
+      paged.map((th) => [th.id, th.matched_email_id]),
+      everyOne.map((th) => [th.id, th.matched_email_id]),
+    );
   });
 
   it('moves threads between folders, marks them read and deletes them', async () => {
