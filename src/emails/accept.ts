@@ -39,7 +39,7 @@ import { emailsAcceptedBy } from '../metrics/record.js';
 import type { GroupCommitter } from './group-commit.js';
 import { renderTemplates, type Rendered } from './render-template.js';
 import type { EmailSource, OutgoingEmail } from './persist-and-enqueue.js';
-import { resolveSenderDomains, type SandboxSending, type SenderPrincipal } from './sender-domain.js';
+import { resolveSenderDomains, type SandboxSending, type SenderPrincipal, senderDomainGone } from './sender-domain.js';
 
 export interface AcceptDeps {
   /** Reads (the sender domains) go straight to the database. */
@@ -120,7 +120,9 @@ export async function acceptEmails(deps: AcceptDeps, submission: Submission): Pr
     messageIds: outgoing.map((e) => e.messageId),
     errors: candidates.filter((c) => c.error).map((c) => ({ index: c.index, error: c.error! })),
   };
-  await deps.committer.commit(outgoing, submission.beforeCommit && ((q) => submission.beforeCommit!(q, result)));
+  await deps.committer.commit(outgoing, submission.beforeCommit && ((q) => submission.beforeCommit!(q, result))).catch((err) => {
+    throw senderDomainGone(err, outgoing) ?? err;
+  });
   emailsAcceptedBy(submission.source, outgoing.length);
   return result;
 }

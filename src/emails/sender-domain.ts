@@ -22,6 +22,18 @@ function domainNotVerified(name: string): ApiError {
   return validation(`The \`${name}\` domain is not verified. Please, add and verify your domain.`, 403);
 }
 
+/**
+ * A sender domain deleted between its lookup and the commit (by its account, or moved to another
+ * account by a domain claim: claim-transfer.ts) reads as not verified, as it would a moment
+ * later, never as a 500. Undefined for any other error.
+ */
+export function senderDomainGone(err: unknown, emails: { domainId: string; request: { sender: { domain: string } } }[]): ApiError | undefined {
+  const pgError = err as { code?: string; constraint?: string; detail?: string };
+  if (pgError.code !== '23503' || pgError.constraint !== 'emails_domain_id_fkey') return undefined;
+  const gone = emails.find((e) => pgError.detail?.includes(e.domainId)) ?? emails[0];
+  return gone && domainNotVerified(gone.request.sender.domain);
+}
+
 /** Looks up the sender domains `names` and returns a check for each email's sender. */
 export async function resolveSenderDomains(
   q: Queryable,

@@ -4,9 +4,11 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import { Resend } from 'resend';
 import { createAccount } from '../../src/accounts/accounts.js';
 import { createVerifiedDomain, publishMx, publishRecords, type PublishedRecord } from '../support/domains.js';
+import { eventually } from '../support/eventually.js';
 import { rawRequest, startTestPostline, type TestPostline } from '../support/postline.js';
 
 const REST_TIME = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+\+00$/;
@@ -249,5 +251,36 @@ describe('domain claims: a domain moves between accounts with DNS proof', () => 
     assert.equal(notJson.status, 400);
     assert.equal((await t.sql(`SELECT count(*)::int AS n FROM domains WHERE name = 'malformed.test'`))[0].n, 1);
     assert.equal((await t.sql('SELECT count(*)::int AS n FROM domain_claims WHERE name = $1', ['malformed.test']))[0].n, 0);
+  });
+  it('refuses a send whose domain moves away while it commits as not verified (403), storing nothing', async () => {
+    const held = await createVerifiedDomain({ dns: t.dns, resend: holder }, 'racing.test');
+    // The transfer's commit, placed exactly: a session of our own holds the holder's domain row,
+    // so the send's insert waits on it, and deletes it as claim-transfer.ts does.
+    const transfer = new pg.Client({ connectionString: t.postline.databaseUrl });
+    await transfer.connect();
+    try {
+      await transfer.query('BEGIN');
+      await transfer.query('SELECT 1 FROM domains WHERE id = $1 FOR UPDATE', [held.id]);
+      const send = holder.emails.send({ from: 'hello@racing.test', to: 'ann@example.org', subject: 'Racing the claim', text: 'x' });
+      await eventually(
+        async () =>
+          (await t.sql(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO emails%'`))
+            .length > 0,
+        10_000,
+        'the send waiting on the domain row',
+      );
+      await transfer.query('DELETE FROM domains WHERE id = $1', [held.id]);
+      await transfer.query('COMMIT');
+      const { data, error } = await send;
+      assert.equal(data, null);
+      assert.deepEqual(error, {
+        statusCode: 403,
+        name: 'validation_error',
+        message: 'The `racing.test` domain is not verified. Please, add and verify your domain.',
+      });
+    } finally {
+      await transfer.end();
+    }
+    assert.equal((await t.sql(`SELECT count(*)::int AS n FROM emails WHERE subject = 'Racing the claim'`))[0].n, 0);
   });
 });
