@@ -4,6 +4,7 @@
 // as a draft of the thread through the SDK's inbox drafts methods, never sent.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { startPostline, type Postline } from '../../src/server.js';
 import { eventually } from '../support/eventually.js';
 import type { TestPostline } from '../support/postline.js';
 import { LOOPBACK_ENDPOINTS, subscribe, WebhookReceiver } from '../webhooks/support.js';
@@ -175,6 +176,31 @@ describe('inbox agent: drafts replies to new threads through a model endpoint', 
     assert.deepEqual(await draftsOf(off.id), []);
     const ada = await threadWithSubject('Where is my order?');
     assert.equal((await draftsOf(ada!.id)).length, 1);
+  });
+
+  it('drafts each new thread once when three worker nodes share the database', async () => {
+    model.answer = () => ({ reply: 'One draft per thread.' });
+    const others: Postline[] = [];
+    try {
+      for (let i = 0; i < 2; i++) {
+        others.push(
+          await startPostline({ ...t.postline.config, databaseUrl: t.postline.databaseUrl, port: 0 }, { roles: ['worker'], logger: t.postline.logger }),
+        );
+      }
+      const subjects = Array.from({ length: 6 }, (_, i) => `Shared by nodes ${i}`);
+      await Promise.all(
+        subjects.map((subject, i) => receive(t, { from: `N${i} <n${i}@remote.test>`, subject, messageId: `<nodes-${i}@remote.test>`, text: 'Hello.' })),
+      );
+      for (const subject of subjects) {
+        const thread = await eventually(() => threadWithSubject(subject), 15_000, `the thread ${subject}`);
+        await eventually(async () => (await jobOf(thread.id))?.status === 'drafted', 15_000, `${subject} drafted`);
+        assert.equal((await draftsOf(thread.id)).length, 1, subject);
+        assert.deepEqual(await jobOf(thread.id), { status: 'drafted', attempts: 1, last_error: null }, subject);
+        assert.equal(model.about(subject).length, 1, `${subject}: one request`);
+      }
+    } finally {
+      for (const other of others) await other.stop();
+    }
   });
 
   it('keeps a queued draft across a restart: queued without the worker role, drafted once it runs', async () => {
