@@ -56,6 +56,9 @@ for (const mode of modes) {
       '--test',
       `--test-timeout=${TEST_TIMEOUT_MS}`,
       `--test-concurrency=${CONCURRENCY}`,
+      // A file whose tests are over ends, even if something it started still holds its process
+      // open (a server left by a failed start): its failures are reported, never waited on.
+      '--test-force-exit',
       '--test-reporter=spec',
       '--test-reporter-destination=stdout',
       '--test-reporter=./scripts/test-summary-reporter.mjs',

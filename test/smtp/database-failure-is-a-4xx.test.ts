@@ -20,9 +20,12 @@ describe('SMTP: a database that goes away', () => {
     // A delivery attempt the outage interrupts is retried within the test.
     t = await startSmtpTest({ POSTLINE_RETRY_DELAYS: '1s' });
     // On the same server, from another database: a database cannot refuse its own sessions.
+    // On a shared server not template1: CREATE DATABASE (another test file's, running beside
+    // this one) refuses to copy a template anyone is connected to. The embedded server is this
+    // file's own, and its one database is `postgres`.
     const url = new URL(t.postline.databaseUrl);
     database = decodeURIComponent(url.pathname.slice(1));
-    url.pathname = '/template1';
+    url.pathname = database === 'postgres' ? '/template1' : '/postgres';
     admin = new pg.Client({ connectionString: url.toString() });
     await admin.connect();
   });

@@ -37,8 +37,11 @@ export async function createExternalDatabase(prefix = 'postline_test'): Promise<
   const name = `${prefix}_${crypto.randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
   const url = new URL(base);
   url.pathname = `/${name}`;
   return {
@@ -56,7 +59,13 @@ export async function startTestPostline(options: { env?: Record<string, string>;
   const dns = await new TestDnsServer().start();
   const sink = await new MxSink('127.0.0.1').start();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'postline-test-'));
-  const external = testDbMode() === 'external' ? await createExternalDatabase() : undefined;
+  let external: Awaited<ReturnType<typeof createExternalDatabase>> | undefined;
+  // Nothing started here may outlive a failed start: an open server would keep the file's process alive.
+  const undoStart = async (err: unknown): Promise<never> => {
+    await Promise.allSettled([dns.stop(), sink.stop(), external?.drop(), fs.rm(dataDir, { recursive: true, force: true })]);
+    throw err;
+  };
+  if (testDbMode() === 'external') external = await createExternalDatabase().catch(undoStart);
   const apiKey = `re_${crypto.randomBytes(4).toString('hex')}_${crypto.randomBytes(12).toString('hex')}`;
   const baseEnv: Record<string, string> = {
     PORT: '0',
@@ -73,7 +82,7 @@ export async function startTestPostline(options: { env?: Record<string, string>;
     ...(external ? { DATABASE_URL: external.url } : {}),
   };
   let env = { ...baseEnv, ...options.env };
-  let postline = await startPostline(loadConfig(env), { roles: options.roles });
+  let postline = await startPostline(loadConfig(env), { roles: options.roles }).catch(undoStart);
   const handle: TestPostline = {
     postline,
     url: postline.url!,
