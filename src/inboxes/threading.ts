@@ -145,7 +145,7 @@ export async function addMessage(
       message.attachments.length > 0,
     ],
   );
-  const { assignee_email: _, ...threadSummary } = threadAnswerOf(filed!);
+  const { assignee_email: _, ...summary } = threadAnswerOf(filed!);
   const email = eventEmail({
     id,
     direction: message.direction,
@@ -160,7 +160,7 @@ export async function addMessage(
     read: !inbound,
     created_at: filed!.message_created_at,
   });
-  const data = { inbox_id: inbox.id, thread_id: thread, email_id: id, thread: threadSummary, email };
+  const data = { inbox_id: inbox.id, thread_id: thread, email_id: id, thread: summary, email };
   await recordEvents(q, [
     ...(created ? [{ accountId: inbox.account_id, type: 'inbox.thread.created' as const, data: { source: 'system' as const, ...data } }] : []),
     inbound
