@@ -1,6 +1,6 @@
 // The few controls every page shares, written plainly: native elements carry their own
 // keyboard and screen-reader behaviour (<dialog> traps focus and closes on Escape).
-import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
+import { type FormEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { ApiFailure } from './api';
 
 /** Copies `value`; says so in a live region, for screen readers too. */
@@ -83,4 +83,36 @@ export function formatAge(seconds: number | null): string {
   if (hours < 24) return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
   const days = Math.floor(hours / 24);
   return hours % 24 ? `${days} d ${hours % 24} h` : `${days} d`;
+}
+
+/** A search box: the search applies when submitted, and Clear empties it. */
+export function SearchBox(props: { id: string; label: string; placeholder: string; search: string; onSearch: (search: string) => void }) {
+  const [draft, setDraft] = useState(props.search);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    props.onSearch(draft.trim());
+  };
+  return (
+    <search>
+      <form className="row search" onSubmit={submit}>
+        <label htmlFor={props.id} className="visually-hidden">
+          {props.label}
+        </label>
+        <input id={props.id} type="search" placeholder={props.placeholder} value={draft} onChange={(e) => setDraft(e.target.value)} />
+        <button type="submit">Search</button>
+        {props.search && (
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => {
+              setDraft('');
+              props.onSearch('');
+            }}
+          >
+            Clear
+          </button>
+        )}
+      </form>
+    </search>
+  );
 }

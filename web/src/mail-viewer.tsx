@@ -38,27 +38,30 @@ export function PreviewFrame({ html, title, remote = false }: { html: string; ti
  * a missing text part means where it is not final (a broadcast's is made from its HTML when sent).
  */
 export function MailBody({ html, text, noText = 'This message has no text part.' }: { html: string | null; text: string | null; noText?: string }) {
-  const [remote, setRemote] = useState(false);
   return (
     <>
       <h2>HTML</h2>
-      {html === null ? (
-        <p className="hint">This message has no HTML part.</p>
-      ) : (
-        <>
-          {!remote && (
-            <p className="row">
-              <span className="hint">Remote images are blocked: loading them tells the sender the message was opened.</span>
-              <button type="button" className="secondary small" onClick={() => setRemote(true)}>
-                Load remote images
-              </button>
-            </p>
-          )}
-          <PreviewFrame html={html} remote={remote} title="The message's HTML" />
-        </>
-      )}
+      {html === null ? <p className="hint">This message has no HTML part.</p> : <MailHtml html={html} title="The message's HTML" />}
       <h2>Text</h2>
       {text === null ? <p className="hint">{noText}</p> : <pre className="mail-text">{text}</pre>}
+    </>
+  );
+}
+
+/** A message's HTML in the sandboxed frame, its remote images blocked until the reader asks for them. */
+export function MailHtml({ html, title }: { html: string; title: string }) {
+  const [remote, setRemote] = useState(false);
+  return (
+    <>
+      {!remote && (
+        <p className="row">
+          <span className="hint">Remote images are blocked: loading them tells the sender the message was opened.</span>
+          <button type="button" className="secondary small" onClick={() => setRemote(true)}>
+            Load remote images
+          </button>
+        </p>
+      )}
+      <PreviewFrame html={html} remote={remote} title={title} />
     </>
   );
 }

@@ -5,7 +5,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { api, type List } from '../api';
-import { ConfirmDialog, ErrorMessage, formatTime } from '../components';
+import { ConfirmDialog, ErrorMessage, formatTime, SearchBox } from '../components';
 import { PagedTable, PagedView, usePagedList } from '../list-table';
 import { follow, navigate } from '../router';
 import { AudienceTabs, type ContactSummary, fullName, qs, type Segment } from './audience-common';
@@ -56,35 +56,16 @@ export function AudiencePage({ path }: { path: string }) {
 }
 
 function ContactsTab() {
-  const [draft, setDraft] = useState('');
   const [search, setSearch] = useState('');
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    setSearch(draft.trim());
-  };
   return (
     <>
-      <search>
-        <form className="row search" onSubmit={submit}>
-          <label htmlFor="contact-search" className="visually-hidden">
-            Search contacts by address or name
-          </label>
-          <input id="contact-search" type="search" placeholder="Search by address or name" value={draft} onChange={(e) => setDraft(e.target.value)} />
-          <button type="submit">Search</button>
-          {search && (
-            <button
-              type="button"
-              className="secondary"
-              onClick={() => {
-                setDraft('');
-                setSearch('');
-              }}
-            >
-              Clear
-            </button>
-          )}
-        </form>
-      </search>
+      <SearchBox
+        id="contact-search"
+        label="Search contacts by address or name"
+        placeholder={'Search by address or name'}
+        search={search}
+        onSearch={setSearch}
+      />
       {/* Keyed by the search, so a new search starts again at page 1. */}
       <ContactList key={search} search={search} />
       <AddContact />

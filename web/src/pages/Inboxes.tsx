@@ -3,9 +3,9 @@
 // searched with the API's full-text search (GET /inboxes/:inbox/threads/search?query=…, over
 // every folder). A thread's page, its messages and actions: inbox-thread.tsx.
 import { useQuery } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { api } from '../api';
-import { ErrorMessage, formatTime } from '../components';
+import { ErrorMessage, formatTime, SearchBox } from '../components';
 import { type Column, PagedTable, usePagedList } from '../list-table';
 import { follow } from '../router';
 import { qs } from './audience-common';
@@ -84,12 +84,7 @@ export function InboxesPage() {
 
 export function InboxPage({ inboxId, folder }: { inboxId: string; folder: Folder }) {
   const inbox = useInbox(inboxId);
-  const [draft, setDraft] = useState('');
   const [search, setSearch] = useState('');
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    setSearch(draft.trim());
-  };
   const i = inbox.data;
   return (
     <>
@@ -105,33 +100,13 @@ export function InboxPage({ inboxId, folder }: { inboxId: string; folder: Folder
           <p>
             {i.email_address} · {i.unread} unread · {i.drafts} {i.drafts === 1 ? 'draft' : 'drafts'}
           </p>
-          <search>
-            <form className="row search" onSubmit={submit}>
-              <label htmlFor="thread-search" className="visually-hidden">
-                Search this inbox's threads
-              </label>
-              <input
-                id="thread-search"
-                type="search"
-                placeholder='Search: words, "a phrase", -excluded'
-                value={draft}
-                onChange={(e) => setDraft(e.target.value)}
-              />
-              <button type="submit">Search</button>
-              {search && (
-                <button
-                  type="button"
-                  className="secondary"
-                  onClick={() => {
-                    setDraft('');
-                    setSearch('');
-                  }}
-                >
-                  Clear
-                </button>
-              )}
-            </form>
-          </search>
+          <SearchBox
+            id="thread-search"
+            label="Search this inbox's threads"
+            placeholder={'Search: words, "a phrase", -excluded'}
+            search={search}
+            onSearch={setSearch}
+          />
           {search ? (
             <>
               <h2>Threads matching “{search}”</h2>

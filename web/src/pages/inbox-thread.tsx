@@ -9,7 +9,7 @@ import { type FormEvent, useState } from 'react';
 import { api } from '../api';
 import { ErrorMessage, formatTime } from '../components';
 import { ShowMore, useListReadOn } from '../list-table';
-import { PreviewFrame } from '../mail-viewer';
+import { MailHtml } from '../mail-viewer';
 import { follow } from '../router';
 import { FOLDERS, type Folder, inboxPath, useInbox } from './Inboxes';
 
@@ -123,7 +123,6 @@ export function ThreadPage({ inboxId, threadId }: { inboxId: string; threadId: s
 }
 
 function ThreadMessage({ message: m }: { message: Message }) {
-  const [remote, setRemote] = useState(false);
   return (
     <article aria-labelledby={`message-${m.id}`} className="panel thread-message">
       <h2 id={`message-${m.id}`} className="message-from">
@@ -134,21 +133,7 @@ function ThreadMessage({ message: m }: { message: Message }) {
         {m.cc.length > 0 && ` · cc ${m.cc.join(', ')}`}
         {m.attachments.length > 0 && ` · ${m.attachments.length} ${m.attachments.length === 1 ? 'file' : 'files'}`}
       </p>
-      {m.html !== null ? (
-        <>
-          {!remote && (
-            <p className="row">
-              <span className="hint">Remote images are blocked: loading them tells the sender the message was opened.</span>
-              <button type="button" className="secondary small" onClick={() => setRemote(true)}>
-                Load remote images
-              </button>
-            </p>
-          )}
-          <PreviewFrame html={m.html} remote={remote} title={`The message from ${m.from}`} />
-        </>
-      ) : (
-        <pre className="mail-text">{m.text ?? '(no text)'}</pre>
-      )}
+      {m.html !== null ? <MailHtml html={m.html} title={`The message from ${m.from}`} /> : <pre className="mail-text">{m.text ?? '(no text)'}</pre>}
     </article>
   );
 }
