@@ -116,3 +116,22 @@ export function SearchBox(props: { id: string; label: string; placeholder: strin
     </search>
   );
 }
+
+/** A secret shown once, just after it is made (an API key, a grant's token): copy it, then Done hides it for good. */
+export function ShownOnceToken(props: { heading: 'h2' | 'h3'; title: ReactNode; token: string; testId: string; copyLabel: string; onDone: () => void }) {
+  const titleId = useId();
+  const Heading = props.heading;
+  return (
+    <section className="token" aria-labelledby={titleId}>
+      <Heading id={titleId}>{props.title}</Heading>
+      <p>Copy it now: it will not be shown again.</p>
+      <div className="copy-row">
+        <code data-testid={props.testId}>{props.token}</code>
+        <CopyButton value={props.token} label={props.copyLabel} />
+      </div>
+      <button type="button" className="secondary small" onClick={props.onDone}>
+        Done
+      </button>
+    </section>
+  );
+}

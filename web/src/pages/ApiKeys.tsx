@@ -4,7 +4,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, lazy, Suspense, useState } from 'react';
 import { type ApiKey, api, type Domain, type List } from '../api';
-import { ConfirmDialog, CopyButton, ErrorMessage, formatTime } from '../components';
+import { ConfirmDialog, ErrorMessage, formatTime, ShownOnceToken } from '../components';
 import { ListTable } from '../list-table';
 
 // Loaded with the page's first paint done: the shell stays small (issue 16: ≤ 300 KB).
@@ -26,17 +26,14 @@ export function ApiKeysPage() {
       <p>Keys let your code send with Postline through its API or SMTP. A key is shown once, when it is created.</p>
       <CreateKey onCreated={setCreated} />
       {created && (
-        <section className="token" aria-labelledby="token-title">
-          <h2 id="token-title">Your new key “{created.name}”</h2>
-          <p>Copy it now: it will not be shown again.</p>
-          <div className="copy-row">
-            <code data-testid="new-token">{created.token}</code>
-            <CopyButton value={created.token} label="Copy the new API key" />
-          </div>
-          <button type="button" className="secondary small" onClick={() => setCreated(undefined)}>
-            Done
-          </button>
-        </section>
+        <ShownOnceToken
+          heading="h2"
+          title={`Your new key “${created.name}”`}
+          token={created.token}
+          testId="new-token"
+          copyLabel="Copy the new API key"
+          onDone={() => setCreated(undefined)}
+        />
       )}
       <h2>Keys</h2>
       <ErrorMessage error={keys.error ?? remove.error} />

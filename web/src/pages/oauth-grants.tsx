@@ -7,7 +7,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, type Domain, type List } from '../api';
-import { ConfirmDialog, CopyButton, ErrorMessage, formatTime } from '../components';
+import { ConfirmDialog, ErrorMessage, formatTime, ShownOnceToken } from '../components';
 import { ListTable } from '../list-table';
 
 type Scope = 'full_access' | 'emails:send';
@@ -42,17 +42,14 @@ export function OAuthGrantsSection() {
       <p>API access given to a third-party app. Its token is shown once, when issued, to hand to the app; revoking it refuses the token at once.</p>
       <IssueGrant domains={domains.data?.data ?? []} onIssued={setIssued} />
       {issued && (
-        <section className="token" aria-labelledby="grant-token-title">
-          <h3 id="grant-token-title">The token for “{issued.name}”</h3>
-          <p>Copy it now: it will not be shown again.</p>
-          <div className="copy-row">
-            <code data-testid="new-grant-token">{issued.token}</code>
-            <CopyButton value={issued.token} label="Copy the new grant's token" />
-          </div>
-          <button type="button" className="secondary small" onClick={() => setIssued(undefined)}>
-            Done
-          </button>
-        </section>
+        <ShownOnceToken
+          heading="h3"
+          title={`The token for “${issued.name}”`}
+          token={issued.token}
+          testId="new-grant-token"
+          copyLabel="Copy the new grant's token"
+          onDone={() => setIssued(undefined)}
+        />
       )}
       <h3>Grants</h3>
       <ErrorMessage error={grants.error ?? revoke.error} />
