@@ -45,7 +45,7 @@ export async function recordEvents(q: Queryable, events: NewEvent[], also?: Also
        RETURNING ${RECORDED_COLUMNS}
      ), counted AS (${countEventsCte('recorded')})`;
   if (ids.length === 0) {
-    await q.query(`WITH ${recorded} SELECT 1`, params);
+    await q.query(`WITH ${recorded} SELECT 1`, params, 'record-events');
     return;
   }
   const columns = also?.columns ?? [];

@@ -57,6 +57,7 @@ export async function routeRecipients(q: Queryable, addresses: string[], hostnam
      UNION ALL
      SELECT 'postmaster', '', oldest.id, NULL FROM (SELECT id FROM accounts ORDER BY created_at, id LIMIT 1) oldest WHERE $3`,
     [domains, emailIds, postmaster],
+    'route-recipients',
   );
   const receiving = new Map(rows.filter((r) => r.kind === 'domain').map((r) => [r.key, r.account_id]));
   const returnPaths = new Map(rows.filter((r) => r.kind === 'email').map((r) => [r.envelope_from!.toLowerCase(), r.key]));

@@ -1,6 +1,7 @@
 // Writing a received message (0011_inbound.sql), inside the receiving transaction: the raw
 // bytes once, then for each account it was for a received_emails row (its own id, its own
-// received_for), the attachment list, and the `email.received` event through recordEvents.
+// received_for), the attachment list, its filing into inboxes, and the `email.received` event
+// (with the inboxes' events) through recordEvents.
 // A constant number of statements whatever the number of accounts and attachments.
 import crypto from 'node:crypto';
 import type { Queryable } from '../db/database.js';
@@ -40,6 +41,7 @@ export async function storeReceived(q: Queryable, message: MessageToStore, byAcc
       auth.dmarc,
       JSON.stringify(auth.details),
     ],
+    'store-inbound-message',
   );
 
   const accounts = [...byAccount.entries()].map(([accountId, receivedFor]) => ({ id: crypto.randomUUID(), accountId, receivedFor }));
@@ -66,6 +68,7 @@ export async function storeReceived(q: Queryable, message: MessageToStore, byAcc
       JSON.stringify(parsed.headers),
       accounts.map((a) => JSON.stringify(a.receivedFor)),
     ],
+    'store-received-emails',
   );
 
   const attachments = emails.flatMap((e) =>
@@ -90,22 +93,9 @@ export async function storeReceived(q: Queryable, message: MessageToStore, byAcc
     );
   }
 
-  await recordEvents(
-    q,
-    emails.map((e) => ({
-      accountId: e.account_id,
-      type: 'email.received' as const,
-      emailId: e.id,
-      data: receivedEventData(
-        e,
-        attachments
-          .filter((a) => a.receivedEmailId === e.id)
-          .map((a) => ({ id: a.id, filename: a.filename, content_type: a.contentType, content_disposition: a.disposition, content_id: a.contentId })),
-      ),
-    })),
-  );
-  // Mail for an inbox's address is filed into its threads in this same transaction.
-  await fileReceived(
+  // Mail for an inbox's address is filed into its threads in this same transaction, and its
+  // events recorded with email.received, after them.
+  const filed = await fileReceived(
     q,
     emails.map((e) => ({
       id: e.id,
@@ -116,5 +106,19 @@ export async function storeReceived(q: Queryable, message: MessageToStore, byAcc
     parsed,
     filing,
   );
+  await recordEvents(q, [
+    ...emails.map((e) => ({
+      accountId: e.account_id,
+      type: 'email.received' as const,
+      emailId: e.id,
+      data: receivedEventData(
+        e,
+        attachments
+          .filter((a) => a.receivedEmailId === e.id)
+          .map((a) => ({ id: a.id, filename: a.filename, content_type: a.contentType, content_disposition: a.disposition, content_id: a.contentId })),
+      ),
+    })),
+    ...filed,
+  ]);
   return emails.map((e) => e.id as string);
 }

@@ -313,7 +313,7 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
               email: await eventEmailById(q, filed.messageId),
               draft: await eventDraft(q, draft.id),
             };
-            await recordEvents(q, [{ accountId: inbox.account_id, type: 'inbox.draft.sent', data }]);
+            return [{ accountId: inbox.account_id, type: 'inbox.draft.sent' as const, data }];
           },
         });
         return { body: { id } };

@@ -1,8 +1,11 @@
 // The inbound hook: inside the receiving transaction (src/inbound/store-received.ts), each
 // received email whose envelope recipients include an inbox's address is filed into a thread
-// of that inbox (threading.ts). One query when no inbox is addressed, which is the common case.
+// of that inbox (threading.ts), one statement each; their events are returned for the
+// receiving transaction's one recordEvents call. One query when no inbox is addressed, which
+// is the common case.
 // With a model endpoint configured, a thread the mail starts gets its agent's draft queued.
 import type { Queryable } from '../db/database.js';
+import type { NewEvent } from '../events/record-events.js';
 import { header, type ParsedMessage } from '../message/received-message.js';
 import { queueAgentDraft } from './agent-jobs.js';
 import { addMessage, messageIdsIn } from './threading.js';
@@ -30,8 +33,9 @@ export interface FilingOptions {
   queueAgentDrafts: boolean;
 }
 
-export async function fileReceived(q: Queryable, emails: ReceivedForInboxes[], message: ReceivedMessage, options: FilingOptions): Promise<void> {
-  if (emails.length === 0) return;
+/** Files the received emails into the inboxes they were for; returns the events to record. */
+export async function fileReceived(q: Queryable, emails: ReceivedForInboxes[], message: ReceivedMessage, options: FilingOptions): Promise<NewEvent[]> {
+  if (emails.length === 0) return [];
   const inboxes = await q.query<{ id: string; account_id: string; email_id: string }>(
     `SELECT i.id, i.account_id, e.id AS email_id
        FROM unnest($1::uuid[], $2::uuid[], $3::jsonb[]) AS e(id, account_id, received_for)
@@ -39,7 +43,9 @@ export async function fileReceived(q: Queryable, emails: ReceivedForInboxes[], m
         AND i.email_address IN (SELECT lower(jsonb_array_elements_text(e.received_for)))
       ORDER BY i.id`,
     [emails.map((e) => e.id), emails.map((e) => e.accountId), emails.map((e) => JSON.stringify(e.receivedFor))],
+    'inboxes-addressed',
   );
+  const events: NewEvent[] = [];
   for (const inbox of inboxes) {
     const email = emails.find((e) => e.id === inbox.email_id)!;
     const filed = await addMessage(q, inbox, {
@@ -58,6 +64,8 @@ export async function fileReceived(q: Queryable, emails: ReceivedForInboxes[], m
       text: message.text,
       attachments: email.attachments.map((a) => ({ id: a.id, filename: a.filename, size: a.size })),
     });
+    events.push(...filed.events);
     if (filed.created && options.queueAgentDrafts) await queueAgentDraft(q, inbox.id, filed);
   }
+  return events;
 }

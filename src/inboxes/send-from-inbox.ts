@@ -9,6 +9,7 @@ import type { RouteContext } from '../api/route.js';
 import type { Queryable, Row } from '../db/database.js';
 import { type AcceptDeps, acceptEmails } from '../emails/accept.js';
 import { type EmailRequest, parseEmailRequest } from '../emails/email-request.js';
+import { type NewEvent, recordEvents } from '../events/record-events.js';
 import type { InboxRow } from './find-inbox.js';
 import { addMessage } from './threading.js';
 
@@ -24,8 +25,8 @@ interface OutgoingFromInbox {
   references: string[];
   /** The thread it belongs to; undefined: threading.ts decides (a new one for a new conversation). */
   threadId?: string;
-  /** More writes in the accepting transaction, given the new email's id (a draft marked sent). */
-  alsoCommit?: (q: Queryable, emailId: string, filed: { threadId: string; messageId: string }) => Promise<void>;
+  /** More writes in the accepting transaction, given the new email's id (a draft marked sent); returns their events. */
+  alsoCommit?: (q: Queryable, emailId: string, filed: { threadId: string; messageId: string }) => Promise<NewEvent[]>;
 }
 
 /** The Message-IDs an answer to an inbox message refers to: its own references, then itself. */
@@ -93,7 +94,8 @@ export async function sendFromInbox(deps: AcceptDeps, ctx: RouteContext, inbox: 
         },
         outgoing.threadId,
       );
-      await outgoing.alsoCommit?.(q, emailId, filed);
+      const more = (await outgoing.alsoCommit?.(q, emailId, filed)) ?? [];
+      await recordEvents(q, [...filed.events, ...more]);
       await ctx.saveIdempotentResponse?.(q, 200, { id: emailId });
     },
   });

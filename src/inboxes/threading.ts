@@ -8,11 +8,11 @@
 //      ignored), active in the last 30 days, in which its sender already took part;
 //   3. otherwise a new thread: in `inbox` when received, in `sent` when sent.
 // Two strangers writing "Hello" never share a thread: a plain subject never matches.
-// Each message records inbox.email.received or inbox.email.sent (and inbox.thread.created for
-// a new thread) through the one event writer, in the same transaction.
+// Each message makes inbox.email.received or inbox.email.sent (and inbox.thread.created for a
+// new thread), which its caller records through the one event writer in the same transaction.
 import crypto from 'node:crypto';
 import type { Queryable } from '../db/database.js';
-import { recordEvents } from '../events/record-events.js';
+import type { NewEvent } from '../events/record-events.js';
 import { eventEmail } from './event-objects.js';
 import { THREAD_ANSWER_COLUMNS, threadAnswerOf } from './thread-view.js';
 
@@ -53,76 +53,59 @@ export function messageIdsIn(...values: (string | null | undefined)[]): string[]
   return [...new Set(ids)];
 }
 
-/** The thread `message` belongs to in the inbox, or undefined when it starts one. */
-async function findThread(q: Queryable, inboxId: string, message: NewMessage): Promise<string | undefined> {
-  if (message.references.length > 0) {
-    const byReference = await q.one(
-      'SELECT thread_id FROM inbox_messages WHERE inbox_id = $1 AND message_id = ANY($2::text[]) ORDER BY created_at DESC LIMIT 1',
-      [inboxId, message.references],
-    );
-    if (byReference) return byReference.thread_id as string;
-  }
-  if (!isReplySubject(message.subject)) return undefined;
-  const bySubject = await q.one(
-    `SELECT t.id FROM inbox_threads t
-      WHERE t.inbox_id = $1 AND t.thread_subject = $2 AND t.last_message_at > now() - make_interval(days => $4)
-        AND EXISTS (SELECT 1 FROM inbox_messages m WHERE m.thread_id = t.id
-                     AND ($3 = m.from_address OR $3 = ANY(m.to_addresses) OR $3 = ANY(m.cc)))
-      ORDER BY t.last_message_at DESC LIMIT 1`,
-    [inboxId, threadSubject(message.subject), message.fromAddress.toLowerCase(), SUBJECT_FALLBACK_DAYS],
-  );
-  return bySubject?.id as string | undefined;
+/** What filing a message made: its ids, whether it opened the thread, and its events, for the caller to record with its own. */
+interface Filed {
+  threadId: string;
+  messageId: string;
+  created: boolean;
+  events: NewEvent[];
 }
 
 /**
  * Adds `message` to the inbox: to `threadId` when the caller knows it (a reply sent from the
- * thread), else to the thread findThread names, else to a new one. Returns the ids.
+ * thread), else to the thread it answers (by reference, then by subject), else to a new one.
+ * One statement finds the thread, opens it with its counters already counted or counts the
+ * message on it, files the message, and answers what the events embed; the caller records
+ * the events in its own recordEvents call (one per transaction).
  */
-export async function addMessage(
-  q: Queryable,
-  inbox: { id: string; account_id: string },
-  message: NewMessage,
-  threadId?: string,
-): Promise<{ threadId: string; messageId: string; created: boolean }> {
-  let thread = threadId ?? (await findThread(q, inbox.id, message));
-  const created = thread === undefined;
-  if (thread === undefined) {
-    thread = crypto.randomUUID();
-    await q.query(
-      `INSERT INTO inbox_threads (id, inbox_id, account_id, subject, thread_subject, folder, read)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [
-        thread,
-        inbox.id,
-        inbox.account_id,
-        message.subject,
-        threadSubject(message.subject),
-        message.direction === 'inbound' ? 'inbox' : 'sent',
-        message.direction === 'outbound',
-      ],
-    );
-  }
+export async function addMessage(q: Queryable, inbox: { id: string; account_id: string }, message: NewMessage, threadId?: string): Promise<Filed> {
+  const newThread = crypto.randomUUID();
   const id = crypto.randomUUID();
   const addresses = [message.fromDisplay, ...message.to, ...message.cc, ...message.bcc].join(' ');
   const body = (message.text ?? stripTags(message.html ?? '')).slice(0, MAX_SEARCHED_TEXT);
   const inbound = message.direction === 'inbound';
-  // One statement files the message, counts it on its thread, and answers what the events
-  // embed: the thread as the update left it and the message's time.
   const [filed] = await q.query(
-    `WITH added AS (
+    `WITH target AS (
+       SELECT coalesce($23::uuid,
+         (SELECT m.thread_id FROM inbox_messages m WHERE m.inbox_id = $3 AND m.message_id = ANY($8::text[]) ORDER BY m.created_at DESC LIMIT 1),
+         (SELECT t.id FROM inbox_threads t
+           WHERE $25::boolean AND t.inbox_id = $3 AND t.thread_subject = $26 AND t.last_message_at > now() - make_interval(days => $24)
+             AND EXISTS (SELECT 1 FROM inbox_messages m WHERE m.thread_id = t.id
+                          AND (lower($10) = m.from_address OR lower($10) = ANY(m.to_addresses) OR lower($10) = ANY(m.cc)))
+           ORDER BY t.last_message_at DESC LIMIT 1)) AS thread_id
+     ), opened AS (
+       INSERT INTO inbox_threads AS t (id, inbox_id, account_id, subject, thread_subject, folder, read, email_count, has_attachment)
+       SELECT $2::uuid, $3::uuid, $4::uuid, $15::text, $26::text, CASE WHEN $19::boolean THEN 'sent' ELSE 'inbox' END, $19::boolean, 1, $22::boolean
+         FROM target WHERE target.thread_id IS NULL
+       RETURNING ${THREAD_ANSWER_COLUMNS}
+     ), added AS (
        INSERT INTO inbox_messages (id, thread_id, inbox_id, account_id, direction, source_email_id, message_id, references_ids,
          from_display, from_address, to_addresses, cc, bcc, reply_to, subject, html, text, attachments, read, search)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, lower($10), $11, $12, $13, $14, $15, $16, $17, $18, $19,
+       VALUES ($1, (SELECT coalesce(thread_id, $2) FROM target), $3, $4, $5, $6, $7, $8, $9, lower($10), $11, $12, $13, $14, $15, $16, $17, $18, $19,
          setweight(to_tsvector('english', coalesce($15, '')), 'A') || to_tsvector('english', $20) || to_tsvector('english', $21))
-       RETURNING thread_id, created_at)
-     UPDATE inbox_threads t SET email_count = email_count + 1, has_attachment = has_attachment OR $22, last_message_at = now(),
-       read = CASE WHEN $19 THEN read ELSE false END,
-       folder = CASE WHEN NOT $19 AND folder IN ('sent', 'archive') THEN 'inbox' ELSE folder END
-      WHERE id = (SELECT thread_id FROM added)
-      RETURNING ${THREAD_ANSWER_COLUMNS}, (SELECT created_at FROM added) AS message_created_at`,
+       RETURNING created_at
+     ), joined AS (
+       UPDATE inbox_threads t SET email_count = email_count + 1, has_attachment = has_attachment OR $22, last_message_at = now(),
+         read = CASE WHEN $19 THEN read ELSE false END,
+         folder = CASE WHEN NOT $19 AND folder IN ('sent', 'archive') THEN 'inbox' ELSE folder END
+         FROM target WHERE t.id = target.thread_id
+       RETURNING ${THREAD_ANSWER_COLUMNS}
+     )
+     SELECT thread.*, thread.id = $2 AS created, (SELECT created_at FROM added) AS message_created_at
+       FROM (SELECT * FROM opened UNION ALL SELECT * FROM joined) AS thread`,
     [
       id,
-      thread,
+      newThread,
       inbox.id,
       inbox.account_id,
       message.direction,
@@ -143,8 +126,15 @@ export async function addMessage(
       addresses,
       body,
       message.attachments.length > 0,
+      threadId ?? null,
+      SUBJECT_FALLBACK_DAYS,
+      isReplySubject(message.subject),
+      threadSubject(message.subject),
     ],
+    'inbox-file-message',
   );
+  const thread = filed!.id as string;
+  const created = filed!.created as boolean;
   const { assignee_email: _, ...summary } = threadAnswerOf(filed!);
   const email = eventEmail({
     id,
@@ -161,13 +151,13 @@ export async function addMessage(
     created_at: filed!.message_created_at,
   });
   const data = { inbox_id: inbox.id, thread_id: thread, email_id: id, thread: summary, email };
-  await recordEvents(q, [
+  const events: NewEvent[] = [
     ...(created ? [{ accountId: inbox.account_id, type: 'inbox.thread.created' as const, data: { source: 'system' as const, ...data } }] : []),
     inbound
       ? { accountId: inbox.account_id, type: 'inbox.email.received' as const, data: { source: 'system' as const, ...data } }
       : { accountId: inbox.account_id, type: 'inbox.email.sent' as const, data: { source: 'api' as const, ...data } },
-  ]);
-  return { threadId: thread, messageId: id, created };
+  ];
+  return { threadId: thread, messageId: id, created, events };
 }
 
 const lower = (s: string) => s.toLowerCase();
