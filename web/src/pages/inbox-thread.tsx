@@ -40,12 +40,16 @@ export function ThreadPage({ inboxId, threadId }: { inboxId: string; threadId: s
   const path = `${inboxPath(inboxId)}/threads/${encodeURIComponent(threadId)}`;
   const thread = useQuery({ queryKey: ['inbox-thread', inboxId, threadId], queryFn: () => api<Thread>('GET', path) });
   const messages = useListReadOn<Message>(['inbox-thread-emails', inboxId, threadId], (after) => `${path}/emails?limit=20${after ? `&after=${after}` : ''}`);
-  const refresh = () =>
-    Promise.all(
-      [['inbox-thread', inboxId, threadId], ['inbox-thread-emails', inboxId, threadId], ['inbox-threads', inboxId], ['inbox', inboxId], ['inboxes']].map(
-        (queryKey) => queryClient.invalidateQueries({ queryKey }),
+  const refresh = () => {
+    // The folders' lists are dropped, not only marked stale: a stale list is shown while it is
+    // read again, and would show a thread just archived or trashed still in the Inbox.
+    queryClient.removeQueries({ queryKey: ['inbox-threads', inboxId] });
+    return Promise.all(
+      [['inbox-thread', inboxId, threadId], ['inbox-thread-emails', inboxId, threadId], ['inbox', inboxId], ['inboxes']].map((queryKey) =>
+        queryClient.invalidateQueries({ queryKey }),
       ),
     );
+  };
   const update = useMutation({
     mutationFn: (change: { read?: boolean; folder?: Folder }) => api<Thread>('PATCH', path, change),
     onSuccess: (updated) => {
