@@ -59,13 +59,7 @@ function ContactsTab() {
   const [search, setSearch] = useState('');
   return (
     <>
-      <SearchBox
-        id="contact-search"
-        label="Search contacts by address or name"
-        placeholder={'Search by address or name'}
-        search={search}
-        onSearch={setSearch}
-      />
+      <SearchBox id="contact-search" label="Search contacts by address or name" placeholder="Search by address or name" search={search} onSearch={setSearch} />
       {/* Keyed by the search, so a new search starts again at page 1. */}
       <ContactList key={search} search={search} />
       <AddContact />
