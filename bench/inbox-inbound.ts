@@ -14,6 +14,7 @@
 //
 //   npx tsx bench/inbox-inbound.ts                   # embedded PostgreSQL, 4 rounds of 2,000 per side
 //   npx tsx bench/inbox-inbound.ts --db external --rounds 6 --n 3000
+//   npx tsx bench/inbox-inbound.ts --side inbox --rounds 1   # one side only (to profile it, e.g. under `perf record -a`); no ratio
 import crypto from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -32,6 +33,7 @@ const { values: args } = parseArgs({
     n: { type: 'string', default: '2000' },
     sessions: { type: 'string', default: '8' },
     'per-connection': { type: 'string', default: '10' },
+    side: { type: 'string' },
   },
 });
 const ROUNDS = Number(args.rounds);
@@ -41,6 +43,8 @@ const PER_CONNECTION = Number(args['per-connection']);
 const DOMAIN = 'support.postline-bench.test';
 const SIDES = { 'no inbox': `plain@${DOMAIN}`, inbox: `help@${DOMAIN}` } as const;
 type Side = keyof typeof SIDES;
+const ONLY = args.side as Side | undefined;
+if (ONLY !== undefined && !(ONLY in SIDES)) throw new Error(`--side is one of: ${Object.keys(SIDES).join(', ')}`);
 const TARGET_RATIO = 0.9;
 const WORDS = 'thanks for the order invoice attached please confirm the delivery date and the price of the remaining items we discussed'.split(' ');
 
@@ -71,7 +75,7 @@ try {
   await send('inbox', 200, 'warm'); // JIT, pools, TLS
   await send('no inbox', 200, 'warm');
   for (let round = 1; round <= ROUNDS; round++) {
-    const order: Side[] = round % 2 === 1 ? ['no inbox', 'inbox'] : ['inbox', 'no inbox'];
+    const order: Side[] = ONLY ? [ONLY] : round % 2 === 1 ? ['no inbox', 'inbox'] : ['inbox', 'no inbox'];
     for (const side of order) {
       const busy = await waitForQuiet(`round ${round} ${side}`, run.nproc);
       const meter = new CpuMeter(postline.pid, await postline.postgresPids());
@@ -93,9 +97,11 @@ try {
     `SELECT (SELECT count(*)::int FROM inbox_messages) AS threaded, (SELECT count(*)::int FROM inbox_threads) AS threads,
             (SELECT count(*)::int FROM received_emails) AS received`,
   );
-  const expected = (ROUNDS * N + 200) * 2;
-  if (stored.received !== expected || stored.threaded !== expected / 2)
-    throw new Error(`stored ${JSON.stringify(stored)}, expected ${expected} received, ${expected / 2} threaded`);
+  const perSide = ROUNDS * N + 200;
+  const threaded = ONLY === 'no inbox' ? 200 : perSide;
+  const received = ONLY ? perSide + 200 : perSide * 2;
+  if (stored.received !== received || stored.threaded !== threaded)
+    throw new Error(`stored ${JSON.stringify(stored)}, expected ${received} received, ${threaded} threaded`);
   console.log(`stored: ${stored.received} received emails, ${stored.threaded} of them in ${stored.threads} threads`);
 } finally {
   closeAgents();
@@ -103,6 +109,10 @@ try {
   await dns.stop();
 }
 
+if (ONLY) {
+  for (const m of measured) console.log(`round ${m.round} ${m.side}: CPU µs/msg ${cpu(m)}`);
+  process.exit(0);
+}
 const rows = [];
 for (let round = 1; round <= ROUNDS; round++) {
   const [a, b] = (['no inbox', 'inbox'] as const).map((side) => measured.find((m) => m.round === round && m.side === side)!);
@@ -110,7 +120,6 @@ for (let round = 1; round <= ROUNDS; round++) {
 }
 const ratios = rows.map((r) => r.ratio).sort((x, y) => x - y);
 const cpuRatios = rows.map((r) => r.cpuRatio).sort((x, y) => x - y);
-const cpu = (m: Measured) => `${fixed(cpuPerMessage(m))} (${fixed(m.postlineCpuUsPerMessage)} + ${fixed(m.postgresCpuUsPerMessage)})`;
 console.log(
   table(
     ['round', 'no inbox msg/s', 'inbox msg/s', 'inbox / no inbox', 'CPU µs/msg no inbox (Postline + PostgreSQL)', 'CPU µs/msg inbox', 'CPU ratio'],
@@ -126,6 +135,10 @@ const file = appendResults(
   measured.map((m) => ({ db: args.db, n: N, sessions: SESSIONS, per_connection: PER_CONNECTION, ...m })),
 );
 console.log(`results appended to ${file}`);
+
+function cpu(m: Measured): string {
+  return `${fixed(cpuPerMessage(m))} (${fixed(m.postlineCpuUsPerMessage)} + ${fixed(m.postgresCpuUsPerMessage)})`;
+}
 
 function cpuPerMessage(m: Measured): number {
   return m.postlineCpuUsPerMessage + m.postgresCpuUsPerMessage;

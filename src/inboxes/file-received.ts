@@ -36,18 +36,19 @@ export interface FilingOptions {
 /** Files the received emails into the inboxes they were for; returns the events to record. */
 export async function fileReceived(q: Queryable, emails: ReceivedForInboxes[], message: ReceivedMessage, options: FilingOptions): Promise<NewEvent[]> {
   if (emails.length === 0) return [];
-  const inboxes = await q.query<{ id: string; account_id: string; email_id: string }>(
-    `SELECT i.id, i.account_id, e.id AS email_id
-       FROM unnest($1::uuid[], $2::uuid[], $3::jsonb[]) AS e(id, account_id, received_for)
-       JOIN inboxes i ON i.account_id = e.account_id
-        AND i.email_address IN (SELECT lower(jsonb_array_elements_text(e.received_for)))
-      ORDER BY i.id`,
-    [emails.map((e) => e.id), emails.map((e) => e.accountId), emails.map((e) => JSON.stringify(e.receivedFor))],
+  // A key lookup of the recipients' addresses, matched to their accounts' emails here: a join
+  // over the emails unnested in SQL was planned anew at each message (PostgreSQL found its
+  // generic plan dearer), which cost more than the lookup.
+  const addresses = [...new Set(emails.flatMap((e) => e.receivedFor.map(lower)))];
+  const inboxes = await q.query<{ id: string; account_id: string; email_address: string }>(
+    'SELECT id, account_id, email_address FROM inboxes WHERE email_address = ANY($1::text[]) ORDER BY id',
+    [addresses],
     'inboxes-addressed',
   );
   const events: NewEvent[] = [];
   for (const inbox of inboxes) {
-    const email = emails.find((e) => e.id === inbox.email_id)!;
+    const email = emails.find((e) => e.accountId === inbox.account_id && e.receivedFor.some((a) => lower(a) === inbox.email_address));
+    if (!email) continue; // an address of another account's domain: not this message's inbox there
     const filed = await addMessage(q, inbox, {
       direction: 'inbound',
       sourceEmailId: email.id,
@@ -69,3 +70,5 @@ export async function fileReceived(q: Queryable, emails: ReceivedForInboxes[], m
   }
   return events;
 }
+
+const lower = (address: string) => address.toLowerCase();
