@@ -39,7 +39,8 @@ export async function fileReceived(q: Queryable, emails: ReceivedForInboxes[], m
   // A key lookup of the recipients' addresses, matched to their accounts' emails here: a join
   // over the emails unnested in SQL was planned anew at each message (PostgreSQL found its
   // generic plan dearer), which cost more than the lookup.
-  const addresses = [...new Set(emails.flatMap((e) => e.receivedFor.map(lower)))];
+  const addressed = emails.map((email) => ({ email, addresses: email.receivedFor.map((a) => a.toLowerCase()) }));
+  const addresses = [...new Set(addressed.flatMap((a) => a.addresses))];
   const inboxes = await q.query<{ id: string; account_id: string; email_address: string }>(
     'SELECT id, account_id, email_address FROM inboxes WHERE email_address = ANY($1::text[]) ORDER BY id',
     [addresses],
@@ -47,8 +48,10 @@ export async function fileReceived(q: Queryable, emails: ReceivedForInboxes[], m
   );
   const events: NewEvent[] = [];
   for (const inbox of inboxes) {
-    const email = emails.find((e) => e.accountId === inbox.account_id && e.receivedFor.some((a) => lower(a) === inbox.email_address));
-    if (!email) continue; // an address of another account's domain: not this message's inbox there
+    const email = addressed.find((a) => a.email.accountId === inbox.account_id && a.addresses.includes(inbox.email_address))?.email;
+    // Only an account the message was routed to gets it in its inboxes (addresses are unique and
+    // an inbox goes with its domain, so this is a guard, as the account match of the SQL before).
+    if (!email) continue;
     const filed = await addMessage(q, inbox, {
       direction: 'inbound',
       sourceEmailId: email.id,
@@ -70,5 +73,3 @@ export async function fileReceived(q: Queryable, emails: ReceivedForInboxes[], m
   }
   return events;
 }
-
-const lower = (address: string) => address.toLowerCase();
