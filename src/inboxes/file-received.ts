@@ -37,8 +37,8 @@ export interface FilingOptions {
 export async function fileReceived(q: Queryable, emails: ReceivedForInboxes[], message: ReceivedMessage, options: FilingOptions): Promise<NewEvent[]> {
   if (emails.length === 0) return [];
   // A key lookup of the recipients' addresses, matched to their accounts' emails here: a join
-  // over the emails unnested in SQL was planned anew at each message (PostgreSQL found its
-  // generic plan dearer), which cost more than the lookup.
+  // over the emails unnested in SQL cost more to plan (0.106 against 0.045 ms), and PostgreSQL
+  // plans both anew at each message (it finds their generic plans dearer).
   const addressed = emails.map((email) => ({ email, addresses: email.receivedFor.map((a) => a.toLowerCase()) }));
   const addresses = [...new Set(addressed.flatMap((a) => a.addresses))];
   const inboxes = await q.query<{ id: string; account_id: string; email_address: string }>(
