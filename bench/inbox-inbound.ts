@@ -78,8 +78,7 @@ try {
   const created = await postJson(postline, '/inboxes', { email_address: SIDES.inbox, name: 'Help desk' });
   if (created.status !== 201) throw new Error(`POST /inboxes → ${created.status} ${JSON.stringify(created.body)}`);
   // Untimed: the inbox as in use (see --prefill), and JIT, pools, TLS warm.
-  for (const side of Object.keys(SIDES) as Side[]) if (ONLY === undefined || ONLY === side) await send(side, PREFILL + 200, 'warm');
-  if (ONLY !== undefined) await send(ONLY === 'inbox' ? 'no inbox' : 'inbox', 200, 'warm');
+  for (const side of Object.keys(SIDES) as Side[]) await send(side, ONLY === undefined || ONLY === side ? PREFILL + 200 : 200, 'warm');
   for (let round = 1; round <= ROUNDS; round++) {
     const order: Side[] = ONLY ? [ONLY] : round % 2 === 1 ? ['no inbox', 'inbox'] : ['inbox', 'no inbox'];
     for (const side of order) {
