@@ -181,12 +181,21 @@ function CreateWebhook() {
   );
 }
 
+/** After a change the page refetches, and the list is forgotten: cached, it would show the old row until its refetch. */
+function useWebhookChanged(id: string) {
+  const queryClient = useQueryClient();
+  return async () => {
+    queryClient.removeQueries({ queryKey: ['webhooks'] });
+    await queryClient.invalidateQueries({ queryKey: ['webhook', id] });
+  };
+}
+
 export function WebhookPage({ id }: { id: string }) {
   const queryClient = useQueryClient();
   const webhook = useQuery({ queryKey: ['webhook', id], queryFn: () => api<WebhookDetail>('GET', webhookPath(id)) });
   const [confirming, setConfirming] = useState<'rotate' | 'delete'>();
   const [editing, setEditing] = useState(false);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['webhook', id] }).then(() => queryClient.invalidateQueries({ queryKey: ['webhooks'] }));
+  const refresh = useWebhookChanged(id);
   const rotate = useMutation({
     mutationFn: () => api('POST', `${webhookPath(id)}/signing-secret/rotate`),
     onSuccess: refresh,
@@ -269,14 +278,13 @@ export function WebhookPage({ id }: { id: string }) {
 }
 
 function EditWebhook({ webhook, onDone }: { webhook: WebhookDetail; onDone: () => void }) {
-  const queryClient = useQueryClient();
+  const changed = useWebhookChanged(webhook.id);
   const [endpoint, setEndpoint] = useState(webhook.endpoint);
   const [events, setEvents] = useState(webhook.events);
   const save = useMutation({
     mutationFn: () => api('PATCH', webhookPath(webhook.id), { endpoint, events }),
     onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ['webhook', webhook.id] });
-      await queryClient.invalidateQueries({ queryKey: ['webhooks'] });
+      await changed();
       onDone();
     },
   });
