@@ -18,6 +18,7 @@
 // Shutdown (stop): both loops stop; attempts in flight get STOP_TIMEOUT_MS to finish and be
 // recorded, then are aborted; messages claimed but not started, and aborted ones, are made
 // due again at once for another node (no attempt is logged for them).
+import { setMaxListeners } from 'node:events';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { DestinationPolicy } from '../egress/destination-policy.js';
@@ -68,6 +69,8 @@ export class WebhookDispatcher {
 
   constructor(private options: DispatcherOptions) {
     const { config } = options;
+    // Every attempt in flight listens for the shutdown: as many listeners as the concurrency allows.
+    setMaxListeners(config.webhookConcurrency + 1, this.stopping.signal);
     this.limits = new EndpointLimits(config.webhookConcurrency, config.webhookConcurrencyPerEndpoint, () => this.claimWaker.wake());
     this.writer = new OutcomeWriter(options.db, { delaysMs: config.webhookRetryDelaysMs, disableAfterMs: config.webhookDisableAfterMs }, options.logger);
     // A message whose lease runs short before its attempt starts is given back (run()).
