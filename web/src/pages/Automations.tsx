@@ -100,13 +100,14 @@ export function AutomationPage({ id }: { id: string }) {
     mutationFn: () => api('POST', `${automationPath(id)}/stop`),
     onSuccess: () => {
       void refresh();
-      void queryClient.invalidateQueries({ queryKey: ['automations'] });
+      // The list is forgotten, not marked stale: cached, it would show the old status until its refetch.
+      queryClient.removeQueries({ queryKey: ['automations'] });
     },
   });
   const duplicate = useMutation({
     mutationFn: () => api<{ id: string }>('POST', `${automationPath(id)}/duplicate`),
     onSuccess: (copy) => {
-      void queryClient.invalidateQueries({ queryKey: ['automations'] });
+      queryClient.removeQueries({ queryKey: ['automations'] });
       navigate(`/automations/${copy.id}`);
     },
   });

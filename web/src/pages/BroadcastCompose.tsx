@@ -86,7 +86,7 @@ function ComposeForm({ broadcast }: { broadcast?: Broadcast }) {
       return broadcast ? api<{ id: string }>('PATCH', `/broadcasts/${broadcast.id}`, body) : api<{ id: string }>('POST', '/broadcasts', body);
     },
     onSuccess: ({ id }) => {
-      void queryClient.invalidateQueries({ queryKey: ['broadcasts'] });
+      queryClient.removeQueries({ queryKey: ['broadcasts'] });
       void queryClient.invalidateQueries({ queryKey: ['broadcast', id] });
       navigate(`/broadcasts/${id}`);
     },

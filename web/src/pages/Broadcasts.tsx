@@ -177,8 +177,9 @@ function Actions({ broadcast: b, path }: { broadcast: Broadcast; path: string })
   const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState<'cancel' | 'delete'>();
   const refresh = () => {
+    // The list is forgotten, not marked stale: cached, it would show the old status until its refetch.
+    queryClient.removeQueries({ queryKey: ['broadcasts'] });
     void queryClient.invalidateQueries({ queryKey: ['broadcast', b.id] });
-    void queryClient.invalidateQueries({ queryKey: ['broadcasts'] });
   };
   const cancel = useMutation({ mutationFn: () => api('POST', `${path}/cancel`), onSuccess: refresh });
   const duplicate = useMutation({

@@ -90,7 +90,11 @@ function AddDomain() {
 export function DomainPage({ id }: { id: string }) {
   const queryClient = useQueryClient();
   const domain = useQuery({ queryKey: ['domain', id], queryFn: () => api<Domain>('GET', `/domains/${encodeURIComponent(id)}`) });
-  const refresh = () => Promise.all([queryClient.invalidateQueries({ queryKey: ['domain', id] }), queryClient.invalidateQueries({ queryKey: ['domains'] })]);
+  const refresh = () => {
+    // The list is forgotten, not marked stale: cached, it would show the old status until its refetch.
+    queryClient.removeQueries({ queryKey: ['domains'] });
+    return queryClient.invalidateQueries({ queryKey: ['domain', id] });
+  };
   const verify = useMutation({ mutationFn: () => api('POST', `/domains/${encodeURIComponent(id)}/verify`), onSuccess: refresh });
   const d = domain.data;
   return (

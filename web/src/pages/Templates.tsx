@@ -178,7 +178,8 @@ export function TemplatePage({ id }: { id: string }) {
   const reload = async (keepSamples: Draft | undefined) => {
     const fresh = await queryClient.fetchQuery({ queryKey: ['template', id], queryFn: () => api<Template>('GET', templatePath(id)) });
     setDraft(draftOf(fresh, new Map(keepSamples?.variables.map((v) => [v.key, v.sample]))));
-    await queryClient.invalidateQueries({ queryKey: ['templates'] });
+    // The list is forgotten, not marked stale: cached, it would show the old row until its refetch.
+    queryClient.removeQueries({ queryKey: ['templates'] });
   };
   const save = useMutation({
     mutationFn: (d: Draft) => api('PATCH', templatePath(id), saveBody(d)),
@@ -196,8 +197,8 @@ export function TemplatePage({ id }: { id: string }) {
       if (dirty) await api('PATCH', templatePath(id), saveBody(d));
       return api<{ id: string }>('POST', `${templatePath(id)}/duplicate`);
     },
-    onSuccess: async (copy) => {
-      await queryClient.invalidateQueries({ queryKey: ['templates'] });
+    onSuccess: (copy) => {
+      queryClient.removeQueries({ queryKey: ['templates'] });
       navigate(`/templates/${copy.id}`);
     },
   });

@@ -46,7 +46,8 @@ export function DomainClaimSection({ domainId }: { domainId: string }) {
     onSuccess: (checked) => {
       queryClient.setQueryData(['domain-claim', domainId], checked);
       // Completed: the placeholder is now the account's domain, with its own records to verify.
-      return Promise.all([queryClient.invalidateQueries({ queryKey: ['domain', domainId] }), queryClient.invalidateQueries({ queryKey: ['domains'] })]);
+      queryClient.removeQueries({ queryKey: ['domains'] });
+      return queryClient.invalidateQueries({ queryKey: ['domain', domainId] });
     },
   });
   const c = claim.data;
