@@ -9,7 +9,6 @@ import type { Route } from '../api/route.js';
 import { array, constant, deletedObject, input, integer, isoTime, nullable, object, objectId, oneOfValues, string, uuid } from '../api/schema.js';
 import { type Body, objectBody, rejectUnknown } from '../api/validate.js';
 import type { Db, Row } from '../db/database.js';
-import { recordEvents } from '../events/record-events.js';
 import type { AcceptDeps } from '../emails/accept.js';
 import { parseMailbox } from '../mailbox/mailbox.js';
 import { draftCommon, eventDraft, eventEmailById } from './event-objects.js';
