@@ -1,7 +1,7 @@
 // A list page's scaffolding, written once: the table (a page states only its columns), a list
 // read page by page over the API's `after` cursor with its states (an error, what an empty list
 // says, the rows, the pager), and a list read on with "Show more" (an email's timeline).
-import { type QueryKey, useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { type QueryClient, type QueryKey, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { type Key, type ReactNode, useState } from 'react';
 import { api, type List } from './api';
 import { ErrorMessage } from './components';
@@ -91,6 +91,15 @@ export function usePagedList<T extends { id: string }>(queryKey: QueryKey, path:
   const cursor = useCursor();
   const list = useQuery({ queryKey: [...queryKey, cursor.after], queryFn: () => api<List<T>>('GET', path(cursor.after)), refetchInterval });
   return { cursor, list, rows: list.data?.data ?? [] };
+}
+
+/**
+ * After a change made where a list is not on screen (an item's page, a delete): the list is
+ * forgotten, not only marked stale. A stale list is shown as it was while it is read again, so
+ * going back would show the deleted row, or the old status, until its refetch.
+ */
+export function forgetList(queryClient: QueryClient, queryKey: QueryKey): void {
+  queryClient.removeQueries({ queryKey });
 }
 
 type PagedList<T extends { id: string }> = ReturnType<typeof usePagedList<T>>;

@@ -6,7 +6,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { api, type List } from '../api';
 import { ConfirmDialog, ErrorMessage, formatTime, SearchBox } from '../components';
-import { PagedTable, PagedView, usePagedList } from '../list-table';
+import { forgetList, PagedTable, PagedView, usePagedList } from '../list-table';
 import { follow, navigate } from '../router';
 import { AudienceTabs, type ContactSummary, fullName, qs, type Segment } from './audience-common';
 import { PropertiesTab, SegmentPage, SegmentsTab, TopicsTab } from './AudienceLists';
@@ -136,8 +136,7 @@ function ContactPage({ contactKey }: { contactKey: string }) {
   const remove = useMutation({
     mutationFn: () => api('DELETE', path),
     onSuccess: () => {
-      // Forgotten, not only stale: the list must not show the deleted row while it refetches.
-      queryClient.removeQueries({ queryKey: ['contacts'] });
+      forgetList(queryClient, ['contacts']);
       navigate('/audience');
     },
   });

@@ -6,7 +6,7 @@ import { useState } from 'react';
 import { api } from '../api';
 import { AutomationGraph, type ConnectionDef, STEP_NAMES, type StepDef, type StepState } from '../automation-graph';
 import { ConfirmDialog, ErrorMessage, formatTime } from '../components';
-import { ListTable, PagedTable, usePagedList } from '../list-table';
+import { forgetList, ListTable, PagedTable, usePagedList } from '../list-table';
 import { follow, navigate } from '../router';
 
 interface AutomationSummary {
@@ -100,14 +100,13 @@ export function AutomationPage({ id }: { id: string }) {
     mutationFn: () => api('POST', `${automationPath(id)}/stop`),
     onSuccess: () => {
       void refresh();
-      // The list is forgotten, not marked stale: cached, it would show the old status until its refetch.
-      queryClient.removeQueries({ queryKey: ['automations'] });
+      forgetList(queryClient, ['automations']);
     },
   });
   const duplicate = useMutation({
     mutationFn: () => api<{ id: string }>('POST', `${automationPath(id)}/duplicate`),
     onSuccess: (copy) => {
-      queryClient.removeQueries({ queryKey: ['automations'] });
+      forgetList(queryClient, ['automations']);
       navigate(`/automations/${copy.id}`);
     },
   });

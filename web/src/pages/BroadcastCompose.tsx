@@ -6,6 +6,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, type List } from '../api';
+import { forgetList } from '../list-table';
 import { ErrorMessage } from '../components';
 import { follow, navigate } from '../router';
 import type { Segment, Topic } from './audience-common';
@@ -86,7 +87,7 @@ function ComposeForm({ broadcast }: { broadcast?: Broadcast }) {
       return broadcast ? api<{ id: string }>('PATCH', `/broadcasts/${broadcast.id}`, body) : api<{ id: string }>('POST', '/broadcasts', body);
     },
     onSuccess: ({ id }) => {
-      queryClient.removeQueries({ queryKey: ['broadcasts'] });
+      forgetList(queryClient, ['broadcasts']);
       void queryClient.invalidateQueries({ queryKey: ['broadcast', id] });
       navigate(`/broadcasts/${id}`);
     },

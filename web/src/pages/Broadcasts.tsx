@@ -6,7 +6,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api } from '../api';
 import { ConfirmDialog, ErrorMessage, formatTime } from '../components';
-import { type Column, PagedTable, usePagedList } from '../list-table';
+import { forgetList, type Column, PagedTable, usePagedList } from '../list-table';
 import { MailBody } from '../mail-viewer';
 import { follow, navigate } from '../router';
 import { qs, type Segment, type Topic } from './audience-common';
@@ -177,8 +177,7 @@ function Actions({ broadcast: b, path }: { broadcast: Broadcast; path: string })
   const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState<'cancel' | 'delete'>();
   const refresh = () => {
-    // The list is forgotten, not marked stale: cached, it would show the old status until its refetch.
-    queryClient.removeQueries({ queryKey: ['broadcasts'] });
+    forgetList(queryClient, ['broadcasts']);
     void queryClient.invalidateQueries({ queryKey: ['broadcast', b.id] });
   };
   const cancel = useMutation({ mutationFn: () => api('POST', `${path}/cancel`), onSuccess: refresh });
@@ -192,8 +191,7 @@ function Actions({ broadcast: b, path }: { broadcast: Broadcast; path: string })
   const remove = useMutation({
     mutationFn: () => api('DELETE', path),
     onSuccess: () => {
-      // Forgotten, not only stale: the list must not show the deleted row while it refetches.
-      queryClient.removeQueries({ queryKey: ['broadcasts'] });
+      forgetList(queryClient, ['broadcasts']);
       navigate('/broadcasts');
     },
   });

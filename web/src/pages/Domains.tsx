@@ -7,7 +7,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, type Domain, type List } from '../api';
 import { ConfirmDialog, CopyButton, ErrorMessage, formatTime } from '../components';
-import { ListTable } from '../list-table';
+import { forgetList, ListTable } from '../list-table';
 import { follow, navigate } from '../router';
 import { ClaimOffer, DomainClaimSection, isHeldElsewhere } from './domain-claim';
 import { DomainWarmup } from './domain-warmup';
@@ -91,8 +91,7 @@ export function DomainPage({ id }: { id: string }) {
   const queryClient = useQueryClient();
   const domain = useQuery({ queryKey: ['domain', id], queryFn: () => api<Domain>('GET', `/domains/${encodeURIComponent(id)}`) });
   const refresh = () => {
-    // The list is forgotten, not marked stale: cached, it would show the old status until its refetch.
-    queryClient.removeQueries({ queryKey: ['domains'] });
+    forgetList(queryClient, ['domains']);
     return queryClient.invalidateQueries({ queryKey: ['domain', id] });
   };
   const verify = useMutation({ mutationFn: () => api('POST', `/domains/${encodeURIComponent(id)}/verify`), onSuccess: refresh });
@@ -234,8 +233,7 @@ function DeleteDomain({ domain }: { domain: Domain }) {
     onSuccess: async () => {
       setAsking(false);
       queryClient.removeQueries({ queryKey: ['domain', domain.id] });
-      // Forgotten, not only stale: the list must not show the deleted row while it refetches.
-      queryClient.removeQueries({ queryKey: ['domains'] });
+      forgetList(queryClient, ['domains']);
       navigate('/domains');
     },
   });

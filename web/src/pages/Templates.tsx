@@ -6,7 +6,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { ApiFailure, api } from '../api';
 import { ConfirmDialog, ErrorMessage, formatTime } from '../components';
-import { PagedTable, usePagedList } from '../list-table';
+import { forgetList, PagedTable, usePagedList } from '../list-table';
 import { PreviewFrame } from '../mail-viewer';
 import { follow, navigate } from '../router';
 
@@ -178,8 +178,7 @@ export function TemplatePage({ id }: { id: string }) {
   const reload = async (keepSamples: Draft | undefined) => {
     const fresh = await queryClient.fetchQuery({ queryKey: ['template', id], queryFn: () => api<Template>('GET', templatePath(id)) });
     setDraft(draftOf(fresh, new Map(keepSamples?.variables.map((v) => [v.key, v.sample]))));
-    // The list is forgotten, not marked stale: cached, it would show the old row until its refetch.
-    queryClient.removeQueries({ queryKey: ['templates'] });
+    forgetList(queryClient, ['templates']);
   };
   const save = useMutation({
     mutationFn: (d: Draft) => api('PATCH', templatePath(id), saveBody(d)),
@@ -198,15 +197,14 @@ export function TemplatePage({ id }: { id: string }) {
       return api<{ id: string }>('POST', `${templatePath(id)}/duplicate`);
     },
     onSuccess: (copy) => {
-      queryClient.removeQueries({ queryKey: ['templates'] });
+      forgetList(queryClient, ['templates']);
       navigate(`/templates/${copy.id}`);
     },
   });
   const remove = useMutation({
     mutationFn: () => api('DELETE', templatePath(id)),
     onSuccess: async () => {
-      // Forgotten, not only stale: the list must not show the deleted row while it refetches.
-      queryClient.removeQueries({ queryKey: ['templates'] });
+      forgetList(queryClient, ['templates']);
       navigate('/templates');
     },
     onSettled: () => setDeleting(false),

@@ -6,7 +6,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { api, type List } from '../api';
 import { ConfirmDialog, CopyButton, ErrorMessage, formatTime } from '../components';
-import { PagedTable, usePagedList } from '../list-table';
+import { forgetList, PagedTable, usePagedList } from '../list-table';
 import { follow, navigate } from '../router';
 
 interface Webhook {
@@ -185,7 +185,7 @@ function CreateWebhook() {
 function useWebhookChanged(id: string) {
   const queryClient = useQueryClient();
   return async () => {
-    queryClient.removeQueries({ queryKey: ['webhooks'] });
+    forgetList(queryClient, ['webhooks']);
     await queryClient.invalidateQueries({ queryKey: ['webhook', id] });
   };
 }
@@ -205,8 +205,7 @@ export function WebhookPage({ id }: { id: string }) {
   const remove = useMutation({
     mutationFn: () => api('DELETE', webhookPath(id)),
     onSuccess: async () => {
-      // Forgotten, not only stale: the list must not show the deleted row while it refetches.
-      queryClient.removeQueries({ queryKey: ['webhooks'] });
+      forgetList(queryClient, ['webhooks']);
       navigate('/webhooks');
     },
     onSettled: () => setConfirming(undefined),

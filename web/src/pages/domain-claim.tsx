@@ -5,6 +5,7 @@
 // (GET /domains/:id/claim, POST /domains/:id/claim/verify), which moves the domain once found.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiFailure, api, type DomainClaim } from '../api';
+import { forgetList } from '../list-table';
 import { CopyButton, ErrorMessage, formatTime } from '../components';
 import { navigate } from '../router';
 
@@ -46,7 +47,7 @@ export function DomainClaimSection({ domainId }: { domainId: string }) {
     onSuccess: (checked) => {
       queryClient.setQueryData(['domain-claim', domainId], checked);
       // Completed: the placeholder is now the account's domain, with its own records to verify.
-      queryClient.removeQueries({ queryKey: ['domains'] });
+      forgetList(queryClient, ['domains']);
       return queryClient.invalidateQueries({ queryKey: ['domain', domainId] });
     },
   });

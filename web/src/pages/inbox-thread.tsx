@@ -8,7 +8,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api } from '../api';
 import { ErrorMessage, formatTime } from '../components';
-import { ShowMore, useListReadOn } from '../list-table';
+import { forgetList, ShowMore, useListReadOn } from '../list-table';
 import { MailHtml } from '../mail-viewer';
 import { follow } from '../router';
 import { FOLDERS, type Folder, inboxPath, useInbox } from './Inboxes';
@@ -41,9 +41,7 @@ export function ThreadPage({ inboxId, threadId }: { inboxId: string; threadId: s
   const thread = useQuery({ queryKey: ['inbox-thread', inboxId, threadId], queryFn: () => api<Thread>('GET', path) });
   const messages = useListReadOn<Message>(['inbox-thread-emails', inboxId, threadId], (after) => `${path}/emails?limit=20${after ? `&after=${after}` : ''}`);
   const refresh = () => {
-    // The folders' lists are dropped, not only marked stale: a stale list is shown while it is
-    // read again, and would show a thread just archived or trashed still in the Inbox.
-    queryClient.removeQueries({ queryKey: ['inbox-threads', inboxId] });
+    forgetList(queryClient, ['inbox-threads', inboxId]);
     return Promise.all(
       [['inbox-thread', inboxId, threadId], ['inbox-thread-emails', inboxId, threadId], ['inbox', inboxId], ['inboxes']].map((queryKey) =>
         queryClient.invalidateQueries({ queryKey }),
