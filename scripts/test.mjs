@@ -40,6 +40,11 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+// The tests' own certificate authority (test/support/test-ca.ts), trusted as an operator's
+// NODE_EXTRA_CA_CERTS adds a private CA: HTTPS policy hosts and MX hosts of the tests present
+// certificates it issued.
+const TEST_CA = path.resolve('test/fixtures/test-ca/ca.pem');
+
 const modes = ['embedded', ...(process.env.TEST_DATABASE_URL ? ['external'] : [])];
 const summaryDir = mkdtempSync(path.join(os.tmpdir(), 'postline-test-summary-'));
 let failed = false;
@@ -65,7 +70,7 @@ for (const mode of modes) {
       `--test-reporter-destination=${summaryFile}`,
       ...files,
     ],
-    { stdio: 'inherit', env: { ...process.env, POSTLINE_TEST_DB: mode } },
+    { stdio: 'inherit', env: { ...process.env, POSTLINE_TEST_DB: mode, NODE_EXTRA_CA_CERTS: TEST_CA } },
   );
   if (result.status !== 0) failed = true;
   const lines = readFileSync(summaryFile, 'utf8').split('\n').filter(Boolean);

@@ -67,6 +67,8 @@ export interface Config {
   shapingQuietMs: number;
   /** Delivery worker: waits before each retry of a temporary failure; the last one repeats. */
   retryDelaysMs: number[];
+  /** Delivery: how often a recipient domain's `_mta-sts` TXT record is looked up again, once for the whole cluster (ms). */
+  mtaStsCheckMs: number;
   /** Webhooks: waits before each retry of a failed attempt (the first attempt is immediate). */
   webhookRetryDelaysMs: number[];
   /** Webhooks: how long one attempt may take before it counts as failed (ms). */
@@ -425,6 +427,11 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
     variable: 'POSTLINE_RETRY_DELAYS',
     help: 'delays between delivery attempts after a temporary failure; the last repeats',
     read: durationList('1m,5m,15m,30m,1h,2h,4h'),
+  },
+  mtaStsCheckMs: {
+    variable: 'POSTLINE_MTA_STS_CHECK_INTERVAL',
+    help: "how often a recipient domain's `_mta-sts` TXT record is looked up again, by one node for the whole cluster; its policy (RFC 8461) is fetched again when the record's id changes or the policy nears its `max_age`, and a policy whose refresh fails is kept until it expires",
+    read: duration('1h'),
   },
   logRetentionDays: { variable: 'POSTLINE_LOG_RETENTION_DAYS', help: 'how long API request logs are kept', read: integer(30, 1) },
   bodyLimitBytes: {

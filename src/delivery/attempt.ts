@@ -1,5 +1,6 @@
 // One delivery attempt: one email to its recipients at one domain, as a list of steps:
-//   simulate test addresses → route → paused? → shaping: may it go now? → warm-up: how many
+//   simulate test addresses → route → paused? → transport policy: which hosts, with what TLS
+//   (tls-policy/policy.ts) → shaping: may it go now? → warm-up: how many
 //   may go today (the rest wait for the next day), from which outbound IP (one with room under
 //   its own warm-up cap) → wait for a connection slot → connect (first reachable target) → transmit → read the replies, from
 //   which the shaper learns whether the destination wants us slower.
@@ -22,11 +23,15 @@ import { shapingSignal } from '../metrics/record.js';
 import { isThrottleReply, type TrafficShaper } from './shaping.js';
 import { ConnectError, describe, type SendResult, type SmtpPool, type SmtpSession } from './smtp-pool.js';
 import { simulatedVerdict } from './test-addresses.js';
+import type { TransportPolicy } from '../tls-policy/policy.js';
+import { describeRequirement } from '../tls-policy/requirement.js';
 import type { IpWarmupGate } from '../warmup/ip-warmup.js';
 import type { WarmupGate } from '../warmup/warmup-gate.js';
 
 export interface AttemptDeps {
   router: Router;
+  /** The sender's and the recipient's TLS promises (tls-policy/); undefined for the sandbox's catcher, on this machine. */
+  transportPolicy: TransportPolicy | undefined;
   pool: SmtpPool;
   limits: DeliveryLimits;
   /** Asked right before connecting: false when the worker is stopping or the lease is nearly over. */
@@ -73,8 +78,10 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
   const pause = await deps.pauses.find(job.recipients[0]!.pausesVersion, job.email.accountId, sendingDomain(job.email), job.domain, mxHosts ?? []);
   if (pause) return { outcomes: simulated, notTried: [], paused: { pause, rows: real } };
   if (!route.ok) return done(all(real, route.permanent ? bounced(route.response) : deferred(route.response)));
+  const policy = deps.transportPolicy ? await deps.transportPolicy.apply(job.domain, job.email.tls, route) : route;
+  if (!policy.ok) return done(all(real, deferred(`451 4.7.5 ${policy.reason}`)));
 
-  const { targets } = route;
+  const { targets } = policy;
   const { destination, provider, limits } = shapingOf(job.domain, route.key, mxHosts, deps);
   if (deps.shaping.enabled) {
     const slot = deps.shaping.shaper.take(destination, limits, real.length, job.email.broadcastId ? 1 : 0);
@@ -131,7 +138,8 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
         job.email.mime!,
       );
       deps.pool.release(connected.session, limits.messagesPerConnection);
-      return learn(done(readReplies(sending, sent, connected.target)));
+      const tls = { protocol: connected.session.tls.protocol, requirement: describeRequirement(connected.target.tls) };
+      return learn(done(readReplies(sending, sent, connected.target).map((outcome) => ({ ...outcome, tls }))));
     } finally {
       release();
     }
@@ -183,15 +191,18 @@ async function connect(
   localAddress: string | undefined,
 ): Promise<{ session: SmtpSession; target: Target; response?: never } | { session?: never; target?: never; response: string }> {
   const failures: string[] = [];
+  let tlsRefused = false;
   for (const target of targets) {
     try {
       return { session: await pool.acquire(target, localAddress), target };
     } catch (err) {
       if (!(err instanceof ConnectError)) throw err;
       failures.push(err.message);
+      tlsRefused ||= err.tls;
     }
   }
-  return { response: `451 4.4.1 No host could be reached: ${failures.join('; ')}` };
+  // 4.7.5: a host was reached but failed the TLS the mail requires (RFC 3463 "cryptographic failure").
+  return { response: `451 ${tlsRefused ? '4.7.5 No host met the TLS requirement' : '4.4.1 No host could be reached'}: ${failures.join('; ')}` };
 }
 
 /**

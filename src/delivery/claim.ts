@@ -37,6 +37,8 @@ export interface ClaimedEmail {
   warmup: DomainWarmup | null;
   /** The sending domain's pin to some of POSTLINE_OUTBOUND_IPS (delivery/outbound-ips.ts); null: not pinned. */
   outboundIps: string[] | null;
+  /** The sending domain's `tls` as it is now (a change applies to mail already queued): enforced never sends in plain text. */
+  tls: 'opportunistic' | 'enforced';
   /**
    * The signed message exactly as it goes on the wire. null for an email composed or signed at
    * delivery (0018_deferred_composition.sql, 0019_signed_at_delivery.sql) until the worker has
@@ -123,7 +125,8 @@ RETURNING d.id, d.priority, d.recipient, d.domain, d.attempts, d.next_attempt_at
           e.id AS email_id, e.account_id, e.from_address, e.subject, e.message_id, e.tags, e.broadcast_id, e.template_id,
           e.created_at, coalesce(e.scheduled_at, e.created_at) AS queued_since, e.envelope_from, c.first, CASE WHEN c.first THEN ${signedMessageSql('e')} END AS mime,
           dm.id AS domain_id, CASE WHEN c.first THEN dm.name END AS domain_name, dm.warmup_started_at,
-          CASE WHEN c.first THEN dm.warmup_schedule END AS warmup_schedule, CASE WHEN c.first THEN dm.outbound_ips END AS outbound_ips`;
+          CASE WHEN c.first THEN dm.warmup_schedule END AS warmup_schedule, CASE WHEN c.first THEN dm.outbound_ips END AS outbound_ips,
+          CASE WHEN c.first THEN dm.tls END AS domain_tls`;
 
 export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedDelivery[]> {
   const rows = await db.query(CLAIM_SQL, [options.limit, options.leaseMs, options.maxBytes, options.nodeId ?? null]);
@@ -149,6 +152,7 @@ export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedDe
         ? { domainId: r.domain_id, name: r.domain_name, startedAt: r.warmup_started_at, schedule: storedSchedule(r.warmup_schedule) }
         : null,
       outboundIps: r.outbound_ips,
+      tls: r.domain_tls === 'enforced' ? 'enforced' : 'opportunistic',
       mime: r.mime,
     });
   }

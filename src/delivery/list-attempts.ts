@@ -17,6 +17,19 @@ const ATTEMPT_SCHEMA = object({
   code: nullable(integer({ description: "The SMTP reply code, when the reply has one (a connection failure's has none)." })),
   response: string({ description: 'The reply, or why there was none.' }),
   outcome: oneOfValues(OUTCOMES),
+  tls: nullable(
+    object(
+      {
+        protocol: nullable(string({ description: 'The TLS protocol of the session (`TLSv1.3`, …); null: the message went in plain text.' })),
+        requirement: string({
+          description:
+            "What the session had to prove and why: `opportunistic`, `encrypted` (the sending domain's tls: enforced), `verified` (the recipient's MTA-STS policy) or `dane` (its TLSA records), with the policy's source.",
+        }),
+      },
+      undefined,
+      { description: 'The TLS of the session that carried the message; null when no session did (the reply then says why).' },
+    ),
+  ),
   attempted_at: string({ format: 'date-time' }),
 });
 
@@ -35,7 +48,7 @@ export function listDeliveryAttempts(db: Db): Route {
       const emailId = await accountEmailOr404(db, principal.accountId, params.id);
       const { rows, hasMore } = await listOldestFirst(db, {
         table: 'delivery_attempts',
-        columns: 'id, recipient, mx, response, outcome, attempted_at',
+        columns: 'id, recipient, mx, response, outcome, tls_protocol, tls_requirement, attempted_at',
         where: 'email_id = $1',
         params: [emailId],
         key: ['attempted_at', 'id'],
@@ -48,6 +61,7 @@ export function listDeliveryAttempts(db: Db): Route {
         code: Number(/^([2-5]\d\d)\b/.exec(r.response)?.[1]) || null,
         response: r.response,
         outcome: r.outcome,
+        tls: r.tls_requirement ? { protocol: r.tls_protocol, requirement: r.tls_requirement } : null,
         attempted_at: r.attempted_at.toISOString(),
       }));
       return { body: envelope(data, hasMore) };

@@ -45,6 +45,8 @@ export interface Outcome {
   verdict: Verdict;
   /** The MX host (or relay) the attempt reached or tried first; absent when it never got that far. */
   mx?: string;
+  /** The session's TLS protocol (null: plain text) and the requirement it met (tls-policy/requirement.ts); absent without a session. */
+  tls?: { protocol: string | null; requirement: string };
 }
 
 interface Row {
@@ -79,8 +81,21 @@ function plan(outcome: Outcome, policy: RetryPolicy, now: number): Row {
       return { outcome, status: 'suppressed', delayMs: null, events: [{ type: 'email.suppressed', extra: { suppressed: v.suppressed } }] };
     case 'deferred': {
       const decision = decideRetry(policy, outcome.delivery.attempts + 1, outcome.delivery.email.queuedSince, now);
-      if (decision.retry) return { outcome, status: 'queued', delayMs: decision.delayMs, events: [{ type: 'email.delivery_delayed', extra: {} }] };
-      return { outcome, status: 'failed', delayMs: null, events: [{ type: 'email.failed', extra: { failed: { reason: decision.reason } } }] };
+      // The reply goes with the event, so a timeline or a webhook says why (a TLS policy not met, a full mailbox).
+      if (decision.retry) {
+        return {
+          outcome,
+          status: 'queued',
+          delayMs: decision.delayMs,
+          events: [{ type: 'email.delivery_delayed', extra: { delay: { response: v.response } } }],
+        };
+      }
+      return {
+        outcome,
+        status: 'failed',
+        delayMs: null,
+        events: [{ type: 'email.failed', extra: { failed: { reason: decision.reason, response: v.response } } }],
+      };
     }
   }
 }
@@ -179,8 +194,8 @@ async function write(q: Queryable, rows: Row[]): Promise<void> {
 async function recordAttempts(q: Queryable, written: Row[]): Promise<void> {
   if (written.length === 0) return;
   await q.query(
-    `INSERT INTO delivery_attempts (email_id, delivery_id, recipient, mx, response, outcome)
-     SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[])`,
+    `INSERT INTO delivery_attempts (email_id, delivery_id, recipient, mx, response, outcome, tls_protocol, tls_requirement)
+     SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])`,
     [
       written.map((r) => r.outcome.delivery.email.id),
       written.map((r) => r.outcome.delivery.id),
@@ -188,6 +203,8 @@ async function recordAttempts(q: Queryable, written: Row[]): Promise<void> {
       written.map((r) => r.outcome.mx ?? null),
       written.map((r) => r.outcome.verdict.response),
       written.map((r) => r.outcome.verdict.kind),
+      written.map((r) => r.outcome.tls?.protocol ?? null),
+      written.map((r) => r.outcome.tls?.requirement ?? null),
     ],
   );
 }

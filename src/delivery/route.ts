@@ -3,6 +3,7 @@
 // all on POSTLINE_OUTBOUND_PORT. The attempt tries the targets in order and stops at the
 // first that answers, which is how "first MX down, use the second" happens.
 import { DnsTemporaryError, type DnsResolver } from '../dns/resolver.js';
+import { OPPORTUNISTIC, type TlsRequirement } from '../tls-policy/requirement.js';
 import { LOCAL_REPLIES } from './bounce-codes.js';
 import { mailExchangers } from './mx.js';
 import { parseRelayUrl, type RelayTarget } from './relay.js';
@@ -16,11 +17,13 @@ export interface Target {
   /** TLS from the first byte (smtps relay); otherwise STARTTLS when offered. */
   secure: boolean;
   auth: { user: string; pass: string } | undefined;
+  /** What the session must prove before mail goes over it (tls-policy/policy.ts sets it per job). */
+  tls: TlsRequirement;
 }
 
 type Route =
   /** `key` names the destination for the per-host concurrency limit; `mxHosts` are the domain's MX hosts (none through the relay). */
-  | { ok: true; key: string; targets: Target[]; mxHosts: string[] }
+  | { ok: true; key: string; targets: Target[]; mxHosts: string[]; relay: boolean }
   /** No host will ever take it: bounce with this reply. */
   | { ok: false; permanent: true; response: string }
   /** Not now (DNS failure, no address yet): retry later. */
@@ -40,7 +43,13 @@ export class Router {
   async route(domain: string): Promise<Route> {
     if (this.relay) {
       const { host, port, secure, auth } = this.relay;
-      return { ok: true, key: `relay ${host}:${port}`, targets: [{ host, address: undefined, port, secure, auth }], mxHosts: [] };
+      return {
+        ok: true,
+        key: `relay ${host}:${port}`,
+        targets: [{ host, address: undefined, port, secure, auth, tls: OPPORTUNISTIC }],
+        mxHosts: [],
+        relay: true,
+      };
     }
     // A claim of 500 emails to one domain asks DNS once: the resolver shares lookups in
     // flight and caches answers by TTL.
@@ -60,7 +69,7 @@ export class Router {
     for (const host of mx.hosts) {
       try {
         for (const address of await this.resolver.addresses(host)) {
-          targets.push({ host, address, port: this.outboundPort, secure: false, auth: undefined });
+          targets.push({ host, address, port: this.outboundPort, secure: false, auth: undefined, tls: OPPORTUNISTIC });
         }
       } catch (err) {
         if (!(err instanceof DnsTemporaryError)) throw err;
@@ -69,7 +78,7 @@ export class Router {
     }
     // Keyed by the whole MX set: hosts of equal preference come back shuffled, and the limit
     // is meant for the destination, whichever of its hosts answers.
-    if (targets.length > 0) return { ok: true, key: `mx ${[...mx.hosts].sort().join(',')}:${this.outboundPort}`, targets, mxHosts: mx.hosts };
+    if (targets.length > 0) return { ok: true, key: `mx ${[...mx.hosts].sort().join(',')}:${this.outboundPort}`, targets, mxHosts: mx.hosts, relay: false };
     if (dnsError) return { ok: false, permanent: false, response: `451 4.4.3 DNS lookup failed: ${dnsError}` };
     if (mx.implicit) return { ok: false, permanent: true, response: LOCAL_REPLIES.noAddress(domain) };
     // MX records naming hosts without addresses are usually a DNS change in progress.

@@ -5,10 +5,15 @@
 //   the same host takes it instead of opening a new one (RSET first if the last one failed);
 // - a host that refused a connection is not tried again for a short while (`downMs`), so a
 //   batch of mail for a dead MX moves on to the next MX at once instead of timing out N times.
-// STARTTLS is opportunistic and certificates are not verified: MX hosts mostly present
-// certificates for names we cannot check (RFC 7435); a failed upgrade continues in plain text.
+// - every session upgrades with STARTTLS when offered and does not fail the handshake on the
+//   certificate (RFC 7435: most MX hosts present certificates for names we cannot check); what
+//   the target's TLS requirement asks (tls-policy/requirement.ts: the sender's tls: enforced,
+//   the recipient's MTA-STS policy, DANE) is checked on the open session before it carries
+//   mail, and a session that falls short is closed with the reason.
+import type tls from 'node:tls';
 import net from 'node:net';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
+import { checkSession, requirementKey, type SessionTls, type TlsCheck } from '../tls-policy/requirement.js';
 import type { Target } from './route.js';
 
 interface PoolOptions {
@@ -20,10 +25,19 @@ interface PoolOptions {
   downMs: number;
   /** At most this many idle connections in total; the oldest go first. */
   maxIdle: number;
+  /** Told of every new session's TLS check against its target's requirement (TLS reports count them). */
+  onTlsChecked?: (target: Target, check: TlsCheck) => void;
 }
 
-/** Could not get a session with the target: try the next one. */
-export class ConnectError extends Error {}
+/** Could not get a session with the target: try the next one. `tls`: it was refused for falling short of its TLS requirement. */
+export class ConnectError extends Error {
+  constructor(
+    message: string,
+    readonly tls = false,
+  ) {
+    super(message);
+  }
+}
 
 export type SendResult =
   | { ok: true; info: SMTPConnection.SentMessageInfo }
@@ -42,6 +56,8 @@ export class SmtpSession {
     readonly key: string,
     readonly target: Target,
     private conn: SMTPConnection,
+    /** The session's TLS, as it was when it opened. */
+    readonly tls: SessionTls,
   ) {
     conn.on('error', () => (this.closed = true));
     conn.on('end', () => (this.closed = true));
@@ -88,27 +104,38 @@ export class SmtpSession {
 export class SmtpPool {
   private idle = new Map<string, SmtpSession[]>();
   private idleCount = 0;
-  private down = new Map<string, { until: number; reason: string }>();
+  private down = new Map<string, { until: number; reason: string; tls: boolean }>();
 
   constructor(private options: PoolOptions) {}
 
   /** An open session with the target (from `localAddress`, when given): an idle one when there is one, else a new one. */
   async acquire(target: Target, localAddress?: string): Promise<SmtpSession> {
-    const key = localAddress ? `${keyOf(target)} from ${localAddress}` : keyOf(target);
+    const key = `${keyOf(target)} ${requirementKey(target.tls, target.host)}${localAddress ? ` from ${localAddress}` : ''}`;
     for (let session = this.takeIdle(key); session; session = this.takeIdle(key)) {
       if (await session.prepare()) return session;
       session.close();
     }
     const down = this.down.get(key);
-    if (down && down.until > Date.now()) throw new ConnectError(down.reason);
+    if (down && down.until > Date.now()) throw new ConnectError(down.reason, down.tls);
     if (down) this.down.delete(key);
+    let conn: SMTPConnection;
     try {
-      return new SmtpSession(key, target, await this.connect(target, localAddress));
+      conn = await this.connect(target, localAddress);
     } catch (err) {
-      const reason = `${describe(target)}: ${(err as Error).message}`;
-      this.down.set(key, { until: Date.now() + this.options.downMs, reason });
-      throw new ConnectError(reason);
+      throw this.markDown(key, `${describe(target)}: ${(err as Error).message}`, false);
     }
+    const session = new SmtpSession(key, target, conn, sessionTls(conn));
+    const check = checkSession(target.tls, session.tls, target.host);
+    this.options.onTlsChecked?.(target, check);
+    if (check.ok || check.reportOnly) return session;
+    session.close();
+    throw this.markDown(key, `${describe(target)}: ${check.reason}`, true);
+  }
+
+  /** A host that failed is skipped for a while (for this TLS requirement only, when that is why). */
+  private markDown(key: string, reason: string, tls: boolean): ConnectError {
+    this.down.set(key, { until: Date.now() + this.options.downMs, reason, tls });
+    return new ConnectError(reason, tls);
   }
 
   /**
@@ -165,6 +192,7 @@ export class SmtpPool {
       servername: net.isIP(target.host) ? undefined : target.host, // SNI takes names only (RFC 6066)
       name: this.options.ehloName,
       opportunisticTLS: true,
+      // Checked on the open session instead (checkSession), so a refusal can say why.
       tls: { rejectUnauthorized: false },
       logger: false,
       ...TIMEOUTS,
@@ -187,6 +215,22 @@ export class SmtpPool {
       });
     });
   }
+}
+
+/** The TLS of a connected session. nodemailer keeps the upgraded socket in `_socket`; it has no public accessor. */
+function sessionTls(conn: SMTPConnection): SessionTls {
+  const socket = (conn as unknown as { _socket?: tls.TLSSocket })._socket;
+  if (!conn.secure || !socket || typeof socket.getPeerCertificate !== 'function') {
+    return { encrypted: false, protocol: null, authorized: false, authorizationError: null, peer: null };
+  }
+  const peer = socket.getPeerCertificate(true);
+  return {
+    encrypted: true,
+    protocol: socket.getProtocol(),
+    authorized: socket.authorized,
+    authorizationError: socket.authorizationError ? String(socket.authorizationError) : null,
+    peer: peer && Object.keys(peer).length > 0 ? peer : null,
+  };
 }
 
 function keyOf(target: Target): string {

@@ -43,6 +43,8 @@ import { shapingStateOf } from '../metrics/record.js';
 import { TrafficShaper } from './shaping.js';
 import { publishShapingStates } from '../queue/shaping-states.js';
 import { SmtpPool } from './smtp-pool.js';
+import { MtaStsPolicies } from '../tls-policy/mta-sts-cache.js';
+import { TransportPolicy } from '../tls-policy/policy.js';
 import { IpWarmupGate } from '../warmup/ip-warmup.js';
 import { WarmupGate } from '../warmup/warmup-gate.js';
 
@@ -122,6 +124,7 @@ export class DeliveryWorker {
     this.writer = new OutcomeWriter(options.db, { delaysMs: config.retryDelaysMs, maxQueueAgeMs: config.maxQueueAgeMs }, options.logger);
     this.deps = {
       router: new Router(options.resolver, config.outboundPort, config.relayUrl),
+      transportPolicy: new TransportPolicy(options.resolver, new MtaStsPolicies(options.db, options.resolver, config.mtaStsCheckMs, options.logger)),
       pool: this.pool,
       limits: new DeliveryLimits(config.deliveryConcurrency),
       mayStart: (job) => this.running && leaseLeft(job) >= MIN_LEASE_LEFT_MS,
@@ -188,6 +191,7 @@ export class DeliveryWorker {
     if (this.catcher) {
       const { config, resolver } = this.options;
       this.deps.router = new Router(resolver, config.outboundPort, await this.catcher.start());
+      this.deps.transportPolicy = undefined; // mail to the catcher never leaves the machine
     }
     while (this.running) {
       if (this.full()) {

@@ -1,18 +1,34 @@
-// DNS lookups for delivery (MX, A/AAAA) and domain verification (TXT, MX), sent to
+// DNS lookups for delivery (MX, A/AAAA, TLSA) and domain verification (TXT, MX), sent to
 // POSTLINE_DNS_SERVERS (`ip[:port],…`) or the system's resolvers, answers cached by their
 // TTL. dns-packet does the wire format; this file only sends queries and reads answers,
-// because node's resolver neither reports MX/TXT TTLs nor exposes the response code.
+// because node's resolver neither reports MX/TXT TTLs nor exposes the response code or the
+// AD bit. Every query sets AD (RFC 6840 §5.7) so a validating resolver says whether the answer
+// is DNSSEC-secure; DANE (RFC 7672) trusts that bit, so the resolver must be trusted and near
+// (loopback), as RFC 4035 §4.9.3 says. A bogus answer comes back as SERVFAIL: a
+// DnsTemporaryError, never "no records".
 import dgram from 'node:dgram';
 import dns from 'node:dns';
 import net from 'node:net';
 import crypto from 'node:crypto';
 import packet from 'dns-packet';
 
-type RecordType = 'A' | 'AAAA' | 'MX' | 'TXT' | 'CNAME';
+type RecordType = 'A' | 'AAAA' | 'MX' | 'TXT' | 'CNAME' | 'TLSA';
 
 interface MxRecord {
   exchange: string;
   priority: number;
+}
+
+/** A TLSA record (RFC 6698 §2.1): what a TLS server's certificate chain must match. */
+export interface TlsaRecord {
+  /** 0 PKIX-TA, 1 PKIX-EE, 2 DANE-TA, 3 DANE-EE (RFC 7218). */
+  usage: number;
+  /** 0: the whole certificate, 1: its SubjectPublicKeyInfo. */
+  selector: number;
+  /** 0: exact bytes, 1: SHA-256, 2: SHA-512. */
+  matchingType: number;
+  /** The certificate association data. */
+  data: Buffer;
 }
 
 /** A server failure or time-out: the answer is unknown, try again later. */
@@ -32,6 +48,8 @@ interface Lookup {
   /** NXDOMAIN: the name does not exist. */
   nxdomain: boolean;
   answers: packet.Answer[];
+  /** The resolver validated the answer, or the denial, with DNSSEC (the AD bit of its response). */
+  secure: boolean;
 }
 
 /** TCP (a truncated answer asked again): one deadline. */
@@ -64,12 +82,30 @@ export class DnsResolver {
 
   /** MX records sorted by preference; [] when the domain has none; null when it does not exist. */
   async mx(domain: string, options: LookupOptions = {}): Promise<MxRecord[] | null> {
+    return (await this.mxSecure(domain, options)).records;
+  }
+
+  /** mx(), and whether the answer (or the proof that the domain does not exist) is DNSSEC-secure. */
+  async mxSecure(domain: string, options: LookupOptions = {}): Promise<{ records: MxRecord[] | null; secure: boolean }> {
     const result = await this.lookup(domain, 'MX', options);
-    if (result.nxdomain) return null;
-    return result.answers
+    if (result.nxdomain) return { records: null, secure: result.secure };
+    const records = result.answers
       .filter((a): a is packet.MxAnswer => a.type === 'MX')
       .map((a) => ({ exchange: a.data.exchange.replace(/\.$/, '').toLowerCase(), priority: a.data.preference ?? 0 }))
       .sort((a, b) => a.priority - b.priority);
+    return { records, secure: result.secure };
+  }
+
+  /**
+   * The TLSA records of a name (`_25._tcp.<mx host>`, RFC 7672 §2.2.3); [] when it has none or
+   * does not exist, with `secure` telling whether that absence was proven (a secure denial).
+   */
+  async tlsa(name: string): Promise<{ records: TlsaRecord[]; secure: boolean }> {
+    const result = await this.lookup(name, 'TLSA');
+    const records = result.answers
+      .filter((a): a is packet.TlsaAnswer => a.type === 'TLSA')
+      .map((a) => ({ usage: a.data.usage, selector: a.data.selector, matchingType: a.data.matchingType, data: Buffer.from(a.data.certificate) }));
+    return { records, secure: result.secure };
   }
 
   /** TXT records, each joined from its strings. */
@@ -82,9 +118,21 @@ export class DnsResolver {
 
   /** IPv4 then IPv6 addresses of a host. */
   async addresses(host: string): Promise<string[]> {
-    if (net.isIP(host)) return [host];
-    const [v4, v6] = await Promise.all([this.lookup(host, 'A'), this.lookup(host, 'AAAA').catch(() => ({ nxdomain: true, answers: [] }))]);
-    return [...v4.answers, ...v6.answers].filter((a): a is packet.StringAnswer => a.type === 'A' || a.type === 'AAAA').map((a) => a.data);
+    return (await this.addressesSecure(host)).addresses;
+  }
+
+  /**
+   * addresses(), and whether they are DNSSEC-secure: both the A and the AAAA answer were (an IP
+   * literal is not). A failed AAAA lookup is left out, as in addresses(): the addresses returned
+   * are then the IPv4 ones, and `secure` speaks of them, so a bogus AAAA answer only hides the
+   * IPv6 addresses and cannot make a signed host look unsigned.
+   */
+  async addressesSecure(host: string): Promise<{ addresses: string[]; secure: boolean }> {
+    if (net.isIP(host)) return { addresses: [host], secure: false };
+    const [v4, v6] = await Promise.all([this.lookup(host, 'A'), this.lookup(host, 'AAAA').catch(() => null)]);
+    const answers = [...v4.answers, ...(v6?.answers ?? [])];
+    const addresses = answers.filter((a): a is packet.StringAnswer => a.type === 'A' || a.type === 'AAAA').map((a) => a.data);
+    return { addresses, secure: v4.secure && (v6?.secure ?? true) };
   }
 
   clearCache(): void {
@@ -119,9 +167,11 @@ export class DnsResolver {
         let response = await this.udp(server, name, type);
         if ((response.flags ?? 0) & packet.TRUNCATED_RESPONSE) response = await this.tcp(server, name, type);
         const rcode = (response as packet.DecodedPacket & { rcode?: string }).rcode;
-        if (rcode === 'NXDOMAIN') return { nxdomain: true, answers: [] };
+        const secure = response.flag_ad === true;
+        if (rcode === 'NXDOMAIN') return { nxdomain: true, answers: [], secure };
+        // A validating resolver answers SERVFAIL for bogus data (RFC 4035 §5.5): a failure, not an absence.
         if (rcode !== 'NOERROR') throw new DnsTemporaryError(`${type} ${name}: ${rcode}`);
-        return { nxdomain: false, answers: response.answers ?? [] };
+        return { nxdomain: false, answers: response.answers ?? [], secure };
       } catch (err) {
         lastError = err instanceof DnsTemporaryError ? err : new DnsTemporaryError(`${type} ${name}: ${(err as Error).message}`);
       }
@@ -129,9 +179,14 @@ export class DnsResolver {
     throw lastError;
   }
 
+  /**
+   * RD, and AD to ask whether the answer is secure (RFC 6840 §5.7). Not the EDNS DO bit: unbound
+   * sets AD for either, and DO would also bring the RRSIGs, making answers larger for nothing.
+   */
   private encode(name: string, type: RecordType): { id: number; message: packet.Packet } {
     const id = crypto.randomInt(0, 65536);
-    return { id, message: { type: 'query', id, flags: packet.RECURSION_DESIRED, questions: [{ type, name, class: 'IN' }] } };
+    const flags = packet.RECURSION_DESIRED | packet.AUTHENTIC_DATA;
+    return { id, message: { type: 'query', id, flags, questions: [{ type, name, class: 'IN' }] } };
   }
 
   private udp(server: Server, name: string, type: RecordType): Promise<packet.DecodedPacket> {

@@ -137,10 +137,12 @@ export interface EmailEventExtras {
   'email.scheduled': Record<string, never>;
   'email.sent': Record<string, never>;
   'email.delivered': Record<string, never>;
-  'email.delivery_delayed': Record<string, never>;
+  /** Postline: the reply (or the reason there was none) that deferred it. */
+  'email.delivery_delayed': { delay?: { response: string } };
   'email.bounced': { bounce: BounceData };
   'email.complained': Record<string, never>;
-  'email.failed': { failed: { reason: string } };
+  /** Postline: `response`, the last reply, when retries ran out (reason max_queue_age_exceeded). */
+  'email.failed': { failed: { reason: string; response?: string } };
   'email.suppressed': { suppressed: SuppressedData };
   'email.canceled': Record<string, never>;
   'email.opened': Record<string, never>;

@@ -6,6 +6,7 @@ import { ApiError } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import type { Db } from '../db/database.js';
 import type { ProviderTable } from '../providers/providers.js';
+import type { StsView } from '../tls-policy/mta-sts-cache.js';
 import { destinationMessages } from './destination-messages.js';
 import { domainsOf, parseDestination } from './destinations.js';
 import { pauseDestination, resumeDestination } from './pauses.js';
@@ -101,7 +102,7 @@ export async function runQueueCommand(db: Db, providers: ProviderTable, argv: st
             m.last_attempt ? `${m.last_attempt.mx_host ?? '—'} ${m.last_attempt.reply}` : (m.paused_reason ?? '—'),
           ]);
           const more = page.has_more ? `more: --after ${page.data.at(-1)!.id}\n` : '';
-          return table(['ID', 'EMAIL', 'RECIPIENT', 'STATE', 'ATTEMPTS', 'NEXT ATTEMPT', 'LAST ATTEMPT'], rows) + more;
+          return table(['ID', 'EMAIL', 'RECIPIENT', 'STATE', 'ATTEMPTS', 'NEXT ATTEMPT', 'LAST ATTEMPT'], rows) + more + stsText(page.mta_sts);
         });
       }
       case 'retry': {
@@ -205,6 +206,19 @@ function waitingText(s: Awaited<ReturnType<typeof queueSummary>>): string {
 }
 
 /** 42s, 5m, 3h12m, 2d4h. */
+/** The destination's MTA-STS policies, under its messages. */
+function stsText(policies: StsView[]): string {
+  if (policies.length === 0) return '';
+  const rows = policies.map((p) => [
+    p.domain,
+    p.policy ? `${p.policy.mode} (id ${p.policy.id}) mx ${p.policy.mx.join(' ') || '—'}` : 'none',
+    p.policy ? `${p.policy.fetched_at} → ${p.policy.expires_at}` : '—',
+    p.checked_at ?? '—',
+    p.last_error ?? '—',
+  ]);
+  return `\nMTA-STS\n${table(['DOMAIN', 'POLICY', 'FETCHED → EXPIRES', 'CHECKED', 'LAST ERROR'], rows)}`;
+}
+
 function age(seconds: number): string {
   if (seconds < 60) return `${seconds}s`;
   if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;

@@ -1,7 +1,9 @@
 // The messages waiting for one destination, oldest first: each recipient's state, its last
 // attempt (MX host, reply, time) and when it will be tried next. Pages by keyset on
 // (created_at, id) over the deliveries_unfinished index, so page 500 costs what page 1 does.
+// With them, the MTA-STS policies in force for the destination's domains (tls-policy/).
 import type { Queryable } from '../db/database.js';
+import { type StsView, storedStsPolicies } from '../tls-policy/mta-sts-cache.js';
 import { type LastReply, lastReplyOf } from './summary.js';
 import { type QueueState, queueStateSql, STATE_SQL, unfinishedSql } from './states.js';
 
@@ -26,6 +28,8 @@ interface MessagePage {
   object: 'list';
   has_more: boolean;
   data: QueuedMessage[];
+  /** The destination's recipient domains' MTA-STS policies as the nodes last found them (those looked up so far). */
+  mta_sts: StsView[];
 }
 
 export async function destinationMessages(
@@ -76,5 +80,5 @@ export async function destinationMessages(
       paused_reason: r.paused_reason,
     }),
   );
-  return { object: 'list', has_more: rows.length > options.limit, data };
+  return { object: 'list', has_more: rows.length > options.limit, data, mta_sts: await storedStsPolicies(q, domains) };
 }

@@ -78,22 +78,30 @@ async function failWhere(db: Db, where: string, params: unknown[], reason: strin
       );
       if (emails.length === 0) return { count: 0, emails: [] };
       const idsAt = params.length + 1;
-      const rows = await q.query<{ email_id: string; recipient: string }>(
+      const rows = await q.query<{ email_id: string; recipient: string; last_response: string | null }>(
         `UPDATE deliveries d SET status = 'failed', paused_by = NULL, updated_at = now()
            FROM emails e
           WHERE e.id = d.email_id AND d.email_id = ANY($${idsAt}::uuid[]) AND ${candidates}
-      RETURNING d.email_id, d.recipient`,
+      RETURNING d.email_id, d.recipient, d.last_response`,
         [...params, emails.map((e) => e.id)],
       );
-      const recipients = new Map<string, string[]>();
-      for (const r of rows) recipients.set(r.email_id, [...(recipients.get(r.email_id) ?? []), r.recipient]);
+      // One event per email and last reply: the reply says why it never went (a TLS policy not met, a full mailbox).
+      const groups = new Map<string, { emailId: string; response: string | null; recipients: string[] }>();
+      for (const r of rows) {
+        const key = `${r.email_id} ${r.last_response ?? ''}`;
+        const group = groups.get(key) ?? { emailId: r.email_id, response: r.last_response, recipients: [] };
+        group.recipients.push(r.recipient);
+        groups.set(key, group);
+      }
+      const emailById = new Map(emails.map((e) => [e.id, e]));
       await recordEvents(
         q,
-        emails
-          .filter((e) => recipients.has(e.id))
-          .map((e) => outboundEvent(e.account_id, e, recipients.get(e.id)!, { type: 'email.failed', extra: { failed: { reason } } })),
+        [...groups.values()].map(({ emailId, response, recipients }) => {
+          const e = emailById.get(emailId)!;
+          return outboundEvent(e.account_id, e, recipients, { type: 'email.failed', extra: { failed: { reason, ...(response && { response }) } } });
+        }),
       );
-      return { count: rows.length, emails: [...recipients.keys()] };
+      return { count: rows.length, emails: [...new Set(rows.map((r) => r.email_id))] };
     });
     if (failed.count > 0) onBatch?.(failed.emails);
     total += failed.count;

@@ -170,6 +170,28 @@ export function queueRoutes(db: Db, providers: ProviderTable): Route[] {
                 paused_reason: nullable(string()),
               }),
             ),
+            mta_sts: array(
+              object({
+                domain: string(),
+                policy: nullable(
+                  object({
+                    id: string(),
+                    mode: oneOfValues(['enforce', 'testing', 'none']),
+                    mx: array(string()),
+                    max_age: integer({ description: 'Seconds the policy may be cached (RFC 8461).' }),
+                    fetched_at: string({ format: 'date-time' }),
+                    expires_at: string({ format: 'date-time' }),
+                  }),
+                ),
+                checked_at: nullable(string({ format: 'date-time', description: 'The last lookup of its `_mta-sts` TXT record.' })),
+                next_check_at: string({ format: 'date-time' }),
+                last_error: nullable(string({ description: 'Why the last lookup or fetch failed (the cached policy stays in force until it expires).' })),
+              }),
+              {
+                description:
+                  "The recipient domains' MTA-STS policies (RFC 8461) as the nodes last found them; `policy` null: none published, or none could be fetched. A domain appears once mail to it has been attempted.",
+              },
+            ),
           }),
         },
       }),

@@ -22,7 +22,8 @@ describe('delivery: gives up after the maximum queue age', () => {
     assert.equal(types[0], 'email.sent');
     assert.equal(types.at(-1), 'email.failed');
     assert.ok(types.slice(1, -1).length >= 1 && types.slice(1, -1).every((type) => type === 'email.delivery_delayed'), types.join(' '));
-    assert.deepEqual(events.at(-1)!.data.failed, { reason: 'max_queue_age_exceeded' });
+    assert.deepEqual(events.at(-1)!.data.failed, { reason: 'max_queue_age_exceeded', response: '421 4.3.2 System not accepting network messages' });
+    assert.deepEqual(events[1]!.data.delay, { response: '421 4.3.2 System not accepting network messages' });
     assert.deepEqual(events.at(-1)!.data.to, ['nobody@forever-busy.test']);
     const [row] = await deliveriesOf(t, id);
     assert.equal(row.status, 'failed');

@@ -125,7 +125,8 @@ describe('queue: inspect and repair', () => {
     await waitForLastEvent(t, m.email_id, 'failed');
     const last = (await eventsOf(t, m.email_id)).at(-1)!;
     assert.equal(last.type, 'email.failed');
-    assert.deepEqual(last.data.failed, { reason: 'Customer asked us to stop' });
+    assert.equal(last.data.failed.reason, 'Customer asked us to stop');
+    assert.match(last.data.failed.response, /^4\d\d /, 'with the last reply it had');
     assert.deepEqual(last.data.to, ['someone@gmail.com']);
     const again = await api('POST', `/queue/emails/${m.email_id}/fail`, { reason: 'twice' });
     assert.equal(again.body.failed, 0, 'a final email has nothing left to fail');

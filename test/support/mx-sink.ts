@@ -1,5 +1,6 @@
 // A real SMTP server (smtp-server) standing in for recipients' MX hosts. Each test decides
-// how it answers: accept, defer (4xx) a number of times, or reject (5xx), per recipient.
+// how it answers: accept, defer (4xx) a number of times, or reject (5xx), per recipient. With
+// a certificate it offers STARTTLS (`tls`); without one it offers none, as many MX hosts do.
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import { closeServer } from './eventually.js';
@@ -10,6 +11,8 @@ interface ReceivedMessage {
   raw: Buffer;
   remoteAddress: string;
   secure: boolean;
+  /** The TLS protocol of the session (TLSv1.3, …), null in plain text. */
+  tlsProtocol: string | null;
   receivedAt: Date;
 }
 
@@ -33,11 +36,15 @@ export class MxSink {
   private waiters: { count: number; resolve: () => void }[] = [];
   port = 0;
 
-  constructor(private host = '127.0.0.1') {
+  constructor(
+    private host = '127.0.0.1',
+    /** `tls`: the certificate it offers with STARTTLS, and others by the name the client asks for (SNI: one sink, several MX hosts). */
+    options: { tls?: { key: string; cert: string; byName?: Record<string, { key: string; cert: string }> } } = {},
+  ) {
     this.server = new SMTPServer({
       authOptional: true,
       disabledCommands: ['AUTH'],
-      hideSTARTTLS: true,
+      ...(options.tls ? { key: options.tls.key, cert: options.tls.cert, sniOptions: options.tls.byName } : { hideSTARTTLS: true }),
       logger: false,
       size: 60 * 1024 * 1024,
       onConnect: (_session, callback) => {
@@ -62,6 +69,7 @@ export class MxSink {
             raw: Buffer.concat(chunks),
             remoteAddress: session.remoteAddress,
             secure: session.secure,
+            tlsProtocol: session.secure ? ((session as { tlsOptions?: { version?: string } }).tlsOptions?.version ?? 'TLS') : null,
             receivedAt: new Date(),
           };
           const verdict = this.onData(message);
