@@ -5,8 +5,26 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { asRange, isAddressRange } from './egress/address-ranges.js';
 import type { PrivateAccess } from './egress/destination-policy.js';
+import {
+  ConfigError,
+  unset,
+  integer,
+  bool,
+  text,
+  optionalText,
+  emailAddress,
+  portList,
+  url,
+  timeout,
+  duration,
+  optionalPositiveDuration,
+  durationList,
+  trustProxy,
+  privateAccess,
+  list,
+  type Read,
+} from './config-readers.js';
 import { type Provider, providerTable } from './providers/providers.js';
 
 export type Role = 'api' | 'smtp' | 'worker';
@@ -69,6 +87,8 @@ export interface Config {
   retryDelaysMs: number[];
   /** Delivery: how often a recipient domain's `_mta-sts` TXT record is looked up again, once for the whole cluster (ms). */
   mtaStsCheckMs: number;
+  /** The address daily TLS reports (RFC 8460) are sent from; its domain must be a verified sending domain. Unset: none are sent. */
+  tlsReportsFrom: string | undefined;
   /** Webhooks: waits before each retry of a failed attempt (the first attempt is immediate). */
   webhookRetryDelaysMs: number[];
   /** Webhooks: how long one attempt may take before it counts as failed (ms). */
@@ -118,152 +138,7 @@ export interface Config {
   agentRetryDelaysMs: number[];
 }
 
-export class ConfigError extends Error {}
-
-/**
- * Reads one variable's raw value (undefined when unset) into its typed value; throws ConfigError
- * naming it. A reader with a fixed default carries it as `shown`, for the README's table.
- */
-type Read<T> = ((raw: string | undefined, name: string, env: NodeJS.ProcessEnv) => T) & { shown?: string };
-
-/** `read`, showing `fallback` as its default. */
-const defaulting = <T>(read: Read<T>, fallback: unknown): Read<T> => Object.assign(read, { shown: `\`${fallback}\`` });
-
-const unset = (raw: string | undefined) => raw === undefined || raw.trim() === '';
-
-function integer(fallback: number, min = 0): Read<number> {
-  return defaulting((raw, name) => {
-    if (unset(raw)) return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be an integer ≥ ${min}, got "${raw}"`);
-    return n;
-  }, fallback);
-}
-
-function bool(fallback: () => boolean): Read<boolean> {
-  return (raw, name) => {
-    const value = (raw ?? '').trim().toLowerCase();
-    if (value === '') return fallback();
-    if (['1', 'true', 'yes', 'on'].includes(value)) return true;
-    if (['0', 'false', 'no', 'off'].includes(value)) return false;
-    throw new ConfigError(`${name} must be true or false, got "${raw}"`);
-  };
-}
-
-/** A string; unset: `fallback` (a function when the default is the machine's, e.g. its host name). */
-function text(fallback: string | (() => string)): Read<string> {
-  if (typeof fallback === 'string') return defaulting((raw) => (unset(raw) ? fallback : raw!.trim()), fallback);
-  return (raw) => (unset(raw) ? fallback() : raw!.trim());
-}
-
-const optionalText: Read<string | undefined> = (raw) => (unset(raw) ? undefined : raw!.trim());
-
-/** Comma-separated ports; unset: the fallback; empty: none; 0: a random free port (tests). */
-function portList(fallback: number[]): Read<number[]> {
-  return defaulting((raw, name) => {
-    if (raw === undefined) return fallback;
-    if (raw.trim() === '') return [];
-    return raw.split(',').map((part) => {
-      const n = Number(part.trim());
-      if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`${name}: "${part}" is not a port`);
-      return n;
-    });
-  }, fallback.join(','));
-}
-
-function url(protocols: string[]): Read<string | undefined> {
-  return (raw, name) => {
-    if (unset(raw)) return undefined;
-    let parsed: URL;
-    try {
-      parsed = new URL(raw!);
-    } catch {
-      throw new ConfigError(`${name} is not a URL`);
-    }
-    if (!protocols.includes(parsed.protocol)) {
-      throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
-    }
-    return raw!;
-  };
-}
-
-/** Durations such as "3d", "12h", "30m", "45s" or a number of seconds. */
-function parseDuration(raw: string, name: string): number {
-  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/.exec(raw.trim());
-  if (!match) throw new ConfigError(`${name}: "${raw}" is not a duration like 3d, 12h, 30m or 45s`);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] ?? 's']!;
-  return Number(match[1]) * unit;
-}
-
-/** Node runs a timer longer than 2^31 − 1 ms (~24.8 days) at once: no timeout may be longer. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** A duration that becomes a timer: more than 0 and at most MAX_TIMER_MS. */
-function timeout(fallback: string): Read<number> {
-  return defaulting((raw, name) => {
-    const ms = parseDuration(unset(raw) ? fallback : raw!, name);
-    if (ms <= 0 || ms > MAX_TIMER_MS) throw new ConfigError(`${name} must be longer than 0 and at most 24 days, got "${raw}"`);
-    return ms;
-  }, fallback);
-}
-
-function duration(fallback: string): Read<number> {
-  return defaulting((raw, name) => parseDuration(unset(raw) ? fallback : raw!, name), fallback);
-}
-
-/** An optional duration > 0; unset: undefined. */
-const optionalPositiveDuration: Read<number | undefined> = (raw, name) => {
-  if (unset(raw)) return undefined;
-  const ms = parseDuration(raw!, name);
-  if (ms <= 0) throw new ConfigError(`${name} must be longer than 0`);
-  return ms;
-};
-
-/** A comma-separated list of durations, at least one, each > 0. */
-function durationList(fallback: string): Read<number[]> {
-  return defaulting((raw, name) => {
-    const list = (unset(raw) ? fallback : raw!).split(',').map((part) => parseDuration(part, name));
-    if (list.some((ms) => ms <= 0)) throw new ConfigError(`${name}: every delay must be > 0`);
-    return list;
-  }, fallback);
-}
-
-/**
- * POSTLINE_TRUST_PROXY: unset or false: the TCP peer is the client; true: every proxy is
- * trusted; a number: that many hops; otherwise addresses and CIDR ranges (comma-separated,
- * or proxy-addr's names loopback, linklocal, uniquelocal).
- */
-const trustProxy: Read<boolean | number | string> = (raw, name) => {
-  const value = (raw ?? '').trim();
-  if (value === '' || /^(false|no|off|0)$/i.test(value)) return false;
-  if (/^(true|yes|on)$/i.test(value)) return true;
-  if (/^\d+$/.test(value)) return Number(value);
-  const entries = value.split(',').map((e) => e.trim());
-  const address = /^(loopback|linklocal|uniquelocal|[0-9a-f.:]+(\/\d{1,3})?)$/i;
-  const bad = entries.find((e) => !address.test(e));
-  if (bad !== undefined) throw new ConfigError(`${name}: "${bad}" is not an address, a CIDR range, loopback, linklocal or uniquelocal`);
-  return entries.join(',');
-};
-
-/**
- * Which non-public addresses a tenant's URLs may reach: unset or false: none; true: every
- * one (closed networks, tests); otherwise addresses and CIDR ranges, comma-separated.
- */
-const privateAccess: Read<PrivateAccess> = (raw, name) => {
-  const value = (raw ?? '').trim();
-  if (value === '' || /^(false|no|off|0)$/i.test(value)) return false;
-  if (/^(true|yes|on|1)$/i.test(value)) return true;
-  const entries = value.split(',').map((e) => e.trim());
-  const bad = entries.find((e) => !isAddressRange(e));
-  if (bad !== undefined) throw new ConfigError(`${name}: "${bad}" is neither true, false, an address nor a CIDR range`);
-  return entries.map(asRange);
-};
-
-const list: Read<string[]> = (raw) =>
-  (raw ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+export { ConfigError };
 
 interface Setting<T> {
   variable: string;
@@ -432,6 +307,12 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
     variable: 'POSTLINE_MTA_STS_CHECK_INTERVAL',
     help: "how often a recipient domain's `_mta-sts` TXT record is looked up again, by one node for the whole cluster; its policy (RFC 8461) is fetched again when the record's id changes or the policy nears its `max_age`, and a policy whose refresh fails is kept until it expires",
     read: duration('1h'),
+  },
+  tlsReportsFrom: {
+    variable: 'POSTLINE_TLS_REPORTS_FROM',
+    shown: 'unset (no TLS reports sent)',
+    help: "the address daily TLS reports (RFC 8460) go from, to every recipient domain that asks for them in its `_smtp._tls` TXT record (`mailto:` through Postline's own sending, `https:` by POST): how many sessions met its MTA-STS or DANE policy and how many failed, and why. Its domain must be a verified sending domain of an account (its DKIM key signs them); unset, sessions are still counted but no report is sent",
+    read: emailAddress,
   },
   logRetentionDays: { variable: 'POSTLINE_LOG_RETENTION_DAYS', help: 'how long API request logs are kept', read: integer(30, 1) },
   bodyLimitBytes: {

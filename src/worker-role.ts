@@ -14,6 +14,7 @@ import { DeliveryWorker } from './delivery/worker.js';
 import { DnsResolver } from './dns/resolver.js';
 import { foldEmailMetricShards } from './events/email-metrics.js';
 import type { AcceptDeps } from './emails/accept.js';
+import { TlsReportSender } from './tls-reports/send-reports.js';
 import { composeDeferred } from './emails/compose-deferred.js';
 import { ScheduledEmailReleaser } from './emails/release-scheduled.js';
 import { acceptDeps } from './emails/routes.js';
@@ -130,6 +131,15 @@ export function startWorkerRole(
     new ContactImportWorker(db, logger.child({ role: 'contact-imports' }), nodeId),
     // Sent events start automation runs; runs' steps (delays, waits, emails) are carried out.
     new AutomationWorker({ db, accept, logger: logger.child({ role: 'automations' }), nodeId }),
+    // Yesterday's TLS reports (RFC 8460) to the recipient domains that ask for them, once for the cluster.
+    new TlsReportSender({
+      db,
+      resolver: dns,
+      accept,
+      from: config.tlsReportsFrom,
+      submitter: config.smtpHostname,
+      logger: logger.child({ role: 'tls-reports' }),
+    }),
     // Drafts of replies to new inbox threads, asked of the operator's model endpoint, if any.
     ...(config.agentUrl ? [new InboxAgentWorker({ db, config, logger: logger.child({ role: 'inbox-agent' }), nodeId })] : []),
   ];

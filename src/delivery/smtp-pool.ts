@@ -25,8 +25,8 @@ interface PoolOptions {
   downMs: number;
   /** At most this many idle connections in total; the oldest go first. */
   maxIdle: number;
-  /** Told of every new session's TLS check against its target's requirement (TLS reports count them). */
-  onTlsChecked?: (target: Target, check: TlsCheck) => void;
+  /** Told of every new session's TLS check against its target's requirement, with the session's addresses (TLS reports count them). */
+  onTlsChecked?: (target: Target, check: TlsCheck, addresses: { local: string; remote: string }) => void;
 }
 
 /** Could not get a session with the target: try the next one. `tls`: it was refused for falling short of its TLS requirement. */
@@ -126,7 +126,7 @@ export class SmtpPool {
     }
     const session = new SmtpSession(key, target, conn, sessionTls(conn));
     const check = checkSession(target.tls, session.tls, target.host);
-    this.options.onTlsChecked?.(target, check);
+    this.options.onTlsChecked?.(target, check, addressesOf(conn));
     if (check.ok || check.reportOnly) return session;
     session.close();
     throw this.markDown(key, `${describe(target)}: ${check.reason}`, true);
@@ -231,6 +231,11 @@ function sessionTls(conn: SMTPConnection): SessionTls {
     authorizationError: socket.authorizationError ? String(socket.authorizationError) : null,
     peer: peer && Object.keys(peer).length > 0 ? peer : null,
   };
+}
+
+function addressesOf(conn: SMTPConnection): { local: string; remote: string } {
+  const socket = (conn as unknown as { _socket?: net.Socket })._socket;
+  return { local: socket?.localAddress ?? '', remote: socket?.remoteAddress ?? '' };
 }
 
 function keyOf(target: Target): string {

@@ -45,6 +45,7 @@ import { publishShapingStates } from '../queue/shaping-states.js';
 import { SmtpPool } from './smtp-pool.js';
 import { MtaStsPolicies } from '../tls-policy/mta-sts-cache.js';
 import { TransportPolicy } from '../tls-policy/policy.js';
+import { TlsReportCounter } from '../tls-policy/tls-report-counts.js';
 import { IpWarmupGate } from '../warmup/ip-warmup.js';
 import { WarmupGate } from '../warmup/warmup-gate.js';
 
@@ -100,6 +101,8 @@ export class DeliveryWorker {
   private providers: ProviderTable;
   readonly shaper: TrafficShaper;
   private shapingTimer: NodeJS.Timeout | undefined;
+  /** Sessions under recipients' TLS policies, counted for TLS reports (tls-policy/tls-report-counts.ts). */
+  private tlsReports: TlsReportCounter;
   /**
    * Claimed rows this worker holds, by id: until when it must not give them back as forgotten.
    * Infinity while being worked on; the lease's end for rows an attempt may have reached the
@@ -115,8 +118,14 @@ export class DeliveryWorker {
     this.shaper = new TrafficShaper(Date.now, config.shapingQuietMs);
     this.counter = new OutcomeCounter(providers);
     this.maxInFlightRows = Math.max(CLAIM_BATCH, config.deliveryConcurrency * 10);
+    this.tlsReports = new TlsReportCounter(options.db, options.logger);
     this.pool = new SmtpPool({
       ehloName: config.smtpHostname,
+      onTlsChecked: (target, check, addresses) => {
+        const { policy } = target.tls;
+        if (!policy) return;
+        this.tlsReports.session(policy, check.ok ? 'success' : check.failure, { mx: target.host, receivingIp: addresses.remote, sendingIp: addresses.local });
+      },
       idleMs: IDLE_CONNECTION_MS,
       downMs: Math.min(HOST_DOWN_MS, config.retryDelaysMs[0]!),
       maxIdle: config.deliveryConcurrency,
@@ -124,7 +133,11 @@ export class DeliveryWorker {
     this.writer = new OutcomeWriter(options.db, { delaysMs: config.retryDelaysMs, maxQueueAgeMs: config.maxQueueAgeMs }, options.logger);
     this.deps = {
       router: new Router(options.resolver, config.outboundPort, config.relayUrl),
-      transportPolicy: new TransportPolicy(options.resolver, new MtaStsPolicies(options.db, options.resolver, config.mtaStsCheckMs, options.logger)),
+      transportPolicy: new TransportPolicy(
+        options.resolver,
+        new MtaStsPolicies(options.db, options.resolver, config.mtaStsCheckMs, options.logger),
+        this.tlsReports,
+      ),
       pool: this.pool,
       limits: new DeliveryLimits(config.deliveryConcurrency),
       mayStart: (job) => this.running && leaseLeft(job) >= MIN_LEASE_LEFT_MS,
@@ -149,6 +162,7 @@ export class DeliveryWorker {
     this.loopDone = this.loop();
     this.shapingTimer = setInterval(() => void this.publishShaping(), SHAPING_PUBLISH_MS);
     this.shapingTimer.unref();
+    this.tlsReports.start();
   }
 
   /** Moves recovering rates on and shows the states: the node's rows for the queue view, the providers' in metrics. */
@@ -183,6 +197,7 @@ export class DeliveryWorker {
     }
     clearTimeout(timer);
     await this.writer.idle();
+    await this.tlsReports.stop();
     this.pool.closeAll();
     await this.catcher?.stop();
   }

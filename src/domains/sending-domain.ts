@@ -47,3 +47,11 @@ function sendingDomain(r: Row): SendingDomain {
     clickTracking: r.click_tracking,
   };
 }
+
+/** The account whose verified domain `name` is (Postline's own reports are sent as it); undefined: none. */
+export async function accountOfVerifiedDomain(q: Queryable, name: string): Promise<string | undefined> {
+  const row = await q.one(`SELECT account_id FROM domains WHERE name = $1 AND status = 'verified' AND NOT placeholder ORDER BY created_at LIMIT 1`, [
+    name.toLowerCase(),
+  ]);
+  return row?.account_id;
+}

@@ -18,7 +18,8 @@ import { recordSuppressed } from './apply-suppressions.js';
 import { persistAttachments, type StoredAttachment } from './attachment-parts.js';
 import { acceptedState } from './schedule.js';
 
-export type EmailSource = 'api' | 'smtp' | 'broadcast' | 'automation';
+/** `report`: Postline's own reports (TLS reports, src/tls-reports/). */
+export type EmailSource = 'api' | 'smtp' | 'broadcast' | 'automation' | 'report';
 
 /** An email ready to be written: composed, signed, addressed. */
 export interface OutgoingEmail {

@@ -15,7 +15,7 @@ export const registry = new Registry();
 const registers = [registry];
 
 /** The ways an email enters the accept pipeline (emails/persist-and-enqueue.ts EmailSource). */
-export const INGRESSES = ['api', 'smtp', 'broadcast', 'automation'] as const;
+export const INGRESSES = ['api', 'smtp', 'broadcast', 'automation', 'report'] as const;
 /** What a delivery attempt concluded for one recipient. */
 export const DELIVERY_OUTCOMES = ['delivered', 'deferred', 'bounced', 'failed', 'suppressed'] as const;
 export const SMTP_REPLY_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;

@@ -16,6 +16,7 @@ import type { MtaStsPolicies, CachedStsPolicy } from './mta-sts-cache.js';
 import { mxMatchesPolicy } from './mta-sts.js';
 import { usableTlsa } from './dane.js';
 import { OPPORTUNISTIC, stronger, type PolicyInForce, type TlsRequirement } from './requirement.js';
+import type { TlsReportCounter } from './tls-report-counts.js';
 
 /** A host to connect to (delivery/route.ts's Target), with what its session must prove. */
 interface Target {
@@ -32,6 +33,8 @@ export class TransportPolicy {
   constructor(
     private resolver: DnsResolver,
     private mtaSts: MtaStsPolicies,
+    /** Hosts refused before a session (not among the policy's MX hosts, TLSA unreadable) count as failures in TLS reports. */
+    private reports?: TlsReportCounter,
   ) {}
 
   async apply<T extends Target>(domain: string, senderTls: 'opportunistic' | 'enforced', route: { targets: T[]; relay: boolean }): Promise<PolicyResult<T>> {
@@ -42,6 +45,7 @@ export class TransportPolicy {
     const dane = await this.daneOf(domain, [...new Set(route.targets.map((t) => t.host))]);
     const refused: string[] = [];
     const targets: T[] = [];
+    const reported = new Set<string>();
     for (const target of route.targets) {
       const byDane = dane.get(target.host);
       if (byDane && 'refused' in byDane) {
@@ -50,16 +54,22 @@ export class TransportPolicy {
       }
       let recipient: TlsRequirement = byDane?.requirement ?? OPPORTUNISTIC;
       if (!byDane && sts && sts.mode !== 'none') {
-        if (sts.mode === 'enforce' && !mxMatchesPolicy(target.host, sts.mx)) {
-          const reason = `${target.host} is not among the MX hosts of the MTA-STS policy of ${domain} (enforce, id ${sts.id}: ${sts.mx.join(', ')})`;
-          if (!refused.includes(reason)) refused.push(reason);
-          continue;
-        }
         const policy = stsInForce(sts);
-        recipient =
-          sts.mode === 'enforce'
-            ? { level: 'verified', because: `the MTA-STS policy of ${domain} (enforce, id ${sts.id})`, policy }
-            : { level: 'opportunistic', policy };
+        if (!mxMatchesPolicy(target.host, sts.mx)) {
+          if (!reported.has(target.host)) this.reports?.session(policy, 'validation-failure', { mx: target.host, receivingIp: '', sendingIp: '' });
+          reported.add(target.host);
+          if (sts.mode === 'enforce') {
+            const reason = `${target.host} is not among the MX hosts of the MTA-STS policy of ${domain} (enforce, id ${sts.id}: ${sts.mx.join(', ')})`;
+            if (!refused.includes(reason)) refused.push(reason);
+            continue;
+          }
+          // testing: delivered as before, its failure counted above (not again for the session).
+        } else {
+          recipient =
+            sts.mode === 'enforce'
+              ? { level: 'verified', because: `the MTA-STS policy of ${domain} (enforce, id ${sts.id})`, policy }
+              : { level: 'opportunistic', policy };
+        }
       }
       targets.push({ ...target, tls: stronger(recipient, sender) });
     }
@@ -80,7 +90,7 @@ export class TransportPolicy {
           if (!(await this.resolver.addressesSecure(host)).secure) return;
           const tlsa = await this.resolver.tlsa(base);
           if (!tlsa.secure || tlsa.records.length === 0) return;
-          const policy: PolicyInForce = { type: 'tlsa', domain: base, strings: tlsa.records.map(presentTlsa), testing: false };
+          const policy: PolicyInForce = { type: 'tlsa', domain, strings: tlsa.records.map(presentTlsa), testing: false };
           const usable = usableTlsa(tlsa.records);
           found.set(host, {
             requirement:

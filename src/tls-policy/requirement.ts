@@ -25,7 +25,7 @@ export type TlsFailure =
 /** The recipient's published policy a connection is checked against, for TLS reports (tls-report.ts). */
 export interface PolicyInForce {
   type: 'sts' | 'tlsa';
-  /** The recipient domain (MTA-STS) or the TLSA base name `_25._tcp.<mx host>` (DANE). */
+  /** The recipient domain whose policy it is (RFC 8460's policy domain; for DANE, the domain whose MX host it is). */
   domain: string;
   /** The policy's text, one string a line (RFC 8460 §4.4 `policy-string`). */
   strings: string[];
