@@ -5,13 +5,17 @@ export const EMAIL_EVENTS = {
   'email.scheduled': { lastEvent: 'scheduled', description: 'Accepted with a future scheduled_at' },
   'email.sent': { lastEvent: 'sent', description: 'Accepted, committed and queued for delivery' },
   'email.delivered': { lastEvent: 'delivered', description: "The recipient's mail server accepted it (2xx)" },
-  'email.delivery_delayed': { lastEvent: 'delivery_delayed', description: 'A temporary failure (4xx or no connection); it will be retried' },
+  'email.delivery_delayed': {
+    lastEvent: 'delivery_delayed',
+    description:
+      'A temporary failure (4xx, no connection, a TLS policy not met); it will be retried. Postline adds `delay.response`, the reply or the reason there was none',
+  },
   'email.bounced': { lastEvent: 'bounced', description: "The recipient's mail server refused it permanently (5xx)" },
   'email.complained': { lastEvent: 'complained', description: 'The recipient marked it as spam' },
   'email.failed': {
     lastEvent: 'failed',
     description:
-      'Postline gave up: still undelivered after POSTLINE_MAX_QUEUE_AGE of retries (reason max_queue_age_exceeded), or its message could not be composed (message_not_composed)',
+      "Postline gave up: still undelivered after POSTLINE_MAX_QUEUE_AGE of retries (reason max_queue_age_exceeded, with the last reply as Postline's `failed.response`), or its message could not be composed (message_not_composed)",
   },
   'email.suppressed': { lastEvent: 'suppressed', description: 'Not attempted: the recipient is on the suppression list' },
   'email.canceled': { lastEvent: 'canceled', description: 'A scheduled email was canceled before it was sent' },
