@@ -14,7 +14,9 @@ import { DeliveryWorker } from './delivery/worker.js';
 import { DnsResolver } from './dns/resolver.js';
 import { foldEmailMetricShards } from './events/email-metrics.js';
 import type { AcceptDeps } from './emails/accept.js';
-import { TlsReportSender } from './tls-reports/send-reports.js';
+import { purgeOldTlsReports, TlsReportSender } from './tls-reports/send-reports.js';
+import { purgeStaleStsPolicies } from './tls-policy/mta-sts-cache.js';
+import { purgeOldTlsReportCounts } from './tls-policy/tls-report-counts.js';
 import { composeDeferred } from './emails/compose-deferred.js';
 import { ScheduledEmailReleaser } from './emails/release-scheduled.js';
 import { acceptDeps } from './emails/routes.js';
@@ -154,6 +156,9 @@ export function startWorkerRole(
     void requestLogs.purgeOlderThan(config.logRetentionDays).catch((err) => logger.warn({ err }, 'log purge failed'));
     void purgeExpiredIdempotencyKeys(db).catch((err) => logger.warn({ err }, 'idempotency purge failed'));
     void foldEmailMetricShards(db).catch((err) => logger.warn({ err }, 'email metrics fold failed'));
+    void Promise.all([purgeStaleStsPolicies(db), purgeOldTlsReportCounts(db), purgeOldTlsReports(db)]).catch((err) =>
+      logger.warn({ err }, 'MTA-STS and TLS report purge failed'),
+    );
     if (config.receivedRetentionMs !== undefined) {
       void purgeReceivedMail(db, config.receivedRetentionMs).catch((err) => logger.warn({ err }, 'received mail purge failed'));
     }

@@ -160,3 +160,8 @@ export async function storedStsPolicies(q: Queryable, domains: string[]): Promis
     };
   });
 }
+
+/** Forgets domains not delivered to for a month whose policy, if any, has expired (housekeeping). */
+export async function purgeStaleStsPolicies(q: Queryable): Promise<void> {
+  await q.query(`DELETE FROM mta_sts_policies WHERE check_after < now() - interval '30 days' AND (expires_at IS NULL OR expires_at < now())`);
+}

@@ -72,3 +72,8 @@ export class TlsReportCounter {
     }
   }
 }
+
+/** Counts are kept 30 days: long past their report (housekeeping). */
+export async function purgeOldTlsReportCounts(db: Db): Promise<void> {
+  await db.query(`DELETE FROM tls_report_counts WHERE day < (now() AT TIME ZONE 'UTC')::date - 30`);
+}

@@ -197,3 +197,8 @@ export class TlsReportSender {
     });
   }
 }
+
+/** What became of each day's reports is kept 90 days (housekeeping). */
+export async function purgeOldTlsReports(db: Db): Promise<void> {
+  await db.query(`DELETE FROM tls_reports WHERE day < (now() AT TIME ZONE 'UTC')::date - 90`);
+}

@@ -119,6 +119,7 @@ describe('dashboard: emails, their filters and an email page', () => {
     assert.equal(cells[2], 'mx.inbox.test');
     assert.match(cells[3]!, /^250 /);
     assert.equal(cells[4], 'delivered');
+    assert.equal(cells[5], 'plain textopportunistic', 'the test MX host offers no STARTTLS, and nothing asked for it');
     await page.frameLocator('iframe.preview').getByRole('heading', { name: 'Figures' }).waitFor();
     assert.equal(await page.locator('iframe.preview').getAttribute('sandbox'), '');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: /Download the raw message/ }).click()]);

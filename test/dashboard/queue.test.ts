@@ -77,6 +77,8 @@ describe('dashboard: the queue, seen and repaired in a browser', () => {
     await page.getByText('Paused since').waitFor();
     for (const to of ['a@busy.test', 'b@busy.test']) await page.getByRole('cell', { name: to, exact: true }).waitFor();
     assert.equal(await page.getByRole('cell', { name: 'paused Their postmaster asked us to wait' }).count(), 2);
+    // The recipient's MTA-STS policy as looked up at the first attempt: busy.test publishes none.
+    await page.getByRole('region', { name: 'MTA-STS policies' }).getByText('MTA-STS of busy.test: none published').waitFor();
     await screenshot(page, 'queue-04-destination-paused');
     await assertAccessible(page, "a paused destination's messages");
     await page.getByRole('button', { name: 'Resume' }).click();

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DnsResolver } from '../../src/dns/resolver.js';
 import { createLogger } from '../../src/logger.js';
-import { MtaStsPolicies } from '../../src/tls-policy/mta-sts-cache.js';
+import { MtaStsPolicies, purgeStaleStsPolicies } from '../../src/tls-policy/mta-sts-cache.js';
 import { PolicyHost } from '../support/policy-host.js';
 import { startTestPostline, type TestPostline } from '../support/postline.js';
 
@@ -54,5 +54,10 @@ describe('MTA-STS policies across nodes', () => {
     await ask();
     assert.equal(txtLookups(), 2, 'one more TXT lookup after the interval');
     assert.equal(policyHost.fetches.get(DOMAIN), 1, 'the id did not change: no fetch');
+  });
+
+  it("keeps a domain's row through housekeeping while it is in use", async () => {
+    await purgeStaleStsPolicies(t.postline.db);
+    assert.equal((await t.sql('SELECT policy_id FROM mta_sts_policies WHERE domain = $1', [DOMAIN]))[0]?.policy_id, '7');
   });
 });

@@ -13,7 +13,8 @@ import PostalMime from 'postal-mime';
 import { DnsResolver } from '../../src/dns/resolver.js';
 import { acceptDeps } from '../../src/emails/routes.js';
 import { createLogger } from '../../src/logger.js';
-import { TlsReportSender } from '../../src/tls-reports/send-reports.js';
+import { purgeOldTlsReportCounts } from '../../src/tls-policy/tls-report-counts.js';
+import { purgeOldTlsReports, TlsReportSender } from '../../src/tls-reports/send-reports.js';
 import { verifyDkim } from '../support/dkim.js';
 import { createVerifiedDomain, publishMx } from '../support/domains.js';
 import { closeServer, eventually } from '../support/eventually.js';
@@ -131,6 +132,10 @@ describe('TLS reports (RFC 8460) of the sessions Postline opened', () => {
       [true, true],
     );
     assert.deepEqual(await senderNode().sendDue(tomorrow), [], 'nothing is sent twice');
+    // Housekeeping keeps today's counts and reports (30 and 90 days).
+    await Promise.all([purgeOldTlsReportCounts(t.postline.db), purgeOldTlsReports(t.postline.db)]);
+    assert.equal((await t.sql('SELECT count(*)::int AS n FROM tls_reports'))[0].n, 4);
+    assert.ok((await t.sql('SELECT count(*)::int AS n FROM tls_report_counts'))[0].n >= 4);
 
     // By HTTPS: the gzipped JSON of §4.
     const post = posted.find((p) => p.url === '/v1/tlsrpt')!;

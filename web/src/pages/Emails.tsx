@@ -49,6 +49,8 @@ interface Attempt {
   code: number | null;
   response: string;
   outcome: string;
+  /** The session's TLS and the requirement it met (docs/SECURITY.md); null when no session carried the message. */
+  tls: { protocol: string | null; requirement: string } | null;
   attempted_at: string;
 }
 interface Attachment {
@@ -374,6 +376,18 @@ function Attempts({ attempts }: { attempts: Attempt[] }) {
         { header: 'MX host', cell: (a) => a.mx_host ?? '—' },
         { header: 'Reply', cell: (a) => <code>{a.response}</code> },
         { header: 'Outcome', cell: (a) => <Status value={a.outcome} /> },
+        {
+          header: 'TLS',
+          cell: (a) =>
+            a.tls ? (
+              <>
+                {a.tls.protocol ?? 'plain text'}
+                <span className="hint block">{a.tls.requirement}</span>
+              </>
+            ) : (
+              '—'
+            ),
+        },
       ]}
     />
   );

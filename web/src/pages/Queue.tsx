@@ -61,6 +61,13 @@ interface Shaping {
   state: 'throttled' | 'limited' | 'normal';
   last_signal: { reply: string; at: string } | null;
 }
+/** A recipient domain's MTA-STS policy as the nodes last found it (GET /queue/destinations/:d's `mta_sts`). */
+interface StsPolicyView {
+  domain: string;
+  policy: { id: string; mode: string; mx: string[]; max_age: number; fetched_at: string; expires_at: string } | null;
+  checked_at: string | null;
+  last_error: string | null;
+}
 interface QueuedMessage {
   id: string;
   email_id: string;
@@ -260,6 +267,27 @@ function ReasonDialog(props: { open: boolean; title: string; explanation: string
   );
 }
 
+/** The MTA-STS policies mail to the destination is held to (docs/SECURITY.md). */
+function StsPolicies({ policies }: { policies: StsPolicyView[] }) {
+  if (policies.length === 0) return null;
+  return (
+    <section className="sts-policies" aria-label="MTA-STS policies">
+      {policies.map((p) => (
+        <p key={p.domain}>
+          <strong>MTA-STS of {p.domain}:</strong>{' '}
+          {p.policy
+            ? `${p.policy.mode} (id ${p.policy.id}), MX ${p.policy.mx.join(', ') || 'none'}; fetched ${formatTime(p.policy.fetched_at)}, expires ${formatTime(p.policy.expires_at)}`
+            : p.last_error
+              ? 'none in force'
+              : 'none published'}
+          {p.checked_at && <span className="hint"> · last looked up {formatTime(p.checked_at)}</span>}
+          {p.last_error && <span className="hint block">Last lookup failed: {p.last_error}</span>}
+        </p>
+      ))}
+    </section>
+  );
+}
+
 export function QueueDestinationPage({ destination }: { destination: string }) {
   const queryClient = useQueryClient();
   const summary = useSummary();
@@ -290,6 +318,7 @@ export function QueueDestinationPage({ destination }: { destination: string }) {
         </p>
       )}
       <Actions destination={destination} pause={pause} />
+      <StsPolicies policies={(messages.list.data as { mta_sts?: StsPolicyView[] } | undefined)?.mta_sts ?? []} />
       <ErrorMessage error={retry.error ?? fail.error} />
       <PagedTable
         paged={messages}
