@@ -33,6 +33,7 @@ import { drained, findings, type SoakFindings } from './support/soak-checks.js';
 import { SoakClients, SoakWebhookEndpoint } from './support/soak-clients.js';
 import { type Leftovers, SoakNode } from './support/soak-node.js';
 import { importDone, setUpAccount, startBroadcast, startImport } from './support/soak-work.js';
+import { BENCH_SECRET_KEY } from './support/postline-process.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -124,7 +125,7 @@ async function main(): Promise<void> {
     POSTLINE_PUBLIC_URL: 'https://mail.postline-bench.test',
     POSTLINE_WEBHOOK_ALLOW_PRIVATE: 'true',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl, POSTLINE_SECRET_KEY: BENCH_SECRET_KEY } : {}),
   });
   const api = { url: `http://127.0.0.1:${apiPort}`, apiKey };
   const node = new SoakNode(dataDir, env, api.url, external);

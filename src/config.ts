@@ -35,6 +35,11 @@ export interface Config {
   host: string;
   databaseUrl: string | undefined;
   dataDir: string;
+  /** The key that seals stored secrets (secrets/secret-key.ts): POSTLINE_SECRET_KEY's text, or undefined. */
+  secretKey: string | undefined;
+  secretKeyFile: string | undefined;
+  /** Keys also accepted to open secrets, during a rotation (`postline secrets rotate`). */
+  secretKeyPrevious: string[];
   publicUrl: string;
   /** SMTP ports with STARTTLS offered / with implicit TLS; port 0 listens on a random free port. */
   smtpPorts: number[];
@@ -166,8 +171,26 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
   dataDir: {
     variable: 'POSTLINE_DATA_DIR',
     shown: '`./data`',
-    help: "embedded PostgreSQL's data and its password file",
+    help: "embedded PostgreSQL's data, its password file and (without POSTLINE_SECRET_KEY) the secret key",
     read: (raw) => path.resolve(unset(raw) ? './data' : raw!),
+  },
+  secretKey: {
+    variable: 'POSTLINE_SECRET_KEY',
+    shown: 'unset (embedded: `$POSTLINE_DATA_DIR/secret.key`, made at first start)',
+    help: 'the key that seals the secrets Postline stores (DKIM private keys, webhook signing secrets, the URL-signing secret), 32 bytes in base64 or hex (`openssl rand -base64 32`); required with `DATABASE_URL`, the same on every node. Keep it apart from the database and its backups: without it they hold no usable secret, and with the wrong one Postline refuses to start',
+    read: optionalText,
+  },
+  secretKeyFile: {
+    variable: 'POSTLINE_SECRET_KEY_FILE',
+    shown: 'unset',
+    help: 'a file holding POSTLINE_SECRET_KEY instead (a mounted secret)',
+    read: optionalText,
+  },
+  secretKeyPrevious: {
+    variable: 'POSTLINE_SECRET_KEY_PREVIOUS',
+    shown: 'unset',
+    help: 'during a key rotation, the keys secrets may still be sealed with (comma-separated): they open them, the current key seals; `postline secrets rotate` moves everything to the current key (docs/SECURITY.md)',
+    read: list,
   },
   publicUrl: {
     variable: 'POSTLINE_PUBLIC_URL',

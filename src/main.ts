@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // The `postline` command: start [--roles api,smtp,worker] | migrate | accounts create NAME |
-// users create --account NAME_OR_ID EMAIL | queue ….
+// users create --account NAME_OR_ID EMAIL | queue … | secrets rotate.
 import { createAccount } from './accounts/accounts.js';
 import { ALL_ROLES, ConfigError, loadConfig, unknownVariables, type Role } from './config.js';
 import { connectDatabase } from './db/connect.js';
 import { createLogger } from './logger.js';
 import { ProviderTable } from './providers/providers.js';
 import { QUEUE_USAGE, QueueCommandError, runQueueCommand } from './queue/cli.js';
+import { installSecretBox } from './secrets/keyring.js';
+import { loadSecretBox } from './secrets/secret-key.js';
+import { rotateStoredSecrets } from './secrets/stored-secrets.js';
 import { startPostline, type Postline } from './server.js';
 import { createUser, setPasswordLink, UserCommandError } from './users/users.js';
 
@@ -16,6 +19,8 @@ const USAGE = `usage:
   postline accounts create NAME              create an account; prints its full-access API key
   postline users create --account NAME_OR_ID EMAIL
                                              create a dashboard user; prints its one-time set-password link (1 hour)
+  postline secrets rotate                    re-wrap every stored secret under POSTLINE_SECRET_KEY (the old key in
+                                             POSTLINE_SECRET_KEY_PREVIOUS); resumable, while nodes run (docs/SECURITY.md)
 ${QUEUE_USAGE}`;
 
 function parseRoles(args: string[]): Role[] {
@@ -113,6 +118,24 @@ async function main(argv: string[]): Promise<void> {
       } catch (err) {
         if (err instanceof QueueCommandError) throw new ConfigError(`${err.message}\n${USAGE}`);
         throw err;
+      } finally {
+        await database.close();
+      }
+      return;
+    }
+    case 'secrets': {
+      if (args[0] !== 'rotate' || args.length !== 1) throw new ConfigError(USAGE);
+      const box = loadSecretBox(config);
+      installSecretBox(box);
+      const database = await connectDatabase(config, (msg) => logger.debug(msg));
+      try {
+        const { rewrapped, retired, left } = await rotateStoredSecrets(database.db, box);
+        const outcome = left
+          ? `${left} secret(s) were written under another key meanwhile: run it again`
+          : retired.length
+            ? `retired key(s) ${retired.join(', ')}: POSTLINE_SECRET_KEY_PREVIOUS may go`
+            : 'every secret was under it already';
+        process.stdout.write(`${rewrapped} secret(s) re-wrapped under key ${box.current.id}; ${outcome}\n`);
       } finally {
         await database.close();
       }

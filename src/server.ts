@@ -53,6 +53,9 @@ import { DomainClaims } from './domains/domain-claims.js';
 import { webhookDestinations } from './webhooks/webhook-fields.js';
 import { startWorkerRole } from './worker-role.js';
 import { startWorkerThread } from './worker-thread.js';
+import { installSecretBox } from './secrets/keyring.js';
+import { loadSecretBox } from './secrets/secret-key.js';
+import { prepareStoredSecrets } from './secrets/stored-secrets.js';
 
 export interface Postline {
   config: Config;
@@ -70,6 +73,9 @@ export interface Postline {
 export async function startPostline(config: Config, options: { roles?: Role[]; logger?: Logger } = {}): Promise<Postline> {
   const roles = new Set(options.roles ?? ALL_ROLES);
   const logger = options.logger ?? createLogger(config.logLevel, config.logFormat);
+  // The key that opens stored secrets, before anything reads one: a missing one refuses the start (secrets/secret-key.ts).
+  const secretBox = loadSecretBox(config);
+  installSecretBox(secretBox);
   const database = await connectDatabase(config, (msg) => logger.info({ role: 'db' }, msg));
   const { db } = database;
   const stops: (() => Promise<void>)[] = [];
@@ -84,6 +90,8 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
   };
 
   try {
+    const sealed = await prepareStoredSecrets(db, secretBox);
+    if (sealed > 0) logger.info({ role: 'db', sealed }, 'secrets stored in plain text by an earlier version are sealed now');
     if (config.bootstrapApiKey) await ensureBootstrapKey(db, config.bootstrapApiKey);
 
     // The nodes that authenticate hear of revocations at once (db/change-feed.ts).
@@ -213,7 +221,15 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
       // its queueing parts here, stopped first as the producers of the thread's queue rows.
       stops.push(startWorkerRole({ db, config, dns, accept, requestLogs, logger, nodeId }, 'queueing'));
       const thread = await startWorkerThread(
-        { ...config, databaseUrl: database.url, metrics: metrics !== undefined },
+        // The keys as this thread holds them: the thread opens secrets alike, whatever its config.
+        {
+          ...config,
+          databaseUrl: database.url,
+          metrics: metrics !== undefined,
+          secretKey: secretBox.current.key.toString('base64'),
+          secretKeyFile: undefined,
+          secretKeyPrevious: secretBox.previous.map((k) => k.key.toString('base64')),
+        },
         logger.child({ role: 'worker' }),
         'delivering',
       );

@@ -7,12 +7,15 @@ import { connectDatabase } from './db/connect.js';
 import { createLogger } from './logger.js';
 import { recordInWorkerThread } from './metrics/node-metrics.js';
 import { startStandaloneWorkerRole, type WorkerShare } from './worker-role.js';
+import { installSecretBox } from './secrets/keyring.js';
+import { loadSecretBox } from './secrets/secret-key.js';
 
 const port = parentPort!;
 const { config, share } = workerData as { config: Config; share: WorkerShare };
 const logger = createLogger(config.logLevel, config.logFormat).child({ role: 'worker' });
 
 try {
+  installSecretBox(loadSecretBox(config)); // the parent checked it against the database
   const database = await connectDatabase(config, (msg) => logger.info(msg), { migrate: false });
   // The parent serves /metrics (config.metrics as it passed it): record here, and answer its asks.
   const stopMetrics = config.metrics ? recordInWorkerThread(database.db, port) : () => {};

@@ -12,6 +12,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
 
+/** The key a bench's Postline on an external database seals its secrets with (the embedded one makes its own). */
+export const BENCH_SECRET_KEY = Buffer.from('postline benches: not a real key').toString('base64');
+
 const run = promisify(execFile);
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -28,6 +31,8 @@ interface PostlineOptions {
   cpuProfDir?: string;
   /** A label for the log file. */
   label?: string;
+  /** Another checkout of Postline to run (its own node_modules), for A/B runs against an older commit; default this one. */
+  root?: string;
 }
 
 export interface PostlineProcess {
@@ -66,9 +71,9 @@ export async function freePort(): Promise<number> {
 }
 
 /** How Postline is started: the compiled CLI when POSTLINE_ENTRY=dist (after `npm run build`), else tsx on the sources. */
-function command(): string[] {
-  if (process.env.POSTLINE_ENTRY === 'dist') return [path.join(ROOT, 'dist/src/main.js')];
-  return ['--import', 'tsx', path.join(ROOT, 'src/main.ts')];
+function command(root = ROOT): string[] {
+  if (process.env.POSTLINE_ENTRY === 'dist') return [path.join(root, 'dist/src/main.js')];
+  return ['--import', 'tsx', path.join(root, 'src/main.ts')];
 }
 
 async function createBenchDatabase(base: string): Promise<string> {
@@ -193,16 +198,17 @@ async function launch(shared: Shared, options: PostlineOptions): Promise<Postlin
     POSTLINE_SMTPS_PORTS: '0',
     POSTLINE_SMTP_HOSTNAME: 'mta.postline-bench.test',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
-    ...(shared.databaseUrl ? { DATABASE_URL: shared.databaseUrl } : {}),
+    ...(shared.databaseUrl ? { DATABASE_URL: shared.databaseUrl, POSTLINE_SECRET_KEY: BENCH_SECRET_KEY } : {}),
     ...options.env,
   };
   if (!shared.databaseUrl) delete env.DATABASE_URL;
+  if (!shared.databaseUrl && !process.env.POSTLINE_SECRET_KEY) delete env.POSTLINE_SECRET_KEY;
   const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [];
   // e.g. BENCH_NODE_ARGS=--perf-basic-prof, for `perf record` to name JavaScript frames.
   if (process.env.BENCH_NODE_ARGS) nodeArgs.push(...process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean));
   const out = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, [...nodeArgs, ...command(), 'start', '--roles', options.roles.join(',')], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, [...nodeArgs, ...command(options.root), 'start', '--roles', options.roles.join(',')], {
+    cwd: options.root ?? ROOT,
     env,
     stdio: ['ignore', out, out],
   });

@@ -30,6 +30,7 @@ import { releaseWaitingForNextDay } from '../warmup/warmup-release.js';
 import { parseWarmup } from '../warmup/warmup-settings.js';
 import { WARMUP_SCHEMA, warmupProgress } from '../warmup/warmup-progress.js';
 import { CREATED_DOMAIN_SCHEMA, DOMAIN_COLUMNS, DOMAIN_SCHEMA, DOMAIN_SUMMARY_SCHEMA, domainDetail, domainEventData, domainSummary } from './domain-view.js';
+import { sealSecret } from '../secrets/keyring.js';
 
 const generateKeyPair = promisify(crypto.generateKeyPair);
 const DKIM_SELECTOR = 'postline';
@@ -89,7 +90,7 @@ export async function insertDomain(q: Queryable, accountId: string, domain: NewD
       settings.receiving ?? false,
       settings.trackingSubdomain ?? null,
       DKIM_SELECTOR,
-      privateKey,
+      sealSecret(privateKey as string, 'dkim-private-key'),
       (publicKey as Buffer).toString('base64'),
       domain.sandboxed ?? false,
       domain.placeholder ?? false,

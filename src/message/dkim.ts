@@ -10,6 +10,7 @@
 import crypto from 'node:crypto';
 import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
+import { openSecret } from '../secrets/keyring.js';
 
 interface HeaderLine {
   key: string;
@@ -67,18 +68,19 @@ const SIGNED_HEADERS =
 const rsaSign = promisify(crypto.sign) as (algorithm: string, data: Buffer, key: crypto.KeyObject) => Promise<Buffer>;
 
 /**
- * Parsed keys by PEM text. Parsing a PEM costs about as much as signing with it, so each
- * domain's key is parsed once per process (a rotated key has another PEM, hence another entry).
+ * Parsed keys by their stored (sealed) form. Opening and parsing a key cost about as much as
+ * signing with it, so each domain's key is opened once per process, never per message (a
+ * rotated or re-wrapped key is another value, hence another entry).
  */
 const keys = new Map<string, crypto.KeyObject>();
 const MAX_KEYS = 10_000;
 
-function keyOf(pem: string): crypto.KeyObject {
-  let key = keys.get(pem);
+function keyOf(stored: string): crypto.KeyObject {
+  let key = keys.get(stored);
   if (!key) {
     if (keys.size >= MAX_KEYS) keys.clear();
-    key = crypto.createPrivateKey(pem);
-    keys.set(pem, key);
+    key = crypto.createPrivateKey(openSecret(stored, 'dkim-private-key'));
+    keys.set(stored, key);
   }
   return key;
 }
@@ -87,6 +89,7 @@ function keyOf(pem: string): crypto.KeyObject {
 interface DkimKey {
   name: string;
   dkimSelector: string;
+  /** As stored: sealed (secrets/), or a PEM from before secrets were sealed. */
   dkimPrivateKey: string;
 }
 

@@ -1,11 +1,12 @@
 // Signed URLs (attachment downloads, tracking links, unsubscribe links, shared emails): HMAC-SHA256 with the
-// installation's secret. The secret lives in the database (server_secrets), made by the first
+// installation's secret. The secret lives in the database (server_secrets, sealed: secrets/), made by the first
 // node that needs it, so every node signs and verifies alike and a restart keeps links working. Each use gets
 // its own key derived from the secret and the purpose, so a signature made for one use (a
 // tracking link) is worthless for another (an attachment download).
 import crypto from 'node:crypto';
 import { type JsonSchema, string } from '../api/schema.js';
 import type { Queryable } from '../db/database.js';
+import { openSecret, sealSecret } from '../secrets/keyring.js';
 
 type SigningPurpose = 'attachment-download' | 'received-download' | 'open-tracking' | 'click-tracking' | 'unsubscribe' | 'email-share';
 
@@ -20,9 +21,10 @@ function serverSecret(db: Queryable): Promise<Buffer> {
   let secret = secrets.get(db);
   if (!secret) {
     secret = (async () => {
-      await db.query(`INSERT INTO server_secrets (name, secret) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, [SECRET_NAME, crypto.randomBytes(32)]);
-      const row = await db.one<{ secret: Buffer }>(`SELECT secret FROM server_secrets WHERE name = $1`, [SECRET_NAME]);
-      return row!.secret;
+      const made = sealSecret(crypto.randomBytes(32).toString('base64'), 'url-signing-secret');
+      await db.query(`INSERT INTO server_secrets (name, secret) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, [SECRET_NAME, made]);
+      const row = await db.one<{ secret: string }>(`SELECT secret FROM server_secrets WHERE name = $1`, [SECRET_NAME]);
+      return Buffer.from(openSecret(row!.secret, 'url-signing-secret'), 'base64');
     })();
     secrets.set(db, secret);
     secret.catch(() => secrets.delete(db)); // a failed read is retried by the next caller

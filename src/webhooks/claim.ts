@@ -10,6 +10,7 @@
 // endpoints' messages are claimed past it.
 import type { Db, Queryable } from '../db/database.js';
 import { webhookPayload } from './payload.js';
+import { openSecret } from '../secrets/keyring.js';
 
 export interface ClaimedMessage {
   id: string;
@@ -73,7 +74,8 @@ export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedMe
     id: r.id,
     webhookId: r.webhook_id,
     endpoint: r.endpoint,
-    secrets: r.previous_secret ? [r.signing_secret, r.previous_secret] : [r.signing_secret],
+    // Opened once per process and secret (keyring.ts), not per message.
+    secrets: (r.previous_secret ? [r.signing_secret, r.previous_secret] : [r.signing_secret]).map((s: string) => openSecret(s, 'webhook-signing-secret')),
     attempts: r.attempts,
     retry: r.retry,
     leaseUntil: r.lease_until,

@@ -7,6 +7,7 @@ import { objectBody, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import type { DestinationPolicy } from '../egress/destination-policy.js';
 import { newSigningSecret, CREATE_WEBHOOK_SCHEMA, parseEndpoint, parseEvents } from './webhook-fields.js';
+import { sealSecret } from '../secrets/keyring.js';
 
 export function createWebhook(db: Db, destinations: DestinationPolicy): Route {
   return {
@@ -29,7 +30,7 @@ export function createWebhook(db: Db, destinations: DestinationPolicy): Route {
         principal.accountId,
         endpoint,
         events,
-        secret,
+        sealSecret(secret, 'webhook-signing-secret'),
       ]);
       return { status: 201, body: { object: 'webhook', id, signing_secret: secret } };
     },

@@ -6,6 +6,7 @@ import { constant, object, string, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { newSigningSecret } from './webhook-fields.js';
 import { findWebhook } from './find-webhook.js';
+import { sealSecret } from '../secrets/keyring.js';
 
 const PREVIOUS_SECRET_HOURS = 24;
 
@@ -27,7 +28,7 @@ export function rotateSigningSecret(db: Db): Route {
           `UPDATE webhooks SET previous_signing_secret = signing_secret, signing_secret = $2,
                   previous_secret_until = now() + $3 * interval '1 hour'
             WHERE id = $1`,
-          [webhook.id, secret, PREVIOUS_SECRET_HOURS],
+          [webhook.id, sealSecret(secret, 'webhook-signing-secret'), PREVIOUS_SECRET_HOURS],
         );
         return webhook.id as string;
       });

@@ -5,6 +5,7 @@ import { restTimestamp } from '../api/format.js';
 import { array, constant, integer, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
 import type { Row } from '../db/database.js';
 import { webhookPayload } from './payload.js';
+import { openSecret } from '../secrets/keyring.js';
 
 export const WEBHOOK_COLUMNS = 'id, endpoint, events, status, signing_secret, created_at';
 export const MESSAGE_COLUMNS = 'id, event_type, status, attempts, next_attempt_at, created_at';
@@ -55,7 +56,7 @@ export function webhookSummary(row: Row) {
 }
 
 export function webhookDetail(row: Row) {
-  return { object: 'webhook' as const, ...webhookSummary(row), signing_secret: row.signing_secret as string };
+  return { object: 'webhook' as const, ...webhookSummary(row), signing_secret: openSecret(row.signing_secret, 'webhook-signing-secret') };
 }
 
 /**

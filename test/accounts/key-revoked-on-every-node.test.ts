@@ -10,7 +10,7 @@ import { Resend } from 'resend';
 import { loadConfig } from '../../src/config.js';
 import { startPostline, type Postline } from '../../src/server.js';
 import { eventually } from '../support/eventually.js';
-import { rawRequest, startTestPostline, type TestPostline } from '../support/postline.js';
+import { rawRequest, startTestPostline, TEST_SECRET_KEY, type TestPostline } from '../support/postline.js';
 
 /** How long node B keeps a key when no notice says otherwise (accounts/api-keys.ts). */
 const CACHE_MS = 2_000;
@@ -23,6 +23,7 @@ describe('an API key deleted through one node', () => {
     b = await startPostline(
       loadConfig({
         DATABASE_URL: a.postline.databaseUrl,
+        POSTLINE_SECRET_KEY: TEST_SECRET_KEY,
         PORT: '0',
         HOST: '127.0.0.1',
         POSTLINE_SMTP_PORTS: '',

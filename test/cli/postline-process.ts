@@ -10,7 +10,7 @@ import path from 'node:path';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { within } from '../support/eventually.js';
-import { createExternalDatabase, testDbMode } from '../support/postline.js';
+import { createExternalDatabase, TEST_SECRET_KEY, testDbMode } from '../support/postline.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const entry = path.join(repoRoot, 'src', 'main.ts');
@@ -44,6 +44,7 @@ export function baseEnv(extra: Record<string, string> = {}): Record<string, stri
     POSTLINE_SMTPS_PORTS: '0',
     POSTLINE_DNS_SERVERS: '127.0.0.1:9', // nothing is resolved by these tests
     POSTLINE_RATE_LIMIT: '1000',
+    POSTLINE_SECRET_KEY: TEST_SECRET_KEY,
     LOG_LEVEL: 'info',
     ...extra,
   };

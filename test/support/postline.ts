@@ -28,6 +28,13 @@ export interface TestPostline {
   stop(): Promise<void>;
 }
 
+/**
+ * The key the tests' Postlines seal their secrets with (POSTLINE_SECRET_KEY): given to every one,
+ * so another node on the same database (a second process, a CLI command) opens them too.
+ * test/secrets/ covers the embedded default (a key made in the data directory).
+ */
+export const TEST_SECRET_KEY = Buffer.from('postline tests: not a real key!!').toString('base64');
+
 export const testDbMode = () => (process.env.POSTLINE_TEST_DB === 'external' ? 'external' : 'embedded');
 
 /** A fresh database on TEST_DATABASE_URL, dropped by `drop()`. */
@@ -78,6 +85,7 @@ export async function startTestPostline(options: { env?: Record<string, string>;
     POSTLINE_SMTP_PORTS: '0',
     POSTLINE_SMTPS_PORTS: '0',
     POSTLINE_SMTP_HOSTNAME: 'mta.postline.test',
+    POSTLINE_SECRET_KEY: TEST_SECRET_KEY,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     ...(external ? { DATABASE_URL: external.url } : {}),
   };
