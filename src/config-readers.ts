@@ -12,7 +12,7 @@ export class ConfigError extends Error {}
 export type Read<T> = ((raw: string | undefined, name: string, env: NodeJS.ProcessEnv) => T) & { shown?: string };
 
 /** `read`, showing `fallback` as its default. */
-export const defaulting = <T>(read: Read<T>, fallback: unknown): Read<T> => Object.assign(read, { shown: `\`${fallback}\`` });
+const defaulting = <T>(read: Read<T>, fallback: unknown): Read<T> => Object.assign(read, { shown: `\`${fallback}\`` });
 
 export const unset = (raw: string | undefined) => raw === undefined || raw.trim() === '';
 
@@ -81,7 +81,7 @@ export function url(protocols: string[]): Read<string | undefined> {
 }
 
 /** Durations such as "3d", "12h", "30m", "45s" or a number of seconds. */
-export function parseDuration(raw: string, name: string): number {
+function parseDuration(raw: string, name: string): number {
   const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/.exec(raw.trim());
   if (!match) throw new ConfigError(`${name}: "${raw}" is not a duration like 3d, 12h, 30m or 45s`);
   const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] ?? 's']!;

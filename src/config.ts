@@ -77,6 +77,8 @@ export interface Config {
   /** How long a message may keep being retried before it fails (ms). */
   downloadUrlTtlMs: number;
   maxQueueAgeMs: number;
+  /** How long a DKIM key replaced by a rotation stays `retiring` (its record should stay published), at least maxQueueAgeMs (ms). */
+  dkimRetireAfterMs: number;
   /** Request logs older than this are deleted (days). */
   logRetentionDays: number;
   /** Largest accepted request body, bytes (40 MB of email after encoding, plus JSON overhead). */
@@ -320,6 +322,11 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
     variable: 'POSTLINE_MAX_QUEUE_AGE',
     help: 'how long delivery is retried before an email fails (`3d`, `12h`, …)',
     read: duration('3d'),
+  },
+  dkimRetireAfterMs: {
+    variable: 'POSTLINE_DKIM_RETIRE_AFTER',
+    help: 'after a DKIM key rotation switches to the new key, how long the old key is `retiring`: its TXT record should stay published that long, for mail signed with it still on its way; never shorter than POSTLINE_MAX_QUEUE_AGE, whichever is longer applies',
+    read: duration('7d'),
   },
   retryDelaysMs: {
     variable: 'POSTLINE_RETRY_DELAYS',

@@ -56,6 +56,7 @@ import { startWorkerThread } from './worker-thread.js';
 import { installSecretBox } from './secrets/keyring.js';
 import { loadSecretBox } from './secrets/secret-key.js';
 import { prepareStoredSecrets } from './secrets/stored-secrets.js';
+import { DkimRotation, dkimRotationDeps } from './domains/dkim-rotation.js';
 
 export interface Postline {
   config: Config;
@@ -108,7 +109,8 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
     const apiKeys = new ApiKeys(db, changes);
     const requestLogs = new RequestLogs(db, (err) => logger.error({ err }, 'request log write failed'));
     const dns = new DnsResolver(config.dnsServers);
-    const domains = new Domains({ db, dns, mtaHost: config.smtpHostname, sandbox: config.sandbox, outboundIps: config.outboundIps });
+    const dkimRotation = new DkimRotation(dkimRotationDeps(db, dns, config, logger));
+    const domains = new Domains({ db, dns, mtaHost: config.smtpHostname, sandbox: config.sandbox, outboundIps: config.outboundIps, dkimRotation });
     // Mail from unauthenticated clients (receiving domains, DSNs to return paths): the smtp role hands it over.
     const inbound = new InboundMail({ db, dns, config, logger: logger.child({ role: 'smtp' }) });
 

@@ -33,6 +33,7 @@ import { signers } from './signing/url-signing.js';
 import { releaseWebhookMessagesOfNodes } from './webhooks/claim.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { webhookDestinations } from './webhooks/webhook-fields.js';
+import { DkimRotation, dkimRotationDeps } from './domains/dkim-rotation.js';
 
 const HOUSEKEEPING_MS = 10 * 60_000;
 /** Queue upkeep (expired mail, orphaned pauses) runs every 1 % of the max queue age, within these bounds. */
@@ -133,6 +134,8 @@ export function startWorkerRole(
     new ContactImportWorker(db, logger.child({ role: 'contact-imports' }), nodeId),
     // Sent events start automation runs; runs' steps (delays, waits, emails) are carried out.
     new AutomationWorker({ db, accept, logger: logger.child({ role: 'automations' }), nodeId }),
+    // Pending DKIM rotations switched once their record is published; replaced keys retired in time.
+    new DkimRotation(dkimRotationDeps(db, dns, config, logger.child({ role: 'dkim' }))),
     // Yesterday's TLS reports (RFC 8460) to the recipient domains that ask for them, once for the cluster.
     new TlsReportSender({
       db,

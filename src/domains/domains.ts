@@ -2,7 +2,6 @@
 // records it must publish point at this installation; verify looks them up through
 // POSTLINE_DNS_SERVERS. Every change records a domain.* event in its own transaction.
 import crypto from 'node:crypto';
-import { promisify } from 'node:util';
 import { ApiError, notFound, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
@@ -30,9 +29,8 @@ import { releaseWaitingForNextDay } from '../warmup/warmup-release.js';
 import { parseWarmup } from '../warmup/warmup-settings.js';
 import { WARMUP_SCHEMA, warmupProgress } from '../warmup/warmup-progress.js';
 import { CREATED_DOMAIN_SCHEMA, DOMAIN_COLUMNS, DOMAIN_SCHEMA, DOMAIN_SUMMARY_SCHEMA, domainDetail, domainEventData, domainSummary } from './domain-view.js';
-import { sealSecret } from '../secrets/keyring.js';
+import { type DkimRotation, DKIM_KEYS_SCHEMA, dkimKeys, newDkimKey, recordFirstDkimKey } from './dkim-rotation.js';
 
-const generateKeyPair = promisify(crypto.generateKeyPair);
 const DKIM_SELECTOR = 'postline';
 const CREATE_FIELDS = ['name', 'region', 'custom_return_path', 'open_tracking', 'click_tracking', 'tls', 'capabilities', 'tracking_subdomain'];
 const UPDATE_FIELDS = ['open_tracking', 'click_tracking', 'tls', 'capabilities', 'tracking_subdomain', 'warmup', 'outbound_ips'];
@@ -46,6 +44,8 @@ interface DomainsDeps {
   sandbox?: boolean;
   /** POSTLINE_OUTBOUND_IPS: the addresses a domain may be pinned to (any address when empty). */
   outboundIps?: string[];
+  /** DKIM key rotations: verify also looks for a pending key's record. */
+  dkimRotation?: DkimRotation;
 }
 
 interface NewDomain {
@@ -65,11 +65,7 @@ interface NewDomain {
  * or a placeholder of this account's claim, one row per name and account).
  */
 export async function insertDomain(q: Queryable, accountId: string, domain: NewDomain, mtaHost: string): Promise<Row | undefined> {
-  const { publicKey, privateKey } = await generateKeyPair('rsa', {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: 'spki', format: 'der' },
-    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-  });
+  const { publicKey, sealedPrivateKey } = await newDkimKey();
   const { settings } = domain;
   const inserted = await q.one(
     `INSERT INTO domains (id, account_id, name, region, custom_return_path, open_tracking, click_tracking, tls,
@@ -90,13 +86,16 @@ export async function insertDomain(q: Queryable, accountId: string, domain: NewD
       settings.receiving ?? false,
       settings.trackingSubdomain ?? null,
       DKIM_SELECTOR,
-      sealSecret(privateKey as string, 'dkim-private-key'),
-      (publicKey as Buffer).toString('base64'),
+      sealedPrivateKey,
+      publicKey,
       domain.sandboxed ?? false,
       domain.placeholder ?? false,
     ],
   );
-  if (inserted) await recordEvents(q, [{ accountId, type: 'domain.created', data: domainEventData(inserted, mtaHost) }]);
+  if (inserted) {
+    await recordFirstDkimKey(q, inserted.id, DKIM_SELECTOR, publicKey);
+    await recordEvents(q, [{ accountId, type: 'domain.created', data: domainEventData(inserted, mtaHost) }]);
+  }
   return inserted;
 }
 
@@ -199,6 +198,7 @@ export class Domains {
       this.deps.mtaHost,
     );
     const result = await verifyRecords(this.deps.dns, records, current.name);
+    await this.deps.dkimRotation?.check(id);
     await this.deps.db.tx(async (q) => {
       const row = await q.one(
         `UPDATE domains SET status = $3, record_status = $4,
@@ -258,12 +258,20 @@ export class Domains {
           summary: 'Retrieve a domain',
           response: {
             status: 200,
-            schema: { ...DOMAIN_SCHEMA, properties: { ...DOMAIN_SCHEMA.properties, warmup: WARMUP_SCHEMA, outbound_ips: OUTBOUND_IPS_SCHEMA } },
+            schema: {
+              ...DOMAIN_SCHEMA,
+              properties: { ...DOMAIN_SCHEMA.properties, warmup: WARMUP_SCHEMA, outbound_ips: OUTBOUND_IPS_SCHEMA, dkim_keys: DKIM_KEYS_SCHEMA },
+            },
           },
         },
         handler: async ({ principal, params }) => {
           const row = await this.find(db, principal, params.id!);
-          return { body: { ...domainDetail(row, this.deps.mtaHost), warmup: await warmupProgress(db, row), outbound_ips: row.outbound_ips } };
+          const detail = domainDetail(row, this.deps.mtaHost);
+          const keys = await dkimKeys(db, row.id);
+          // A pending key's record is one to publish, beside the signing key's.
+          const pending = keys.find((k) => k.status === 'pending');
+          const records = pending ? [...detail.records, { record: 'DKIM', ...pending.record, ttl: 'Auto', status: pending.record_status }] : detail.records;
+          return { body: { ...detail, records, warmup: await warmupProgress(db, row), outbound_ips: row.outbound_ips, dkim_keys: keys } };
         },
       },
       {
@@ -284,6 +292,7 @@ export class Domains {
         doc: { summary: "Check a domain's DNS records now", response: { status: 200, schema: objectId('domain') } },
         handler: async (c) => ({ body: await this.verify(c.principal, c.params.id!) }),
       },
+      ...(this.deps.dkimRotation?.routes() ?? []),
     ];
   }
 }

@@ -18,7 +18,7 @@ export function installSecretBox(secretBox: SecretBox): void {
   opened.clear();
 }
 
-export function secretBox(): SecretBox {
+function secretBox(): SecretBox {
   if (!box) throw new SecretKeyError('no secret key installed: the process started without loading POSTLINE_SECRET_KEY');
   return box;
 }

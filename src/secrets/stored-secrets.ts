@@ -10,11 +10,12 @@ import type { Db } from '../db/database.js';
 import type { SecretPurpose } from './keyring.js';
 import type { SecretBox } from './secret-box.js';
 
-/** Every column that holds a secret, with the row key that finds it. */
+/** Every column that holds a secret, with the row key (as text) that finds it; no table here has columns named key, old or value. */
 const STORED: { table: string; key: string; column: string; purpose: SecretPurpose }[] = [
-  { table: 'domains', key: 'id', column: 'dkim_private_key', purpose: 'dkim-private-key' },
-  { table: 'webhooks', key: 'id', column: 'signing_secret', purpose: 'webhook-signing-secret' },
-  { table: 'webhooks', key: 'id', column: 'previous_signing_secret', purpose: 'webhook-signing-secret' },
+  { table: 'domains', key: 'id::text', column: 'dkim_private_key', purpose: 'dkim-private-key' },
+  { table: 'domain_dkim_keys', key: "domain_id::text || ' ' || selector", column: 'private_key', purpose: 'dkim-private-key' },
+  { table: 'webhooks', key: 'id::text', column: 'signing_secret', purpose: 'webhook-signing-secret' },
+  { table: 'webhooks', key: 'id::text', column: 'previous_signing_secret', purpose: 'webhook-signing-secret' },
   { table: 'server_secrets', key: 'name', column: 'secret', purpose: 'url-signing-secret' },
 ];
 
@@ -73,13 +74,13 @@ async function rewriteAll(db: Db, place: (typeof STORED)[number], where: string,
   const { table, key, column } = place;
   let changed = 0;
   for (;;) {
-    const rows = await db.query(`SELECT ${key} AS key, ${column} AS value FROM ${table} WHERE ${column} IS NOT NULL AND ${where} LIMIT ${BATCH}`, params);
+    const rows = await db.query(`SELECT ${key} AS key, ${column} AS value FROM ${table} t WHERE ${column} IS NOT NULL AND ${where} LIMIT ${BATCH}`, params);
     if (rows.length === 0) return changed;
     const values = rows.map((r) => rewrite(r.value));
     const updated = await db.query(
       `UPDATE ${table} t SET ${column} = v.value
          FROM unnest($1::text[], $2::text[], $3::text[]) AS v(key, old, value)
-        WHERE t.${key}::text = v.key AND t.${column} = v.old
+        WHERE (${key}) = v.key AND t.${column} = v.old
     RETURNING 1`,
       [rows.map((r) => String(r.key)), rows.map((r) => r.value), values],
     );

@@ -11,7 +11,11 @@ const key = () => encryptionKey(crypto.randomBytes(32));
 describe('sealed secrets', () => {
   const current = key();
   const box = new SecretBox(current);
-  const pem = crypto.generateKeyPairSync('rsa', { modulusLength: 1024, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
+  const pem = crypto.generateKeyPairSync('rsa', {
+    modulusLength: 1024,
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  }).privateKey;
 
   it('opens what it sealed, and the sealed form shows nothing of it', () => {
     const sealed = box.seal(pem, 'dkim-private-key');

@@ -30,7 +30,10 @@ describe('secrets at rest', () => {
   const lastMessageSigned = async (to: string) => {
     await eventually(async () => t.sink.messages.some((m) => m.to.includes(to)), 15_000, `mail to ${to}`);
     const dkim = await verifyDkim(t, t.sink.messages.find((m) => m.to.includes(to))!.raw);
-    assert.ok(dkim.some((d) => d.result === 'pass' && d.domain === 'sealed.test'), JSON.stringify(dkim));
+    assert.ok(
+      dkim.some((d) => d.result === 'pass' && d.domain === 'sealed.test'),
+      JSON.stringify(dkim),
+    );
   };
   const stored = async () => {
     const [domain] = await t.sql(`SELECT dkim_private_key FROM domains WHERE name = 'sealed.test'`);
@@ -76,8 +79,11 @@ describe('secrets at rest', () => {
 
   it('seals at start what an older version stored in plain text', async () => {
     // As a database from before sealed secrets holds it: the PEM itself.
-    pem = crypto.generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'der' } })
-      .privateKey as unknown as string;
+    pem = crypto.generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+      publicKeyEncoding: { type: 'spki', format: 'der' },
+    }).privateKey as unknown as string;
     const publicKey = crypto.createPublicKey(pem).export({ type: 'spki', format: 'der' }).toString('base64');
     await t.sql(`UPDATE domains SET dkim_private_key = $1, dkim_public_key = $2 WHERE name = 'sealed.test'`, [pem, publicKey]);
     t.dns.set(`postline._domainkey.sealed.test`, { TXT: [`v=DKIM1; k=rsa; p=${publicKey}`] });
