@@ -55,6 +55,11 @@ export interface Config {
   smtpMessageMemoryBytes: number;
   tlsCertFile: string | undefined;
   tlsKeyFile: string | undefined;
+  /** ACME for the SMTP listeners' certificate (certificates/own-certificate.ts): on when an email is given. */
+  acmeEmail: string | undefined;
+  acmeDirectory: string;
+  acmeHttpPort: number;
+  acmeCaFile: string | undefined;
   dnsServers: string[];
   outboundPort: number;
   /** Local addresses outgoing SMTP connections are bound to, in turn (delivery/outbound-ips.ts); empty: the system chooses. */
@@ -156,6 +161,7 @@ interface Setting<T> {
 }
 
 const DEFAULT_PORT = 3000;
+const LETS_ENCRYPT = 'https://acme-v02.api.letsencrypt.org/directory';
 
 /**
  * The operator contract: every variable Postline reads, in the README's order. The README's
@@ -230,6 +236,29 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
     variable: 'POSTLINE_SMTP_MAX_CONNECTIONS_PER_IP',
     help: 'open SMTP connections per client address, over all ports',
     read: integer(50, 1),
+  },
+  acmeEmail: {
+    variable: 'POSTLINE_ACME_EMAIL',
+    shown: 'unset (no ACME)',
+    help: "get the SMTP listeners' certificate for POSTLINE_SMTP_HOSTNAME from an ACME CA (Let's Encrypt by default): the account's contact (giving it agrees to the CA's terms). Obtained at first start (the self-signed one until then), renewed when a third of its life is left, reloaded without dropping sessions, shared by all nodes (stored sealed in the database). The CA checks http-01 on POSTLINE_ACME_HTTP_PORT of every node with the smtp role. Not with POSTLINE_TLS_CERT",
+    read: emailAddress,
+  },
+  acmeDirectory: {
+    variable: 'POSTLINE_ACME_DIRECTORY',
+    shown: `\`${LETS_ENCRYPT}\``,
+    help: "the ACME CA's directory URL",
+    read: (raw, name, env) => url(['https:'])(raw, name, env) ?? LETS_ENCRYPT,
+  },
+  acmeHttpPort: {
+    variable: 'POSTLINE_ACME_HTTP_PORT',
+    help: "where every node with the smtp role answers the CA's http-01 challenges (port 80 as the CA reaches it; another when something in front forwards 80 to it)",
+    read: integer(80),
+  },
+  acmeCaFile: {
+    variable: 'POSTLINE_ACME_CA_FILE',
+    shown: 'unset (the trust store)',
+    help: "a PEM file of the CA that the ACME directory's HTTPS certificate comes from, for a private ACME server (step-ca, Pebble)",
+    read: optionalText,
   },
   smtpMessageMemoryBytes: {
     variable: 'POSTLINE_SMTP_MEMORY_MB',
@@ -482,6 +511,7 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config: Record<string, unknown> = {};
   for (const [key, setting] of Object.entries(SETTINGS)) config[key] = setting.read(env[setting.variable], setting.variable, env);
+  if (config.acmeEmail && config.tlsCertFile) throw new ConfigError('POSTLINE_ACME_EMAIL and POSTLINE_TLS_CERT both choose the SMTP certificate: set one');
   return config as unknown as Config;
 }
 

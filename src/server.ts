@@ -57,6 +57,7 @@ import { installSecretBox } from './secrets/keyring.js';
 import { loadSecretBox } from './secrets/secret-key.js';
 import { prepareStoredSecrets } from './secrets/stored-secrets.js';
 import { DkimRotation, dkimRotationDeps } from './domains/dkim-rotation.js';
+import { OwnCertificate } from './certificates/own-certificate.js';
 
 export interface Postline {
   config: Config;
@@ -210,6 +211,18 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
       lastStops.push(() => started.stop(phase === 'stopping' ? Math.round(config.shutdownTimeoutMs / 3) : 0));
       await smtp.start();
       smtpPorts = smtp.ports;
+      if (config.acmeEmail && smtpPorts.starttls.length + smtpPorts.implicit.length > 0) {
+        const certificate = new OwnCertificate({
+          db,
+          hostname: config.smtpHostname,
+          listenHost: config.host,
+          acme: { email: config.acmeEmail, directoryUrl: config.acmeDirectory, httpPort: config.acmeHttpPort, caFile: config.acmeCaFile },
+          logger: logger.child({ role: 'smtp' }),
+          onCertificate: (pair) => started.useCertificate(pair),
+        });
+        stops.push(() => certificate.stop());
+        await certificate.start();
+      }
       running.set('smtp', () => phase === 'ready');
     }
     lastStops.push(async () => {

@@ -25,8 +25,20 @@ export const THREADS = ['main', 'worker'] as const;
 
 export const emailsAccepted = new Counter({
   name: 'postline_emails_accepted_total',
-  help: 'Emails accepted (committed with their queue rows and email.sent), by how they came in: `api` (POST /emails and /emails/batch), `smtp` (submission), `broadcast` (fan-out), `automation` (send_email steps). Emails whose recipients are all suppressed count too.',
+  help: "Emails accepted (committed with their queue rows and email.sent), by how they came in: `api` (POST /emails and /emails/batch), `smtp` (submission), `broadcast` (fan-out), `automation` (send_email steps), `report` (Postline's own TLS reports). Emails whose recipients are all suppressed count too.",
   labelNames: ['ingress'] as const,
+  registers,
+});
+
+export const acmeFailures = new Counter({
+  name: 'postline_acme_failures_total',
+  help: "Orders of the SMTP listeners' certificate from the ACME CA (POSTLINE_ACME_EMAIL) that failed on this node; the certificate in use stays, and the order is tried again after a back-off (1 minute, growing to 6 hours).",
+  registers,
+});
+
+export const certificateExpiry = new Gauge({
+  name: 'postline_tls_certificate_expiry_timestamp_seconds',
+  help: "When the certificate this node's SMTP listeners present from the ACME CA ends (Unix seconds); absent without POSTLINE_ACME_EMAIL. Renewed when a third of its life is left.",
   registers,
 });
 

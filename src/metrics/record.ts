@@ -5,6 +5,8 @@
 // a small object by a fixed key, never building a labels object per call (bench/metrics-cost.ts
 // prices each call: tens to hundreds of nanoseconds).
 import {
+  acmeFailures,
+  certificateExpiry,
   acceptToDelivered,
   DELIVERY_OUTCOMES,
   deliveryOutcomes,
@@ -132,4 +134,14 @@ export function webhookAttempted(ok: boolean, eventCreatedAt: Date): void {
   if (recording === 0) return;
   webhookOutcomes[ok ? 'success' : 'failure'].inc();
   if (ok) webhookLag.observe(Math.max(0, Date.now() - eventCreatedAt.getTime()) / 1000);
+}
+
+/** An ACME order of the SMTP certificate failed (certificates/own-certificate.ts). */
+export function acmeFailed(): void {
+  if (recording > 0) acmeFailures.inc();
+}
+
+/** The SMTP listeners now present a certificate that ends at `notAfter`. */
+export function certificateExpiresAt(notAfter: Date): void {
+  if (recording > 0) certificateExpiry.set(notAfter.getTime() / 1000);
 }

@@ -6,7 +6,7 @@
 import { isSealed, type SecretBox, SecretKeyError } from './secret-box.js';
 
 /** What each kind of stored secret is sealed as (bound to it: one cannot stand in for another). */
-export type SecretPurpose = 'dkim-private-key' | 'webhook-signing-secret' | 'url-signing-secret';
+export type SecretPurpose = 'dkim-private-key' | 'webhook-signing-secret' | 'url-signing-secret' | 'tls-private-key' | 'acme-account-key';
 
 const MAX_OPENED = 10_000;
 

@@ -17,6 +17,8 @@ const STORED: { table: string; key: string; column: string; purpose: SecretPurpo
   { table: 'webhooks', key: 'id::text', column: 'signing_secret', purpose: 'webhook-signing-secret' },
   { table: 'webhooks', key: 'id::text', column: 'previous_signing_secret', purpose: 'webhook-signing-secret' },
   { table: 'server_secrets', key: 'name', column: 'secret', purpose: 'url-signing-secret' },
+  { table: 'tls_certificates', key: 'hostname', column: 'private_key', purpose: 'tls-private-key' },
+  { table: 'acme_accounts', key: 'directory_url', column: 'account_key', purpose: 'acme-account-key' },
 ];
 
 const BATCH = 500;

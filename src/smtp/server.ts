@@ -91,6 +91,12 @@ export class SmtpServer {
     }
   }
 
+  /** Presents this certificate from now on (an ACME renewal): new handshakes get it, open sessions keep theirs. */
+  useCertificate(pair: { key: string; cert: string }): void {
+    for (const listener of this.listeners) listener.updateSecureContext({ key: pair.key, cert: pair.cert });
+    this.deps.logger.info(`SMTP: presenting the certificate for ${this.deps.config.smtpHostname} from the ACME CA`);
+  }
+
   /** From now on new sessions get 421 (the node is stopping); open ones go on. */
   drain(): void {
     this.connections.draining = true;

@@ -29,7 +29,8 @@ export interface TestPebble {
 
 const START_TIMEOUT_MS = 10_000;
 
-export async function startPebble(options: { dnsServer: string; httpPort: number; tlsPort: number }): Promise<TestPebble> {
+/** `validitySeconds`: how long the certificates it issues last (Pebble's default: five years). */
+export async function startPebble(options: { dnsServer: string; httpPort: number; tlsPort: number; validitySeconds?: number }): Promise<TestPebble> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'postline-pebble-'));
   try {
     // Pebble's own HTTPS: `localhost` is the name its URLs carry (issueCertificate takes DNS names only).
@@ -83,7 +84,7 @@ export async function startPebble(options: { dnsServer: string; httpPort: number
   }
 }
 
-function pebbleConfig(dir: string, port: number, managementPort: number, options: { httpPort: number; tlsPort: number }) {
+function pebbleConfig(dir: string, port: number, managementPort: number, options: { httpPort: number; tlsPort: number; validitySeconds?: number }) {
   return {
     pebble: {
       listenAddress: `127.0.0.1:${port}`,
@@ -92,6 +93,7 @@ function pebbleConfig(dir: string, port: number, managementPort: number, options
       privateKey: path.join(dir, 'key.pem'),
       httpPort: options.httpPort,
       tlsPort: options.tlsPort,
+      ...(options.validitySeconds ? { certificateValidityPeriod: options.validitySeconds } : {}),
       ocspResponderURL: '',
       externalAccountBindingRequired: false,
     },
@@ -140,7 +142,8 @@ async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-async function freePort(): Promise<number> {
+/** A port nothing listens on now (another process may take it before the caller binds it). */
+export async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
