@@ -17,6 +17,7 @@ import { DnsTemporaryError, type DnsResolver } from '../dns/resolver.js';
 import { recordEvents } from '../events/record-events.js';
 import type { Logger } from '../logger.js';
 import { sealSecret } from '../secrets/keyring.js';
+import { type RecordTargets, recordTargets } from './dns-records.js';
 import { DOMAIN_COLUMNS, domainEventData } from './domain-view.js';
 
 const generateKeyPair = promisify(crypto.generateKeyPair);
@@ -60,8 +61,11 @@ export const DKIM_KEYS_SCHEMA = array(KEY_SCHEMA, {
 /** The domain's keys, newest first, as GET /domains/:id shows them. */
 export async function dkimKeys(q: Queryable, domainId: string) {
   const rows = await q.query(
-    `SELECT selector, status, public_key, record_status, created_at, activated_at, retire_at, retired_at
-       FROM domain_dkim_keys WHERE domain_id = $1 ORDER BY created_at DESC, selector DESC`,
+    // The active key's record is the domain's DKIM record: its status is the domain's last verification's.
+    `SELECT k.selector, k.status, k.public_key, k.created_at, k.activated_at, k.retire_at, k.retired_at,
+            CASE WHEN k.status = 'active' THEN coalesce(d.record_status->>'dkim', k.record_status) ELSE k.record_status END AS record_status
+       FROM domain_dkim_keys k JOIN domains d ON d.id = k.domain_id
+      WHERE k.domain_id = $1 ORDER BY k.created_at DESC, k.selector DESC`,
     [domainId],
   );
   return rows.map((r) => ({
@@ -80,16 +84,16 @@ export async function dkimKeys(q: Queryable, domainId: string) {
 export function dkimRotationDeps(
   db: Db,
   dns: DnsResolver,
-  config: { smtpHostname: string; dkimRetireAfterMs: number; maxQueueAgeMs: number },
+  config: { smtpHostname: string; publicUrl: string; dkimRetireAfterMs: number; maxQueueAgeMs: number },
   logger?: Logger,
 ): RotationDeps {
-  return { db, dns, mtaHost: config.smtpHostname, retireAfterMs: Math.max(config.dkimRetireAfterMs, config.maxQueueAgeMs), logger };
+  return { db, dns, hosts: recordTargets(config), retireAfterMs: Math.max(config.dkimRetireAfterMs, config.maxQueueAgeMs), logger };
 }
 
 interface RotationDeps {
   db: Db;
   dns: DnsResolver;
-  mtaHost: string;
+  hosts: RecordTargets;
   /** POSTLINE_DKIM_RETIRE_AFTER, raised to POSTLINE_MAX_QUEUE_AGE when shorter (ms). */
   retireAfterMs: number;
   logger?: Logger;
@@ -104,7 +108,7 @@ export class DkimRotation {
   /** Starts a rotation, or answers the one under way (a second request changes nothing). */
   async rotate(principal: Principal, id: string) {
     const row = isUuid(id)
-      ? await this.deps.db.one('SELECT id, placeholder FROM domains WHERE id = $1 AND account_id = $2', [id, principal.accountId])
+      ? await this.deps.db.one('SELECT id, placeholder, sandboxed FROM domains WHERE id = $1 AND account_id = $2', [id, principal.accountId])
       : undefined;
     if (!row) throw notFound('Domain');
     if (row.placeholder) throw validation('The domain is still claimed from another account: verify its claim first.');
@@ -154,7 +158,9 @@ export class DkimRotation {
       ]);
       if (!key) return undefined;
       await q.query(
-        `UPDATE domain_dkim_keys SET status = 'retiring', retire_at = now() + $2 * interval '1 millisecond' WHERE domain_id = $1 AND status = 'active'`,
+        `UPDATE domain_dkim_keys k SET status = 'retiring', retire_at = now() + $2 * interval '1 millisecond',
+                record_status = coalesce((SELECT d.record_status->>'dkim' FROM domains d WHERE d.id = k.domain_id), k.record_status)
+          WHERE k.domain_id = $1 AND k.status = 'active'`,
         [domainId, this.deps.retireAfterMs],
       );
       await q.query(
@@ -168,7 +174,7 @@ export class DkimRotation {
           WHERE id = $1 RETURNING account_id, ${DOMAIN_COLUMNS}`,
         [domainId, pending.selector, key.private_key, pending.public_key],
       );
-      await recordEvents(q, [{ accountId: domain!.account_id, type: 'domain.updated', data: domainEventData(domain!, this.deps.mtaHost) }]);
+      await recordEvents(q, [{ accountId: domain!.account_id, type: 'domain.updated', data: domainEventData(domain!, this.deps.hosts) }]);
       return domain;
     });
     if (switched) this.deps.logger?.info({ domain: pending.name, selector: pending.selector }, 'DKIM: the new key signs from now on');
@@ -204,7 +210,7 @@ export class DkimRotation {
         doc: {
           summary: "Rotate a domain's DKIM key",
           description:
-            "A new key under a new selector waits for its TXT record (`pending.record`); mail is signed with the current key until the record is found (POST /domains/:id/verify, or within a minute), then with the new one. The replaced key's record should stay published until its `retire_at`. A rotation under way is answered again, not started twice.",
+            "A new key under a new selector waits for its TXT record (`pending.record`); mail is signed with the current key until the record is found (POST /domains/:id/verify, or within a minute), then with the new one. The replaced key's record should stay published until its `retire_at`. A rotation under way is answered again, not started twice. A sandboxed domain switches at once (`pending` is null).",
           addition: true,
           response: {
             status: 200,

@@ -1,7 +1,9 @@
 // The Domains page in a real browser: a domain added in the UI is not verified until its
 // records are on the (loopback) DNS server; "Verify now" then shows each record verified. Its
-// settings saved in the UI are what the API reads back, and it is deleted only after the
-// confirmation. Another account's domain is not found.
+// settings saved in the UI are what the API reads back. Its DKIM key is rotated through a
+// confirmation: the new key waits, pending, until its record is published and verified, then
+// signs, and the old one is retiring until its time. It is deleted only after the confirmation.
+// Another account's domain is not found.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
@@ -11,6 +13,18 @@ import { startTestPostline, type TestPostline } from '../support/postline.js';
 import { assertAccessible, launchChromium, screenshot, signInNewUser } from './browser.js';
 
 const NAME = 'pages.postline.test';
+
+interface DkimKey {
+  selector: string;
+  status: string;
+  record: { name: string; type: string; value: string };
+  record_status: string;
+  created_at: string;
+  activated_at: string | null;
+  retire_at: string | null;
+}
+
+const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('dashboard: a domain added, verified, set up and deleted in a browser', () => {
   let t: TestPostline;
@@ -101,6 +115,104 @@ describe('dashboard: a domain added, verified, set up and deleted in a browser',
     assert.equal(await page.getByLabel('Track opens').isChecked(), true);
     assert.equal(await page.getByLabel("TLS to recipients' servers").inputValue(), 'enforced');
     await screenshot(page, 'domains-02-settings-saved');
+  });
+
+  // Postline's DKIM keys on the domain (GET /domains/:id dkim_keys), as the API lists them.
+  const apiKeys = async () => ((await t.resend.domains.get(id)).data as unknown as { dkim_keys: DkimKey[] }).dkim_keys;
+  const keysSection = () => page.getByRole('region', { name: 'DKIM keys' });
+  const keyRow = (selector: string) => keysSection().locator(`tbody tr[data-selector="${selector}"]`);
+  const rowText = async (selector: string) => (await keyRow(selector).locator('td').allTextContents()).join(' ').replace(/\s+/g, ' ');
+  // The page's formatTime, in the browser's locale.
+  const shownTime = (value: string) => page.evaluate((v) => new Date(v.replace(' ', 'T').replace(/\+00$/, 'Z')).toLocaleString(), value);
+  let pendingValue: string;
+
+  it('rotates the DKIM key after a confirmation: the new key waits, pending, with its record to publish', async () => {
+    // Receiving, enabled above, added its MX record: published too, so the domain stays verified throughout.
+    publishRecords(t, NAME, (await t.resend.domains.get(id)).data!.records as PublishedRecord[]);
+    await page.goto(`${t.url}/dashboard/domains/${id}`);
+    await keyRow('postline').waitFor();
+    assert.equal(await keysSection().locator('tbody tr').count(), 1);
+    // The signing key's record is the domain's DKIM record, verified with it.
+    assert.match(await rowText('postline'), /active .*verified Active since /);
+    // Cancelled: nothing changes.
+    await page.getByRole('button', { name: 'Rotate DKIM key' }).click();
+    const dialog = page.getByRole('dialog', { name: `Rotate the DKIM key of ${NAME}?` });
+    await dialog.waitFor();
+    assert.match(
+      (await dialog.textContent()) ?? '',
+      /new TXT record to publish[\s\S]*current signature \(postline\) until the new record is found[\s\S]*Keep the current key's record published until its retire time/,
+    );
+    await screenshot(page, 'domains-05-dkim-rotate-confirmation');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    assert.equal((await apiKeys()).length, 1, 'cancel starts no rotation');
+
+    await page.getByRole('button', { name: 'Rotate DKIM key' }).click();
+    await dialog.getByRole('button', { name: 'Rotate key' }).click();
+    await keyRow('postline2').waitFor();
+    assert.equal(await dialog.isVisible(), false);
+    const keys = await apiKeys();
+    assert.deepEqual(
+      keys.map((k) => [k.selector, k.status]),
+      [
+        ['postline2', 'pending'],
+        ['postline', 'active'],
+      ],
+    );
+    pendingValue = keys[0]!.record.value;
+    assert.match(pendingValue, /^p=[A-Za-z0-9+/=]{300,}$/);
+    // The new key first, with its record and a copy button; the current one still signs.
+    assert.equal(await keysSection().locator('tbody tr').first().getAttribute('data-selector'), 'postline2');
+    assert.equal(await keyRow('postline2').locator('code.value').textContent(), pendingValue);
+    assert.equal(await keyRow('postline2').locator('td[data-label="Name"]').textContent(), 'postline2._domainkey');
+    await keyRow('postline2').getByRole('button', { name: 'Copy TXT value of DKIM key postline2' }).waitFor();
+    assert.match(await rowText('postline2'), new RegExp(`pending .*not started Created ${literally(await shownTime(keys[0]!.created_at))}`));
+    assert.match(await rowText('postline'), /active .*verified Active since /);
+    // The record is also among the domain's records to publish.
+    await page.locator('table.records tbody tr').filter({ hasText: 'postline2._domainkey' }).waitFor();
+    // Another rotation is not offered while this one is under way.
+    assert.equal(await page.getByRole('button', { name: 'Rotate DKIM key' }).count(), 0);
+    assert.equal(await page.getByRole('button', { name: 'Rotation under way' }).isDisabled(), true);
+    await keysSection().getByText('Rotation under way: publish the TXT record of the new key, postline2').waitFor();
+    // Verified before it is published: not found, still pending.
+    await page.getByRole('button', { name: 'Verify the new record' }).click();
+    await keysSection().getByText('Last check: not found yet.').waitFor();
+    assert.match(await rowText('postline2'), /pending .* failed Created/);
+    assert.equal((await apiKeys())[0]!.status, 'pending');
+    await assertAccessible(page, 'a DKIM rotation under way');
+    await screenshot(page, 'domains-06-dkim-pending');
+  });
+
+  it('signs with the new key once its record is published and verified; the old one retires, its record kept until its time', async () => {
+    t.dns.set(`postline2._domainkey.${NAME}`, { TXT: [`v=DKIM1; k=rsa; ${pendingValue}`] });
+    await page.getByRole('button', { name: 'Verify the new record' }).click();
+    await page.getByRole('status').filter({ hasText: 'Found: postline2 signs mail from now on.' }).waitFor();
+    const keys = await apiKeys();
+    assert.deepEqual(
+      keys.map((k) => [k.selector, k.status]),
+      [
+        ['postline2', 'active'],
+        ['postline', 'retiring'],
+      ],
+    );
+    assert.equal(keys[0]!.record_status, 'verified');
+    const [added, replaced] = keys as [DkimKey, DkimKey];
+    assert.ok(replaced.retire_at && new Date(replaced.retire_at.replace(' ', 'T').replace(/\+00$/, 'Z')) > new Date(), 'retires later');
+    assert.match(await rowText('postline2'), new RegExp(`active .*verified Active since ${literally(await shownTime(added.activated_at!))}`));
+    assert.match(
+      await rowText('postline'),
+      new RegExp(`retiring .*not looked up Keep its record published until ${literally(await shownTime(replaced.retire_at!))}`),
+    );
+    assert.equal(await keyRow('postline').locator('code.value').textContent(), replaced.record.value, "the old key's record is still shown");
+    // Signing moved: the domain's DKIM record is the new key's; the domain stays verified.
+    const { data } = await t.resend.domains.get(id);
+    assert.equal(data?.status, 'verified');
+    assert.deepEqual(
+      data?.records.filter((r) => r.record === 'DKIM').map((r) => r.name),
+      ['postline2._domainkey'],
+    );
+    await page.getByRole('button', { name: 'Rotate DKIM key' }).waitFor();
+    await assertAccessible(page, 'a DKIM key rotated, the old one retiring');
+    await screenshot(page, 'domains-07-dkim-rotated');
   });
 
   it("answers not found for another account's domain", async () => {

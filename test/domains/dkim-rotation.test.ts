@@ -136,3 +136,46 @@ describe('DKIM key rotation', () => {
     assert.equal(bad.status, 404);
   });
 });
+
+describe('DKIM key rotation of a sandboxed domain', () => {
+  let t: TestPostline;
+  before(async () => {
+    t = await startTestPostline({ env: { POSTLINE_SANDBOX: 'true' } });
+  });
+  after(() => t?.stop());
+
+  const sendAndCatch = async (subject: string) => {
+    const { error } = await t.resend.emails.send({ from: 'hello@sandboxed.test', to: 'someone@example.org', subject, text: 'Hi' });
+    assert.equal(error, null);
+    let caught: any;
+    await eventually(
+      async () => {
+        caught = (await rawRequest(t, 'GET', '/sandbox/messages')).body.data.find((m: any) => m.subject === subject);
+        return caught !== undefined;
+      },
+      15_000,
+      `${subject} caught`,
+    );
+    return caught;
+  };
+
+  it('switches at once (nothing to publish), and the catcher verifies mail signed with the new key', async () => {
+    assert.equal((await sendAndCatch('before')).dkim, 'pass');
+    const { data } = await t.resend.domains.list();
+    const id = data!.data.find((d) => d.name === 'sandboxed.test')!.id;
+    const rotated = await rawRequest(t, 'POST', `/domains/${id}/dkim/rotate`);
+    assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
+    assert.equal(rotated.body.pending, null);
+    assert.deepEqual(
+      rotated.body.keys.map((k: any) => [k.selector, k.status]),
+      [
+        ['postline2', 'active'],
+        ['postline', 'retiring'],
+      ],
+    );
+    const after = await sendAndCatch('after');
+    assert.equal(after.dkim, 'pass');
+    const raw = await (await fetch(`${t.url}/sandbox/messages/${after.id}/raw`, { headers: { authorization: `Bearer ${t.apiKey}` } })).text();
+    assert.match(raw, /DKIM-Signature:[\s\S]*?\bs=postline2;/);
+  });
+});

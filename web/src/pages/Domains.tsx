@@ -1,11 +1,12 @@
 // Domains: the account's sending domains (GET /domains), adding one, and a domain's page with
 // the DNS records to publish (each value with a copy button and its status), verify now, the
-// tracking, TLS and capability settings (PATCH /domains/:id), where it is in its warm-up, and
-// delete after a confirmation. A domain another account holds is claimed instead
+// tracking, TLS and capability settings (PATCH /domains/:id), its DKIM keys with their rotation
+// (POST /domains/:id/dkim/rotate, after a confirmation), where it is in its warm-up, and delete
+// after a confirmation. A domain another account holds is claimed instead
 // (domain-claim.tsx): its placeholder is marked, with the TXT record to publish and "Verify claim".
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, type Domain, type List } from '../api';
+import { api, type DnsRecord, type Domain, type List } from '../api';
 import { ConfirmDialog, CopyButton, ErrorMessage, formatTime } from '../components';
 import { forgetList, ListTable } from '../list-table';
 import { follow, navigate } from '../router';
@@ -87,9 +88,38 @@ function AddDomain() {
   );
 }
 
+/** A DKIM key of the domain (GET /domains/:id `dkim_keys`, newest first; Postline's addition). */
+interface DkimKey {
+  selector: string;
+  status: 'pending' | 'active' | 'retiring' | 'retired';
+  record: { name: string; type: 'TXT'; value: string };
+  record_status: string;
+  created_at: string;
+  activated_at: string | null;
+  retire_at: string | null;
+  retired_at: string | null;
+}
+
+/** GET /domains/:id: the domain with its DKIM keys (absent from what POST /domains answers, put in the cache first). */
+type DomainDetail = Domain & { dkim_keys?: DkimKey[] };
+
+interface DkimRotation {
+  object: 'dkim_rotation';
+  domain_id: string;
+  pending: DkimKey | null;
+  keys: DkimKey[];
+}
+
+const isPending = (k: DkimKey) => k.status === 'pending';
+
 export function DomainPage({ id }: { id: string }) {
   const queryClient = useQueryClient();
-  const domain = useQuery({ queryKey: ['domain', id], queryFn: () => api<Domain>('GET', `/domains/${encodeURIComponent(id)}`) });
+  const domain = useQuery({
+    queryKey: ['domain', id],
+    queryFn: () => api<DomainDetail>('GET', `/domains/${encodeURIComponent(id)}`),
+    // A pending key's record is also looked for by Postline every minute: the page follows.
+    refetchInterval: (query) => (query.state.data?.dkim_keys?.some(isPending) ? 30_000 : false),
+  });
   const refresh = () => {
     forgetList(queryClient, ['domains']);
     return queryClient.invalidateQueries({ queryKey: ['domain', id] });
@@ -168,6 +198,7 @@ export function DomainPage({ id }: { id: string }) {
               </tbody>
             </table>
           </div>
+          {!d.placeholder && d.dkim_keys && <DkimKeys domain={d} keys={d.dkim_keys} onChanged={refresh} />}
           {d.warmup !== undefined && <DomainWarmup warmup={d.warmup} />}
           <DomainSettings domain={d} onSaved={refresh} />
           <DeleteDomain domain={d} />
@@ -223,6 +254,166 @@ function DomainSettings({ domain, onSaved }: { domain: Domain; onSaved: () => Pr
       <ErrorMessage error={save.error} />
     </form>
   );
+}
+
+/**
+ * The domain's DKIM keys, each with its TXT record, and "Rotate DKIM key" after a confirmation.
+ * While a rotation is under way its key is listed first, with "Verify the new record"; rotating
+ * again would only answer the same key, so the button says so instead.
+ */
+function DkimKeys({ domain, keys, onChanged }: { domain: DomainDetail; keys: DkimKey[]; onChanged: () => Promise<unknown> }) {
+  const queryClient = useQueryClient();
+  const [asking, setAsking] = useState(false);
+  const path = `/domains/${encodeURIComponent(domain.id)}`;
+  const rotate = useMutation({
+    mutationFn: () => api<DkimRotation>('POST', `${path}/dkim/rotate`),
+    onSuccess: (rotation) => {
+      setAsking(false);
+      // The new key at once; the domain read again for its records (the new key's is among them).
+      queryClient.setQueryData<DomainDetail>(['domain', domain.id], (d) => d && { ...d, dkim_keys: rotation.keys });
+      return onChanged();
+    },
+    // Said on the page, not behind the dialog.
+    onError: () => setAsking(false),
+  });
+  const verify = useMutation({ mutationFn: () => api('POST', `${path}/verify`), onSuccess: onChanged });
+  const pending = keys.find(isPending);
+  const active = keys.find((k) => k.status === 'active');
+  return (
+    <section aria-labelledby="dkim-keys-title">
+      <h2 id="dkim-keys-title">DKIM keys</h2>
+      <p>
+        Mail from {domain.name} is signed with the active key, which receiving servers check against its TXT record. Rotating makes a new key: it signs once its
+        record is found, and the key it replaces retires after a while.
+      </p>
+      <div className="table-wrap">
+        <table className="dkim-keys">
+          <thead>
+            <tr>
+              <th scope="col">Selector</th>
+              <th scope="col">Key status</th>
+              <th scope="col">Name</th>
+              <th scope="col">TXT value</th>
+              <th scope="col">Record status</th>
+              <th scope="col">Time</th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.map((k) => (
+              <tr key={k.selector} data-selector={k.selector}>
+                <td data-label="Selector">{k.selector}</td>
+                <td data-label="Key status">
+                  <Status value={k.status} />
+                </td>
+                <td data-label="Name">
+                  <code className="record-name">{k.record.name}</code>
+                </td>
+                <td data-label="TXT value">
+                  <div className="copy-row">
+                    <code className="value">{k.record.value}</code>
+                    <CopyButton value={k.record.value} label={`Copy TXT value of DKIM key ${k.selector}`} />
+                  </div>
+                </td>
+                <td data-label="Record status">
+                  <KeyRecordStatus dkimKey={k} records={domain.records ?? []} />
+                </td>
+                <td data-label="Time">
+                  <KeyTime dkimKey={k} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {pending ? (
+        <>
+          <p className="notice">
+            Rotation under way: publish the TXT record of the new key, {pending.selector}, at <code className="record-name">{pending.record.name}</code>, then
+            verify it. {active ? `Mail is signed with ${active.selector} until the record is found. ` : ''}Postline also looks for it every minute.
+            {pending.record_status === 'failed' && ' Last check: not found yet.'}
+            {pending.record_status === 'temporary_failure' && ' Last check: the DNS lookup failed for now; it is tried again.'}
+          </p>
+          <div className="row">
+            <button type="button" onClick={() => verify.mutate()} disabled={verify.isPending}>
+              {verify.isPending ? 'Verifying…' : 'Verify the new record'}
+            </button>
+            <button type="button" className="secondary" disabled>
+              Rotation under way
+            </button>
+          </div>
+        </>
+      ) : (
+        <div className="row">
+          <button type="button" onClick={() => setAsking(true)} disabled={rotate.isPending}>
+            {rotate.isPending ? 'Rotating…' : 'Rotate DKIM key'}
+          </button>
+          {verify.isSuccess && !verify.isPending && active && <span role="status">Found: {active.selector} signs mail from now on.</span>}
+        </div>
+      )}
+      <ErrorMessage error={rotate.error ?? verify.error} />
+      <ConfirmDialog
+        open={asking}
+        title={`Rotate the DKIM key of ${domain.name}?`}
+        confirm="Rotate key"
+        onConfirm={() => rotate.mutate()}
+        onClose={() => setAsking(false)}
+      >
+        {domain.sandboxed ? (
+          <p>Postline makes a new key. This domain is sandboxed and publishes nothing, so the new key signs at once and the current one retires.</p>
+        ) : (
+          <>
+            <p>Postline makes a new key, with a new TXT record to publish at your DNS provider.</p>
+            <p>
+              Mail keeps the current signature{active ? ` (${active.selector})` : ''} until the new record is found, when you verify it or when Postline looks,
+              every minute. Then the new key signs.
+            </p>
+            <p>
+              Keep the current key's record published until its retire time, shown here once the new key signs: mail signed with it may still be on its way.
+            </p>
+          </>
+        )}
+      </ConfirmDialog>
+    </section>
+  );
+}
+
+/**
+ * What is known of a key's record: a pending key's last look-up; the signing key's record is the
+ * domain's DKIM record, which "Verify now" looks up; a replaced key's is looked up no more.
+ */
+function KeyRecordStatus({ dkimKey: k, records }: { dkimKey: DkimKey; records: DnsRecord[] }) {
+  if (k.status === 'pending') return <Status value={k.record_status} />;
+  if (k.status === 'active') return <Status value={records.find((r) => r.record === 'DKIM' && r.name === k.record.name)?.status ?? k.record_status} />;
+  return <span className="hint">not looked up</span>;
+}
+
+/** The time that matters for a key in its state: made, signing since, retiring until, retired. */
+function KeyTime({ dkimKey: k }: { dkimKey: DkimKey }) {
+  switch (k.status) {
+    case 'pending':
+      return (
+        <>
+          Created {formatTime(k.created_at)}
+          <span className="hint block">Signs once its record is found.</span>
+        </>
+      );
+    case 'active':
+      return <>Active since {formatTime(k.activated_at ?? k.created_at)}</>;
+    case 'retiring':
+      return (
+        <>
+          Keep its record published until {formatTime(k.retire_at)}
+          <span className="hint block">It retires then: mail signed with it may still be on its way.</span>
+        </>
+      );
+    case 'retired':
+      return (
+        <>
+          Retired {formatTime(k.retired_at)}
+          <span className="hint block">Its record may be removed.</span>
+        </>
+      );
+  }
 }
 
 function DeleteDomain({ domain }: { domain: Domain }) {
