@@ -60,6 +60,8 @@ export interface Config {
   acmeDirectory: string;
   acmeHttpPort: number;
   acmeCaFile: string | undefined;
+  /** An HTTPS listener for the domains' tracking hosts, with ACME certificates; undefined: none. */
+  httpsPort: number | undefined;
   dnsServers: string[];
   outboundPort: number;
   /** Local addresses outgoing SMTP connections are bound to, in turn (delivery/outbound-ips.ts); empty: the system chooses. */
@@ -253,6 +255,12 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
     variable: 'POSTLINE_ACME_HTTP_PORT',
     help: "where every node with the smtp role answers the CA's http-01 challenges (port 80 as the CA reaches it; another when something in front forwards 80 to it)",
     read: integer(80),
+  },
+  httpsPort: {
+    variable: 'POSTLINE_HTTPS_PORT',
+    shown: 'unset (none)',
+    help: "an HTTPS listener (443 as clients reach it) for the domains' own tracking hosts (`tracking_subdomain`): each verified host gets its certificate from the ACME CA (needs POSTLINE_ACME_EMAIL) and serves only tracking; unset, a proxy in front terminates TLS for them",
+    read: (raw, name, env) => (unset(raw) ? undefined : integer(443)(raw, name, env)),
   },
   acmeCaFile: {
     variable: 'POSTLINE_ACME_CA_FILE',
@@ -512,6 +520,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config: Record<string, unknown> = {};
   for (const [key, setting] of Object.entries(SETTINGS)) config[key] = setting.read(env[setting.variable], setting.variable, env);
   if (config.acmeEmail && config.tlsCertFile) throw new ConfigError('POSTLINE_ACME_EMAIL and POSTLINE_TLS_CERT both choose the SMTP certificate: set one');
+  if (config.httpsPort !== undefined && !config.acmeEmail) {
+    throw new ConfigError('POSTLINE_HTTPS_PORT serves the tracking hosts with certificates from an ACME CA: set POSTLINE_ACME_EMAIL too');
+  }
   return config as unknown as Config;
 }
 

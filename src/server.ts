@@ -57,7 +57,10 @@ import { installSecretBox } from './secrets/keyring.js';
 import { loadSecretBox } from './secrets/secret-key.js';
 import { prepareStoredSecrets } from './secrets/stored-secrets.js';
 import { DkimRotation, dkimRotationDeps } from './domains/dkim-rotation.js';
-import { OwnCertificate } from './certificates/own-certificate.js';
+import { startOwnCertificates } from './certificates/own-certificates.js';
+import { recordTargets } from './domains/dns-records.js';
+import { TrackingHosts } from './tracking/tracking-hosts.js';
+import { challengeRoutes } from './certificates/tracking-https.js';
 
 export interface Postline {
   config: Config;
@@ -69,6 +72,8 @@ export interface Postline {
   url: string | undefined;
   /** Ports the smtp role listens on (the bound ones, when configured as 0); empty without it. */
   smtpPorts: SmtpPorts;
+  /** The tracking hosts' HTTPS port (POSTLINE_HTTPS_PORT, the bound one when 0); undefined without it. */
+  httpsPort: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -111,7 +116,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
     const requestLogs = new RequestLogs(db, (err) => logger.error({ err }, 'request log write failed'));
     const dns = new DnsResolver(config.dnsServers);
     const dkimRotation = new DkimRotation(dkimRotationDeps(db, dns, config, logger));
-    const domains = new Domains({ db, dns, mtaHost: config.smtpHostname, sandbox: config.sandbox, outboundIps: config.outboundIps, dkimRotation });
+    const domains = new Domains({ db, dns, hosts: recordTargets(config), sandbox: config.sandbox, outboundIps: config.outboundIps, dkimRotation });
     // Mail from unauthenticated clients (receiving domains, DSNs to return paths): the smtp role hands it over.
     const inbound = new InboundMail({ db, dns, config, logger: logger.child({ role: 'smtp' }) });
 
@@ -130,6 +135,8 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
     const nodeId = roles.has('worker') ? crypto.randomUUID() : undefined;
 
     let url: string | undefined;
+    /** What the certificates need of the API (the tracking hosts' HTTPS listener hands it requests). */
+    let api: Parameters<typeof startOwnCertificates>[0]['api'];
     if (roles.has('api')) {
       // The dashboard's users sign in with a session cookie; until one exists, a set-up link.
       const sessions = new Sessions(db, { idleMs: config.dashboardIdleTimeoutMs, secureCookie: config.publicUrl.startsWith('https:') });
@@ -145,7 +152,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
         ...apiKeys.routes(),
         ...new OAuthGrants(db, apiKeys).routes(),
         ...domains.routes(),
-        ...new DomainClaims({ db, dns, mtaHost: config.smtpHostname, sandbox: config.sandbox }).routes(),
+        ...new DomainClaims({ db, dns, hosts: recordTargets(config), sandbox: config.sandbox }).routes(),
         ...inboundRoutes(db, config),
         ...inboxRoutes(db, accept),
         ...emailRoutes(db, config, dns, accept),
@@ -164,11 +171,17 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
         ...queueRoutes(db, new ProviderTable(config.providers)),
         ...(config.sandbox ? sandboxRoutes(db) : []),
         ...healthRoutes(db, node),
+        ...challengeRoutes(db),
         ...(metrics?.routes(config.metricsToken) ?? []),
         ...openApiRoutes(() => routes),
       ];
+      // A customer's tracking host serves tracking requests only (http/tracking-hosts.ts).
+      const trackingHosts = new TrackingHosts(db, logger.child({ role: 'api' }));
+      await trackingHosts.start();
+      stops.push(async () => trackingHosts.stop());
       const app = await buildApp({
         db,
+        trackingHosts,
         logger: logger.child({ role: 'api' }),
         bodyLimitBytes: config.bodyLimitBytes,
         trustProxy: config.trustProxy,
@@ -182,6 +195,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
         nodeId,
       });
       await app.listen({ port: config.port, host: config.host });
+      api = { handle: (req, res) => app.routing(req, res), trackingHosts };
       const address = app.server.address() as AddressInfo;
       const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
@@ -211,20 +225,17 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
       lastStops.push(() => started.stop(phase === 'stopping' ? Math.round(config.shutdownTimeoutMs / 3) : 0));
       await smtp.start();
       smtpPorts = smtp.ports;
-      if (config.acmeEmail && smtpPorts.starttls.length + smtpPorts.implicit.length > 0) {
-        const certificate = new OwnCertificate({
-          db,
-          hostname: config.smtpHostname,
-          listenHost: config.host,
-          acme: { email: config.acmeEmail, directoryUrl: config.acmeDirectory, httpPort: config.acmeHttpPort, caFile: config.acmeCaFile },
-          logger: logger.child({ role: 'smtp' }),
-          onCertificate: (pair) => started.useCertificate(pair),
-        });
-        stops.push(() => certificate.stop());
-        await certificate.start();
-      }
       running.set('smtp', () => phase === 'ready');
     }
+    // Certificates from the ACME CA for the SMTP host name and the tracking hosts (POSTLINE_ACME_EMAIL).
+    const certificates = await startOwnCertificates({
+      db,
+      config,
+      logger: logger.child({ role: 'certificates' }),
+      smtp: smtp && smtpPorts.starttls.length + smtpPorts.implicit.length > 0 ? smtp : undefined,
+      api,
+    });
+    stops.push(() => certificates.stop());
     lastStops.push(async () => {
       await rateLimiter.close();
       await requestLogs.flush();
@@ -272,6 +283,7 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
       logger,
       url,
       smtpPorts,
+      httpsPort: certificates.httpsPort,
       async stop() {
         if (stopped) return;
         stopped = true;

@@ -16,7 +16,7 @@ import { acmeFailed, certificateExpiresAt } from '../metrics/record.js';
 import { openSecret, sealSecret } from '../secrets/keyring.js';
 import { type ChallengeResponder, obtainCertificate, type PublishedChallenge } from './acme.js';
 
-interface AcmeSettings {
+export interface AcmeSettings {
   email: string;
   directoryUrl: string;
   /** Where the http-01 responder listens (80 unless something in front forwards it). */
@@ -28,8 +28,6 @@ interface AcmeSettings {
 interface OwnCertificateDeps {
   db: Db;
   hostname: string;
-  /** The address the responder listens on (HOST). */
-  listenHost: string;
   acme: AcmeSettings;
   logger: Logger;
   /** A certificate to present from now on (the listeners reload it). */
@@ -49,18 +47,10 @@ export class OwnCertificate {
   private stopped = false;
   private loadedAt: number | undefined;
   private running: Promise<void> = Promise.resolve();
-  private responder: http.Server | undefined;
 
   constructor(private deps: OwnCertificateDeps) {}
 
-  /** The http-01 responder's port (after start). */
-  get httpPort(): number {
-    return (this.responder?.address() as AddressInfo | null)?.port ?? 0;
-  }
-
   async start(): Promise<void> {
-    this.responder = http.createServer((req, res) => void this.answerChallenge(req, res));
-    await new Promise<void>((resolve, reject) => this.responder!.once('error', reject).listen(this.deps.acme.httpPort, this.deps.listenHost, resolve));
     await this.deps.db.query('INSERT INTO tls_certificates (hostname) VALUES ($1) ON CONFLICT DO NOTHING', [this.deps.hostname]);
     await this.loadStored(); // what is stored already, at once
     this.running = this.tick();
@@ -70,7 +60,6 @@ export class OwnCertificate {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running.catch(() => {});
-    await new Promise<void>((resolve) => (this.responder ? this.responder.close(() => resolve()) : resolve()));
   }
 
   /** Loads a newer stored certificate, orders one when due, and schedules the next look. */
@@ -175,17 +164,29 @@ export class OwnCertificate {
       },
     };
   }
-
-  private async answerChallenge(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const token = /^\/\.well-known\/acme-challenge\/([A-Za-z0-9_-]{1,256})$/.exec(req.url ?? '')?.[1];
-    const row =
-      token && req.method === 'GET'
-        ? await this.deps.db.one('SELECT key_authorization FROM acme_challenges WHERE token = $1 AND expires_at > now()', [token]).catch(() => undefined)
-        : undefined;
-    if (!row) {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'text/plain' }).end(row.key_authorization);
-  }
 }
+
+/** The key authorization of an http-01 challenge in flight (acme_challenges), for every node's responder. */
+export async function challengeAnswer(db: Db, token: string): Promise<string | undefined> {
+  const row = await db.one('SELECT key_authorization FROM acme_challenges WHERE token = $1 AND expires_at > now()', [token]);
+  return row?.key_authorization;
+}
+
+/**
+ * Answers the CA's http-01 challenges from the database on POSTLINE_ACME_HTTP_PORT: only
+ * /.well-known/acme-challenge/<token>, 404 for anything else.
+ */
+export async function startChallengeResponder(db: Db, host: string, port: number): Promise<{ port: number; stop(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const token = CHALLENGE_PATH.exec(req.url ?? '')?.[1];
+    const answer = token && req.method === 'GET' ? challengeAnswer(db, token).catch(() => undefined) : Promise.resolve(undefined);
+    void answer.then((text) => (text ? res.writeHead(200, { 'content-type': 'text/plain' }).end(text) : res.writeHead(404).end()));
+  });
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const CHALLENGE_PATH = /^\/\.well-known\/acme-challenge\/([A-Za-z0-9_-]{1,256})$/;

@@ -116,6 +116,12 @@ export class DnsResolver {
       .map((a) => (Array.isArray(a.data) ? a.data : [a.data]).map((part) => part.toString()).join(''));
   }
 
+  /** The names a CNAME record at `name` points to (lower case, no trailing dot). */
+  async cname(name: string, options: LookupOptions = {}): Promise<string[]> {
+    const result = await this.lookup(name, 'CNAME', options);
+    return result.answers.filter((a): a is packet.StringAnswer => a.type === 'CNAME').map((a) => a.data.replace(/\.$/, '').toLowerCase());
+  }
+
   /** IPv4 then IPv6 addresses of a host. */
   async addresses(host: string): Promise<string[]> {
     return (await this.addressesSecure(host)).addresses;

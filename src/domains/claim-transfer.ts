@@ -72,7 +72,7 @@ export async function verifyClaim(deps: DomainClaimsDeps, claim: Row): Promise<R
         return (await latestClaim(q, claim.account_id, claim.domain_id))!;
       }
       await q.query('DELETE FROM domains WHERE id = $1', [holder.id]);
-      await recordEvents(q, [{ accountId: holder.account_id, type: 'domain.deleted', data: domainEventData(holder, deps.mtaHost) }]);
+      await recordEvents(q, [{ accountId: holder.account_id, type: 'domain.deleted', data: domainEventData(holder, deps.hosts) }]);
     }
     const domain = await q.one(
       `UPDATE domains SET placeholder = false, status = 'not_started', record_status = '{}', verified_at = NULL,
@@ -80,7 +80,7 @@ export async function verifyClaim(deps: DomainClaimsDeps, claim: Row): Promise<R
        WHERE id = $1 AND account_id = $2 AND placeholder RETURNING account_id, ${DOMAIN_COLUMNS}`,
       [claim.domain_id, claim.account_id],
     );
-    await recordEvents(q, [{ accountId: claim.account_id, type: 'domain.updated', data: domainEventData(domain!, deps.mtaHost) }]);
+    await recordEvents(q, [{ accountId: claim.account_id, type: 'domain.updated', data: domainEventData(domain!, deps.hosts) }]);
     await q.query(`UPDATE domain_claims SET status = 'completed', completed_at = now(), blocked_reason = NULL, failure_reason = NULL WHERE id = $1`, [
       claim.id,
     ]);

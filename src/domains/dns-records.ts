@@ -3,7 +3,17 @@
 // authorizes its addresses, the return-path MX and the receiving MX route mail to it.
 import { DnsTemporaryError, type DnsResolver } from '../dns/resolver.js';
 
-type RecordKey = 'dkim' | 'spf_mx' | 'spf_txt' | 'dmarc' | 'receiving_mx';
+type RecordKey = 'dkim' | 'spf_mx' | 'spf_txt' | 'dmarc' | 'receiving_mx' | 'tracking';
+
+/** Where the records point: the SMTP host name (SPF, MX) and the public URL's host (the tracking CNAME). */
+export interface RecordTargets {
+  mta: string;
+  web: string;
+}
+
+export function recordTargets(config: { smtpHostname: string; publicUrl: string }): RecordTargets {
+  return { mta: config.smtpHostname, web: new URL(config.publicUrl).hostname };
+}
 export type RecordStatus = 'not_started' | 'pending' | 'verified' | 'failed' | 'temporary_failure';
 
 interface DomainDnsFacts {
@@ -12,28 +22,35 @@ interface DomainDnsFacts {
   dkimPublicKey: string;
   returnPath: string;
   receivingEnabled: boolean;
+  /** The subdomain tracked links should use (tracking_subdomain), if any. */
+  trackingSubdomain: string | null;
 }
 
 interface ExpectedRecord {
   key: RecordKey;
   /** Resend's `record` label. */
-  record: 'DKIM' | 'SPF' | 'DMARC' | 'Receiving';
+  record: 'DKIM' | 'SPF' | 'DMARC' | 'Receiving' | 'Tracking';
   /** Name relative to the domain, as Resend shows it ("resend._domainkey", "send"). */
   name: string;
-  type: 'TXT' | 'MX';
+  type: 'TXT' | 'MX' | 'CNAME';
   value: string;
   priority?: number;
   /** Whether the domain counts as verified only once this record is. */
   required: boolean;
 }
 
-export function expectedRecords(domain: DomainDnsFacts, mtaHost: string): ExpectedRecord[] {
+export function expectedRecords(domain: DomainDnsFacts, targets: RecordTargets): ExpectedRecord[] {
+  const mtaHost = targets.mta;
   const records: ExpectedRecord[] = [
     { key: 'dkim', record: 'DKIM', name: `${domain.dkimSelector}._domainkey`, type: 'TXT', value: `p=${domain.dkimPublicKey}`, required: true },
     { key: 'spf_mx', record: 'SPF', name: domain.returnPath, type: 'MX', value: mtaHost, priority: 10, required: true },
     { key: 'spf_txt', record: 'SPF', name: domain.returnPath, type: 'TXT', value: `v=spf1 a:${mtaHost} ~all`, required: true },
     { key: 'dmarc', record: 'DMARC', name: '_dmarc', type: 'TXT', value: 'v=DMARC1; p=none;', required: false },
   ];
+  // Tracked links of the domain go to <subdomain>.<domain> once this verifies (sending-domain.ts).
+  if (domain.trackingSubdomain) {
+    records.push({ key: 'tracking', record: 'Tracking', name: domain.trackingSubdomain, type: 'CNAME', value: targets.web, required: false });
+  }
   if (domain.receivingEnabled) {
     records.push({ key: 'receiving_mx', record: 'Receiving', name: domain.name, type: 'MX', value: mtaHost, priority: 10, required: true });
   }
@@ -50,6 +67,10 @@ const squash = (s: string) => s.replace(/\s+/g, '').toLowerCase();
 async function check(resolver: DnsResolver, record: ExpectedRecord, domainName: string): Promise<RecordStatus> {
   const name = fqdn(record, domainName);
   try {
+    if (record.type === 'CNAME') {
+      const targets = await resolver.cname(name, { fresh: true });
+      return targets.includes(record.value.toLowerCase()) ? 'verified' : 'failed';
+    }
     if (record.type === 'MX') {
       const mx = await resolver.mx(name, { fresh: true });
       return mx?.some((m) => m.exchange === record.value.toLowerCase()) ? 'verified' : 'failed';

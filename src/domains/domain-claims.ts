@@ -16,13 +16,14 @@ import { CLAIM_SCHEMA, claimView, insertClaim, latestClaim, LIVE_STATUSES } from
 import { verifyClaim } from './claim-transfer.js';
 import { invalidRegion, parseDomainName, parseLabel, parseSettings, REGIONS, type DomainSettings } from './domain-fields.js';
 import { insertDomain } from './domains.js';
+import type { RecordTargets } from './dns-records.js';
 
 const CLAIM_FIELDS = ['name', 'region', 'custom_return_path', 'open_tracking', 'click_tracking', 'tracking_subdomain'];
 
 export interface DomainClaimsDeps {
   db: Db;
   dns: DnsResolver;
-  mtaHost: string;
+  hosts: RecordTargets;
   sandbox?: boolean;
 }
 
@@ -85,7 +86,7 @@ export class DomainClaims {
         );
         return { status: 201, body: claimView(await insertClaim(q, principal.accountId, mine.id, name)) };
       }
-      const placeholder = await insertDomain(q, principal.accountId, { ...request, sandboxed: this.deps.sandbox, placeholder: true }, this.deps.mtaHost);
+      const placeholder = await insertDomain(q, principal.accountId, { ...request, sandboxed: this.deps.sandbox, placeholder: true }, this.deps.hosts);
       // Another request of this account made the placeholder since the lookup above.
       if (!placeholder) throw validation(`A claim of the \`${name}\` domain was started at the same time: retrieve it with GET /domains/:id/claim.`, 409);
       return { status: 201, body: claimView(await insertClaim(q, principal.accountId, placeholder.id, name)) };

@@ -4,13 +4,13 @@ import { isoTimestamp, restTimestamp } from '../api/format.js';
 import { array, boolean, constant, integer, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
 import type { Row } from '../db/database.js';
 import type { DomainEventData } from '../events/payloads.js';
-import { expectedRecords, type RecordStatus } from './dns-records.js';
+import { expectedRecords, type RecordStatus, type RecordTargets } from './dns-records.js';
 
 export const DOMAIN_COLUMNS = `id, name, status, region, custom_return_path, open_tracking, click_tracking, tls,
   sending_enabled, receiving_enabled, tracking_subdomain, dkim_selector, dkim_public_key, record_status, created_at, sandboxed,
   warmup_started_at, warmup_schedule, outbound_ips, placeholder`;
 
-function records(row: Row, mtaHost: string, receivingLabel: string, which: 'required' | 'recommended' | 'all' = 'all') {
+function records(row: Row, targets: RecordTargets, receivingLabel: string, which: 'required' | 'recommended' | 'all' = 'all') {
   return expectedRecords(
     {
       name: row.name,
@@ -18,8 +18,9 @@ function records(row: Row, mtaHost: string, receivingLabel: string, which: 'requ
       dkimPublicKey: row.dkim_public_key,
       returnPath: row.custom_return_path,
       receivingEnabled: row.receiving_enabled,
+      trackingSubdomain: row.tracking_subdomain,
     },
-    mtaHost,
+    targets,
   )
     .filter((r) => which === 'all' || r.required === (which === 'required'))
     .map((r) => ({
@@ -70,7 +71,7 @@ const RECORD_SCHEMA = object(
   {
     record: oneOfValues(['DKIM', 'SPF', 'Receiving']),
     name: string(),
-    type: oneOfValues(['TXT', 'MX']),
+    type: oneOfValues(['TXT', 'MX', 'CNAME']),
     ttl: string(),
     status: oneOfValues(['not_started', 'pending', 'verified', 'failed', 'temporary_failure']),
     value: string(),
@@ -90,9 +91,9 @@ export const CREATED_DOMAIN_SCHEMA = object(
     tracking_subdomain: string(),
     tls: oneOfValues(['opportunistic', 'enforced'], { description: 'Postline: the TLS policy set on create or update, so it can be read back.' }),
     records: array(RECORD_SCHEMA),
-    recommended_records: array(object({ ...RECORD_SCHEMA.properties, record: oneOfValues(['DMARC']) }, RECORD_SCHEMA.required as string[]), {
+    recommended_records: array(object({ ...RECORD_SCHEMA.properties, record: oneOfValues(['DMARC', 'Tracking']) }, RECORD_SCHEMA.required as string[]), {
       description:
-        "Postline: records worth publishing that verification does not wait for (DMARC). Resend's `records` lists only those it needs, with labels the SDK knows, so they are kept apart.",
+        "Postline: records worth publishing that verification does not wait for: DMARC, and with a `tracking_subdomain` its CNAME to Postline's public host (tracked links use it once verified). Resend's `records` lists only those it needs, with labels the SDK knows, so they are kept apart.",
     }),
   },
   [...DETAIL_REQUIRED, 'recommended_records'],
@@ -118,7 +119,7 @@ const sandboxed = (row: Row) => (row.sandboxed ? { sandboxed: true as const } : 
 /** Postline's own field, only on a claim's placeholder, so a client (the dashboard) can tell it from a domain of the account's own. */
 const placeholder = (row: Row) => (row.placeholder ? { placeholder: true as const } : {});
 
-export function domainDetail(row: Row, mtaHost: string) {
+export function domainDetail(row: Row, targets: RecordTargets) {
   return {
     object: 'domain',
     id: row.id,
@@ -132,21 +133,21 @@ export function domainDetail(row: Row, mtaHost: string) {
     // Postline's own field (Resend's answer leaves it out): a setting that is written can be read.
     tls: row.tls,
     capabilities: capabilities(row),
-    records: records(row, mtaHost, 'Receiving', 'required'),
-    recommended_records: records(row, mtaHost, 'Receiving', 'recommended'),
+    records: records(row, targets, 'Receiving', 'required'),
+    recommended_records: records(row, targets, 'Receiving', 'recommended'),
     ...sandboxed(row),
     ...placeholder(row),
   };
 }
 
 /** `data` of domain.* webhook events. */
-export function domainEventData(row: Row, mtaHost: string): DomainEventData {
+export function domainEventData(row: Row, targets: RecordTargets): DomainEventData {
   return {
     id: row.id,
     name: row.name,
     status: row.status,
     created_at: isoTimestamp(row.created_at),
     region: row.region,
-    records: records(row, mtaHost, 'Receiving MX'),
+    records: records(row, targets, 'Receiving MX'),
   };
 }

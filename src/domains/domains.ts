@@ -12,7 +12,7 @@ import type { Db, Queryable, Row } from '../db/database.js';
 import type { DnsResolver } from '../dns/resolver.js';
 import { recordEvents } from '../events/record-events.js';
 import { cancelClaims } from './claim-rows.js';
-import { expectedRecords, verifyRecords } from './dns-records.js';
+import { expectedRecords, type RecordTargets, verifyRecords } from './dns-records.js';
 import {
   CREATE_DOMAIN_SCHEMA,
   OUTBOUND_IPS_SCHEMA,
@@ -38,8 +38,8 @@ const UPDATE_FIELDS = ['open_tracking', 'click_tracking', 'tls', 'capabilities',
 interface DomainsDeps {
   db: Db;
   dns: DnsResolver;
-  /** The installation's SMTP host name: where SPF, return-path MX and receiving MX point. */
-  mtaHost: string;
+  /** Where the records point: the SMTP host name (SPF, return-path MX, receiving MX) and the public host (tracking CNAME). */
+  hosts: RecordTargets;
   /** POSTLINE_SANDBOX: domains created now are marked sandboxed (they send without DNS). */
   sandbox?: boolean;
   /** POSTLINE_OUTBOUND_IPS: the addresses a domain may be pinned to (any address when empty). */
@@ -64,7 +64,7 @@ interface NewDomain {
  * undefined when the name is registered already (held by any account: held names are unique;
  * or a placeholder of this account's claim, one row per name and account).
  */
-export async function insertDomain(q: Queryable, accountId: string, domain: NewDomain, mtaHost: string): Promise<Row | undefined> {
+export async function insertDomain(q: Queryable, accountId: string, domain: NewDomain, hosts: RecordTargets): Promise<Row | undefined> {
   const { publicKey, sealedPrivateKey } = await newDkimKey();
   const { settings } = domain;
   const inserted = await q.one(
@@ -94,7 +94,7 @@ export async function insertDomain(q: Queryable, accountId: string, domain: NewD
   );
   if (inserted) {
     await recordFirstDkimKey(q, inserted.id, DKIM_SELECTOR, publicKey);
-    await recordEvents(q, [{ accountId, type: 'domain.created', data: domainEventData(inserted, mtaHost) }]);
+    await recordEvents(q, [{ accountId, type: 'domain.created', data: domainEventData(inserted, hosts) }]);
   }
   return inserted;
 }
@@ -103,9 +103,9 @@ export async function insertDomain(q: Queryable, accountId: string, domain: NewD
  * POSTLINE_SANDBOX: the sender domains `names` that the account does not have yet, created on
  * first use (sandboxed, with the defaults of POST /domains), so any domain sends at once.
  */
-export async function createSandboxDomains(db: Db, accountId: string, names: string[], mtaHost: string): Promise<void> {
+export async function createSandboxDomains(db: Db, accountId: string, names: string[], hosts: RecordTargets): Promise<void> {
   for (const name of names) {
-    await db.tx((q) => insertDomain(q, accountId, { name, region: 'us-east-1', returnPath: 'send', settings: {}, sandboxed: true }, mtaHost));
+    await db.tx((q) => insertDomain(q, accountId, { name, region: 'us-east-1', returnPath: 'send', settings: {}, sandboxed: true }, hosts));
   }
 }
 
@@ -121,7 +121,7 @@ export class Domains {
   }
 
   private async event(q: Queryable, type: 'domain.created' | 'domain.updated' | 'domain.deleted', row: Row): Promise<void> {
-    await recordEvents(q, [{ accountId: row.account_id, type, data: domainEventData(row, this.deps.mtaHost) }]);
+    await recordEvents(q, [{ accountId: row.account_id, type, data: domainEventData(row, this.deps.hosts) }]);
   }
 
   async create(principal: Principal, raw: unknown) {
@@ -133,11 +133,11 @@ export class Domains {
     const returnPath = parseLabel(body, 'custom_return_path') ?? 'send';
     const settings = parseSettings(body);
     const row = await this.deps.db.tx(async (q) => {
-      const inserted = await insertDomain(q, principal.accountId, { name, region, returnPath, settings, sandboxed: this.deps.sandbox }, this.deps.mtaHost);
+      const inserted = await insertDomain(q, principal.accountId, { name, region, returnPath, settings, sandboxed: this.deps.sandbox }, this.deps.hosts);
       if (!inserted) throw new ApiError('validation_error', `The \`${name}\` domain has been registered already.`, 403);
       return inserted;
     });
-    const { object: _object, ...detail } = domainDetail(row, this.deps.mtaHost);
+    const { object: _object, ...detail } = domainDetail(row, this.deps.hosts);
     return detail;
   }
 
@@ -153,6 +153,8 @@ export class Domains {
         `UPDATE domains SET open_tracking = COALESCE($3, open_tracking), click_tracking = COALESCE($4, click_tracking),
            tls = COALESCE($5, tls), sending_enabled = COALESCE($6, sending_enabled), receiving_enabled = COALESCE($7, receiving_enabled),
            tracking_subdomain = COALESCE($8, tracking_subdomain),
+           -- A new tracking host is checked anew before links use it.
+           record_status = CASE WHEN $8::text IS DISTINCT FROM tracking_subdomain AND $8 IS NOT NULL THEN record_status - 'tracking' ELSE record_status END,
            warmup_started_at = CASE $9::boolean WHEN true THEN COALESCE(warmup_started_at, now()) WHEN false THEN NULL ELSE warmup_started_at END,
            warmup_schedule = CASE WHEN $10 THEN $11::jsonb ELSE warmup_schedule END,
            outbound_ips = CASE WHEN $12 THEN $13::text[] ELSE outbound_ips END
@@ -194,8 +196,9 @@ export class Domains {
         dkimPublicKey: current.dkim_public_key,
         returnPath: current.custom_return_path,
         receivingEnabled: current.receiving_enabled,
+        trackingSubdomain: current.tracking_subdomain,
       },
-      this.deps.mtaHost,
+      this.deps.hosts,
     );
     const result = await verifyRecords(this.deps.dns, records, current.name);
     await this.deps.dkimRotation?.check(id);
@@ -266,7 +269,7 @@ export class Domains {
         },
         handler: async ({ principal, params }) => {
           const row = await this.find(db, principal, params.id!);
-          const detail = domainDetail(row, this.deps.mtaHost);
+          const detail = domainDetail(row, this.deps.hosts);
           const keys = await dkimKeys(db, row.id);
           // A pending key's record is one to publish, beside the signing key's.
           const pending = keys.find((k) => k.status === 'pending');

@@ -15,10 +15,12 @@ export interface SendingDomain {
   /** Open and click tracking of the domain's html emails (src/tracking); absent: off. */
   openTracking?: boolean;
   clickTracking?: boolean;
+  /** `<tracking_subdomain>.<domain>` once its CNAME verified: tracked links and the open pixel use it. */
+  trackingHost?: string;
 }
 
 const COLUMNS = `id, name, status, sending_enabled, dkim_selector, dkim_private_key, custom_return_path,
-                 open_tracking, click_tracking`;
+                 open_tracking, click_tracking, tracking_subdomain, record_status->>'tracking' AS tracking_status`;
 
 /** The account's domains among `names` (lower-case), keyed by name. One query for any number. */
 export async function findSendingDomains(q: Queryable, accountId: string, names: string[]): Promise<Map<string, SendingDomain>> {
@@ -45,6 +47,7 @@ function sendingDomain(r: Row): SendingDomain {
     returnPathHost: `${r.custom_return_path}.${r.name}`,
     openTracking: r.open_tracking,
     clickTracking: r.click_tracking,
+    ...(r.tracking_subdomain && r.tracking_status === 'verified' ? { trackingHost: `${r.tracking_subdomain}.${r.name}` } : {}),
   };
 }
 

@@ -27,7 +27,9 @@ export const tracksAny = (domain: SendingDomain) => !!(domain.openTracking || do
 /** The tracking step: the html with its open pixel and tracked links, when the domain asks for them. */
 function track(request: EmailRequest, domain: SendingDomain, id: string, signers: TrackingSigners | undefined): EmailRequest {
   if (!signers || !request.html || !tracksAny(domain)) return request;
-  return { ...request, html: rewriteHtml(request.html, id, { open: !!domain.openTracking, click: !!domain.clickTracking }, signers) };
+  // The domain's own tracking host once verified (its CNAME points at Postline), else POSTLINE_PUBLIC_URL.
+  const linksOn = domain.trackingHost ? { ...signers, publicUrl: `https://${domain.trackingHost}` } : signers;
+  return { ...request, html: rewriteHtml(request.html, id, { open: !!domain.openTracking, click: !!domain.clickTracking }, linksOn) };
 }
 
 /** The signed message, byte for byte as it goes on the wire. */

@@ -25,6 +25,7 @@ import { sendBatchEmails } from './send-batch-emails.js';
 import { sendEmail } from './send-email.js';
 import { shareEmail, sharedEmailRoutes } from './share-email.js';
 import { updateEmail } from './update-email.js';
+import { recordTargets } from '../domains/dns-records.js';
 
 type EmailConfig = Pick<Config, 'publicUrl' | 'downloadUrlTtlMs' | 'attachmentFetchAllowPrivate' | 'attachmentFetchTimeoutMs' | 'sandbox' | 'smtpHostname'>;
 
@@ -40,7 +41,7 @@ export function acceptDeps(db: Db, config: EmailConfig, dns: DnsResolver): Accep
       timeoutMs: config.attachmentFetchTimeoutMs,
     },
     tracking: async () => ({ publicUrl, open: await signer('open-tracking'), click: await signer('click-tracking') }),
-    sandbox: config.sandbox ? { db, mtaHost: config.smtpHostname } : undefined,
+    sandbox: config.sandbox ? { db, hosts: recordTargets(config) } : undefined,
   };
 }
 

@@ -5,11 +5,12 @@ import { validation, type ApiError } from '../api/errors.js';
 import type { Db, Queryable } from '../db/database.js';
 import { createSandboxDomains } from '../domains/domains.js';
 import { findSendingDomains, type SendingDomain } from '../domains/sending-domain.js';
+import type { RecordTargets } from '../domains/dns-records.js';
 
 /** POSTLINE_SANDBOX: nothing leaves the machine, so any domain may send, created on first use. */
 export interface SandboxSending {
   db: Db;
-  mtaHost: string;
+  hosts: RecordTargets;
 }
 
 export interface SenderPrincipal {
@@ -44,7 +45,7 @@ export async function resolveSenderDomains(
   let domains = names.length ? await findSendingDomains(q, principal.accountId, names) : new Map<string, SendingDomain>();
   const missing = [...new Set(names.map((n) => n.toLowerCase()))].filter((n) => !domains.has(n));
   if (sandbox && missing.length > 0) {
-    await createSandboxDomains(sandbox.db, principal.accountId, missing, sandbox.mtaHost);
+    await createSandboxDomains(sandbox.db, principal.accountId, missing, sandbox.hosts);
     domains = await findSendingDomains(q, principal.accountId, names);
   }
   return (name) => {

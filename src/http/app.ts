@@ -14,6 +14,7 @@ import errorReplies, { clientErrorHandler, frameworkErrors, literalPercents, MAX
 import jsonBody from './json-body.js';
 import { mailPreview } from './mail-preview.js';
 import requestLog from './request-log.js';
+import trackingHosts from './tracking-hosts.js';
 import { routes, type RoutesOptions } from './routes.js';
 
 interface AppDeps extends AccessOptions, RoutesOptions {
@@ -23,6 +24,8 @@ interface AppDeps extends AccessOptions, RoutesOptions {
   /** Fastify's trustProxy: which proxies' X-Forwarded-For sets the client address (POSTLINE_TRUST_PROXY). */
   trustProxy?: boolean | number | string;
   requestLogs: RequestLogs;
+  /** Customers' verified tracking hosts: requests to them are tracking requests only. */
+  trackingHosts?: { has(host: string): boolean };
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -39,6 +42,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors,
     clientErrorHandler,
   });
+  await app.register(trackingHosts, { hosts: deps.trackingHosts });
   await app.register(jsonBody);
   await app.register(errorReplies, { bodyLimitBytes: deps.bodyLimitBytes });
   await app.register(access, {

@@ -1,5 +1,5 @@
 // A real DNS server on loopback for tests, on UDP and TCP at one port as RFC 7766 asks: answers
-// A, AAAA, MX and TXT from a zone the test edits, NXDOMAIN for names it has never heard of. An
+// A, AAAA, MX, TXT and CNAME (asked for itself) from a zone the test edits, NXDOMAIN for names it has never heard of. An
 // answer too large for a 512-byte datagram (RFC 1035 §4.2.1; queries carry no EDNS) is sent
 // over UDP empty with the TC bit, so the client asks again over TCP, as a real server makes it.
 import dgram from 'node:dgram';
@@ -7,7 +7,7 @@ import net from 'node:net';
 import packet from 'dns-packet';
 import { closeServer } from './eventually.js';
 
-type Records = { A?: string[]; AAAA?: string[]; MX?: { exchange: string; priority: number }[]; TXT?: string[] };
+type Records = { A?: string[]; AAAA?: string[]; MX?: { exchange: string; priority: number }[]; TXT?: string[]; CNAME?: string };
 
 /** The largest DNS message over UDP without EDNS (RFC 1035 §4.2.1). */
 const UDP_PAYLOAD_LIMIT = 512;
@@ -100,6 +100,7 @@ export class TestDnsServer {
       if (question.type === 'MX')
         for (const mx of records.MX ?? []) answers.push({ ...base, type: 'MX', data: { exchange: mx.exchange, preference: mx.priority } });
       if (question.type === 'TXT') for (const t of records.TXT ?? []) answers.push({ ...base, type: 'TXT', data: chunk(t) });
+      if (question.type === 'CNAME' && records.CNAME) answers.push({ ...base, type: 'CNAME', data: records.CNAME });
     }
     const flags = packet.AUTHORITATIVE_ANSWER | (records ? 0 : 3); // rcode 3 = NXDOMAIN
     const response = packet.encode({ type: 'response', id: query.id, flags, questions: query.questions, answers });
