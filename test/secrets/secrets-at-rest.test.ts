@@ -10,6 +10,9 @@ import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError } from '../../src/config.js';
+import type { Db } from '../../src/db/database.js';
+import { loadSecretBox } from '../../src/secrets/secret-key.js';
+import { rotateStoredSecrets } from '../../src/secrets/stored-secrets.js';
 import { baseEnv, runCli } from '../cli/postline-process.js';
 import { eventually, publishMx, verifyDkim } from '../delivery/support.js';
 import { createVerifiedDomain } from '../support/domains.js';
@@ -122,6 +125,35 @@ describe('secrets at rest', () => {
     await t.postline.stop();
     await assert.rejects(t.restart({ POSTLINE_SECRET_KEY: TEST_SECRET_KEY }), /POSTLINE_SECRET_KEY/);
     await t.restart({ POSTLINE_SECRET_KEY: NEW_KEY });
+  });
+
+  it('finishes a rotation interrupted half-way (a crash) by running it again, losing nothing', async () => {
+    const third = crypto.randomBytes(32).toString('base64');
+    await t.restart({ POSTLINE_SECRET_KEY: third, POSTLINE_SECRET_KEY_PREVIOUS: NEW_KEY });
+    // A rotation that dies after its first batch of re-wrapped values, as a killed process would.
+    let writes = 0;
+    const dying: Db = {
+      ...t.postline.db,
+      query: async (sql: string, params?: unknown[]) => {
+        if (/^\s*UPDATE/.test(sql) && ++writes > 1) throw new Error('killed');
+        return t.postline.db.query(sql, params);
+      },
+    } as Db;
+    const box = loadSecretBox({ ...t.postline.config, secretKey: third, secretKeyPrevious: [NEW_KEY] });
+    await assert.rejects(rotateStoredSecrets(dying, box), /killed/);
+    const ids = new Set((await stored()).map((v) => v.split('.')[1]));
+    assert.equal(ids.size, 2, 'half-way: some values under the new key, some under the old');
+    // Everything still works meanwhile, then the rotation is run again and finishes.
+    await send('fifth@inbox.test');
+    await lastMessageSigned('fifth@inbox.test');
+    const env = baseEnv({ DATABASE_URL: t.postline.databaseUrl, POSTLINE_SECRET_KEY: third, POSTLINE_SECRET_KEY_PREVIOUS: NEW_KEY });
+    const finished = await runCli(['secrets', 'rotate'], env);
+    assert.equal(finished.code, 0, finished.stderr);
+    assert.match(finished.stdout, /retired key\(s\)/);
+    assert.equal(new Set((await stored()).map((v) => v.split('.')[1])).size, 1);
+    await t.restart({ POSTLINE_SECRET_KEY: third, POSTLINE_SECRET_KEY_PREVIOUS: '' });
+    const got = await t.resend.webhooks.get((await t.resend.webhooks.list()).data!.data[0]!.id);
+    assert.equal(got.data?.signing_secret, webhookSecret, 'nothing lost');
   });
 
   it('refuses a malformed key and, with DATABASE_URL, a missing one', async () => {
