@@ -14,7 +14,8 @@ import type tls from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import { eventually } from '../support/eventually.js';
-import { freePort, startPebble, type TestPebble } from '../support/pebble.js';
+import { startPebble, type TestPebble } from '../support/pebble.js';
+import { freePort } from '../support/processes.js';
 import { rawRequest, startTestPostline, type TestPostline } from '../support/postline.js';
 
 const HOST = 'mta.postline.test';

@@ -12,7 +12,8 @@ import { after, before, describe, it } from 'node:test';
 import PostalMime from 'postal-mime';
 import { createVerifiedDomain } from '../support/domains.js';
 import { eventually } from '../support/eventually.js';
-import { freePort, startPebble, type TestPebble } from '../support/pebble.js';
+import { startPebble, type TestPebble } from '../support/pebble.js';
+import { freePort } from '../support/processes.js';
 import { rawRequest, startTestPostline, type TestPostline } from '../support/postline.js';
 
 const PUBLIC_HOST = 'mail.postline.test';

@@ -4,16 +4,9 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { connectDatabase } from '../../src/db/connect.js';
-import { closeServer, eventually } from '../support/eventually.js';
+import { eventually } from '../support/eventually.js';
 import { freshDatabase } from './fresh-database.js';
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer().listen(0, '127.0.0.1');
-  await new Promise((r) => srv.once('listening', r));
-  const { port } = srv.address() as net.AddressInfo;
-  await closeServer(srv);
-  return port;
-}
+import { freePort } from '../support/processes.js';
 
 /** A TCP forwarder to the real server, started late to play a database that is still booting. */
 function proxy(listenPort: number, target: URL): net.Server {

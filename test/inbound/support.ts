@@ -4,21 +4,12 @@
 // the test DNS server.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import net from 'node:net';
 import { dkimSign } from 'mailauth';
 import nodemailer from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { startTestPostline, type TestPostline } from '../support/postline.js';
-import { closeServer, eventually } from '../support/eventually.js';
-
-/** A free loopback port, for a Postline whose URL must be known before it starts. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await closeServer(server);
-  return port;
-}
+import { eventually } from '../support/eventually.js';
+import { freePort } from '../support/processes.js';
 
 export async function startInboundTest(env: Record<string, string> = {}): Promise<TestPostline> {
   const port = await freePort();

@@ -12,9 +12,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort, removedAtExit, stopChild } from './processes.js';
 import { issueCertificate } from './test-ca.js';
 
 export interface TestPebble {
@@ -51,18 +51,12 @@ export async function startPebble(options: { dnsServer: string; httpPort: number
       const keep = (chunk: Buffer) => (log = (log + chunk.toString()).slice(-8_000));
       child.stdout!.on('data', keep);
       child.stderr!.on('data', keep);
-      // A test process that exits without stop() (a failed before(), --test-force-exit) still
-      // takes its Pebble and the temp dir with it.
-      const cleanUp = () => {
-        child.kill('SIGKILL');
-        fs.rmSync(dir, { recursive: true, force: true });
-      };
-      process.once('exit', cleanUp);
+      const removal = removedAtExit(child, dir);
       const directoryUrl = `https://localhost:${port}/dir`;
       try {
         await answering(child, directoryUrl, own.cert);
       } catch (err) {
-        process.off('exit', cleanUp);
+        removal.forget();
         await stopChild(child);
         if (attempt < 4 && /address already in use/i.test(log)) continue;
         throw new Error(`pebble did not start: ${(err as Error).message}\n${log}`);
@@ -71,11 +65,7 @@ export async function startPebble(options: { dnsServer: string; httpPort: number
         directoryUrl,
         ca: own.cert,
         rootCertificate: () => get(`https://localhost:${managementPort}/roots/0`, own.cert),
-        async stop() {
-          process.off('exit', cleanUp);
-          await stopChild(child);
-          fs.rmSync(dir, { recursive: true, force: true });
-        },
+        stop: removal.stop,
       };
     }
   } catch (err) {
@@ -131,22 +121,4 @@ function get(url: string, ca: string): Promise<string> {
     request.on('timeout', () => request.destroy(new Error(`${url} did not answer`)));
     request.on('error', reject);
   });
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-/** A port nothing listens on now (another process may take it before the caller binds it). */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }

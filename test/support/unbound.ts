@@ -12,10 +12,10 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import dgram from 'node:dgram';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import packet from 'dns-packet';
+import { freePort, removedAtExit, stopChild } from './processes.js';
 
 interface TestZone {
   /** `dane.test`: a name under `test.`, which no real resolver delegates. */
@@ -55,28 +55,18 @@ export async function startValidatingResolver(options: { zones: TestZone[] }): P
       const child = spawn('unbound', ['-d', '-c', config], { env: { ...process.env, PATH }, stdio: ['ignore', 'ignore', 'pipe'] });
       let log = '';
       child.stderr!.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-8_000)));
-      // A test process that exits without stop() (a failed before(), --test-force-exit) still
-      // takes its unbound and the keys with it.
-      const cleanUp = () => {
-        child.kill('SIGKILL');
-        fs.rmSync(dir, { recursive: true, force: true });
-      };
-      process.once('exit', cleanUp);
+      const removal = removedAtExit(child, dir); // and the zones' keys with it
       try {
         await answering(child, port, zones[0]?.name ?? 'test');
       } catch (err) {
-        process.off('exit', cleanUp);
+        removal.forget();
         await stopChild(child);
         if (attempt < 4 && /bind|address already in use/i.test(log)) continue;
         throw new Error(`unbound did not start: ${(err as Error).message}\n${log}`);
       }
       return {
         address: `127.0.0.1:${port}`,
-        async stop() {
-          process.off('exit', cleanUp);
-          await stopChild(child);
-          fs.rmSync(dir, { recursive: true, force: true });
-        },
+        stop: removal.stop,
       };
     }
   } catch (err) {
@@ -162,13 +152,6 @@ function unboundConfig(dir: string, port: number, zones: WrittenZone[]): string 
 }
 
 /** A port free on 127.0.0.1 for TCP (UDP is checked by unbound's own bind). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** Resolves once unbound answers a query on `port` (any answer); rejects if it exits first or takes too long. */
 function answering(child: ChildProcess, port: number, zone: string): Promise<void> {
@@ -197,11 +180,3 @@ function answering(child: ChildProcess, port: number, zone: string): Promise<voi
 }
 
 /** SIGTERM, then SIGKILL if unbound has not exited within 3 s. */
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
-  await exited;
-  clearTimeout(timer);
-}
