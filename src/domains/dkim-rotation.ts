@@ -112,6 +112,17 @@ export class DkimRotation {
       : undefined;
     if (!row) throw notFound('Domain');
     if (row.placeholder) throw validation('The domain is still claimed from another account: verify its claim first.');
+    const underWay = await this.deps.db.one(`SELECT 1 FROM domain_dkim_keys WHERE domain_id = $1 AND status = 'pending'`, [id]);
+    // A key is made only for a new rotation (the unique pending index keeps a racing second one out).
+    if (!underWay) await this.startRotation(id);
+    // A sandboxed domain publishes nothing (the sandbox's catcher reads its keys): the new one signs at once.
+    if (row.sandboxed) await this.check(id, { published: true });
+    const keys = await dkimKeys(this.deps.db, id);
+    const pending = keys.find((k) => k.status === 'pending') ?? null;
+    return { object: 'dkim_rotation', domain_id: id, pending, keys };
+  }
+
+  private async startRotation(id: string): Promise<void> {
     const { publicKey, sealedPrivateKey } = await newDkimKey();
     await this.deps.db.tx(async (q) => {
       await q.query('SELECT id FROM domains WHERE id = $1 FOR UPDATE', [id]);
@@ -122,11 +133,6 @@ export class DkimRotation {
         [id, `${SELECTOR_BASE}${n + 1}`, publicKey, sealedPrivateKey],
       );
     });
-    // A sandboxed domain publishes nothing (the sandbox's catcher reads its keys): the new one signs at once.
-    if (row.sandboxed) await this.check(id, { published: true });
-    const keys = await dkimKeys(this.deps.db, id);
-    const pending = keys.find((k) => k.status === 'pending') ?? null;
-    return { object: 'dkim_rotation', domain_id: id, pending, keys };
   }
 
   /**
