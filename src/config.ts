@@ -58,7 +58,10 @@ export interface Config {
   /** ACME for the SMTP listeners' certificate (certificates/own-certificate.ts): on when an email is given. */
   acmeEmail: string | undefined;
   acmeDirectory: string;
+  /** How the CA checks this is the host: http-01 on acmeHttpPort or tls-alpn-01 on acmeTlsPort. */
+  acmeChallenge: 'http-01' | 'tls-alpn-01';
   acmeHttpPort: number;
+  acmeTlsPort: number;
   acmeCaFile: string | undefined;
   /** An HTTPS listener for the domains' tracking hosts, with ACME certificates; undefined: none. */
   httpsPort: number | undefined;
@@ -242,7 +245,7 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
   acmeEmail: {
     variable: 'POSTLINE_ACME_EMAIL',
     shown: 'unset (no ACME)',
-    help: "get the SMTP listeners' certificate for POSTLINE_SMTP_HOSTNAME from an ACME CA (Let's Encrypt by default): the account's contact (giving it agrees to the CA's terms). Obtained at first start (the self-signed one until then), renewed when a third of its life is left, reloaded without dropping sessions, shared by all nodes (stored sealed in the database). The CA checks http-01 on POSTLINE_ACME_HTTP_PORT of every node with the smtp role. Not with POSTLINE_TLS_CERT",
+    help: "get the SMTP listeners' certificate for POSTLINE_SMTP_HOSTNAME from an ACME CA (Let's Encrypt by default): the account's contact (giving it agrees to the CA's terms). Obtained at first start (the self-signed one until then), renewed when a third of its life is left, reloaded without dropping sessions, shared by all nodes (stored sealed in the database). The CA's challenges (POSTLINE_ACME_CHALLENGE) are answered by every node with the smtp role. Not with POSTLINE_TLS_CERT",
     read: emailAddress,
   },
   acmeDirectory: {
@@ -251,10 +254,26 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
     help: "the ACME CA's directory URL",
     read: (raw, name, env) => url(['https:'])(raw, name, env) ?? LETS_ENCRYPT,
   },
+  acmeChallenge: {
+    variable: 'POSTLINE_ACME_CHALLENGE',
+    shown: '`http-01`',
+    help: 'how the ACME CA checks that this is the host it certifies, whichever port the firewall opens to it: `http-01`, a request to port 80 (POSTLINE_ACME_HTTP_PORT), or `tls-alpn-01`, a TLS handshake on port 443 (POSTLINE_ACME_TLS_PORT; not with POSTLINE_HTTPS_PORT, which holds 443 for the tracking hosts)',
+    read: (raw, name) => {
+      const value = (raw ?? '').trim().toLowerCase();
+      if (value === '') return 'http-01';
+      if (value === 'http-01' || value === 'tls-alpn-01') return value;
+      throw new ConfigError(`${name} must be http-01 or tls-alpn-01, got "${raw}"`);
+    },
+  },
   acmeHttpPort: {
     variable: 'POSTLINE_ACME_HTTP_PORT',
     help: "where every node with the smtp role answers the CA's http-01 challenges (port 80 as the CA reaches it; another when something in front forwards 80 to it)",
     read: integer(80),
+  },
+  acmeTlsPort: {
+    variable: 'POSTLINE_ACME_TLS_PORT',
+    help: "where every node with the smtp role answers the CA's tls-alpn-01 challenges (port 443 as the CA reaches it; another when something in front forwards 443 to it)",
+    read: integer(443),
   },
   httpsPort: {
     variable: 'POSTLINE_HTTPS_PORT',
@@ -522,6 +541,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (config.acmeEmail && config.tlsCertFile) throw new ConfigError('POSTLINE_ACME_EMAIL and POSTLINE_TLS_CERT both choose the SMTP certificate: set one');
   if (config.httpsPort !== undefined && !config.acmeEmail) {
     throw new ConfigError('POSTLINE_HTTPS_PORT serves the tracking hosts with certificates from an ACME CA: set POSTLINE_ACME_EMAIL too');
+  }
+  if (config.httpsPort !== undefined && config.acmeChallenge === 'tls-alpn-01') {
+    throw new ConfigError(
+      "POSTLINE_ACME_CHALLENGE=tls-alpn-01 needs port 443, where POSTLINE_HTTPS_PORT serves the tracking hosts: use http-01 (the API answers it under each tracking host's name too)",
+    );
   }
   return config as unknown as Config;
 }

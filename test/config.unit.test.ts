@@ -129,6 +129,17 @@ describe('unit: the configuration table', () => {
     refuses({ POSTLINE_SMTP_PORTS: '25,x' }, 'POSTLINE_SMTP_PORTS: "x" is not a port');
     refuses({ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must start with postgres:// or postgresql://');
     refuses({ POSTLINE_WORKER_THREAD: 'maybe' }, 'POSTLINE_WORKER_THREAD must be true or false, got "maybe"');
+    refuses({ POSTLINE_ACME_CHALLENGE: 'dns-01' }, 'POSTLINE_ACME_CHALLENGE must be http-01 or tls-alpn-01, got "dns-01"');
+  });
+
+  it("refuses tls-alpn-01 beside the tracking hosts' HTTPS listener, which holds port 443", () => {
+    const acme = { POSTLINE_ACME_EMAIL: 'ops@example.com', POSTLINE_HTTPS_PORT: '443' };
+    assert.equal(loadConfig(acme).acmeChallenge, 'http-01');
+    assert.throws(
+      () => loadConfig({ ...acme, POSTLINE_ACME_CHALLENGE: 'tls-alpn-01' }),
+      /POSTLINE_ACME_CHALLENGE=tls-alpn-01 needs port 443, where POSTLINE_HTTPS_PORT/,
+    );
+    assert.equal(loadConfig({ POSTLINE_ACME_EMAIL: 'ops@example.com', POSTLINE_ACME_CHALLENGE: 'TLS-ALPN-01' }).acmeChallenge, 'tls-alpn-01');
   });
 });
 

@@ -5,20 +5,26 @@
 // say which step failed, for which host, with the CA's own problem detail, because an operator
 // reads them to fix DNS, a firewall or a port. Storing the account key and certificate,
 // renewing, and reloading the listeners are the caller's; so is serving the challenge, through a
-// ChallengeResponder (challenge-responders.ts serves both kinds standalone).
+// ChallengeResponder (own-certificate.ts keeps them for challenge-responders.ts's servers).
 import crypto from 'node:crypto';
 import https from 'node:https';
 import acme, { type Authorization, type Client } from 'acme-client';
-import { certificateSigningRequest, tlsAlpnChallengeCertificate } from './acme-x509.js';
+import { certificateSigningRequest } from './acme-x509.js';
 
-type ChallengeType = 'http-01' | 'tls-alpn-01';
+export type ChallengeType = 'http-01' | 'tls-alpn-01';
 
-/** What the CA must find to believe we hold `hostname`. */
-export type PublishedChallenge =
-  /** Serve `keyAuthorization` as text at http://<hostname>/.well-known/acme-challenge/<token> (port 80). */
-  | { type: 'http-01'; hostname: string; token: string; keyAuthorization: string }
-  /** Present `cert` (with its acmeIdentifier extension) to a TLS client asking for `hostname` with ALPN `acme-tls/1` (port 443). */
-  | { type: 'tls-alpn-01'; hostname: string; key: string; cert: string };
+/**
+ * What the CA must find to believe we hold `hostname`: for http-01, `keyAuthorization` as text at
+ * http://<hostname>/.well-known/acme-challenge/<token> (port 80); for tls-alpn-01, a certificate
+ * whose acmeIdentifier is its digest (acme-x509.ts) presented to a TLS client that asks for
+ * `hostname` with ALPN `acme-tls/1` (port 443).
+ */
+export interface PublishedChallenge {
+  type: ChallengeType;
+  hostname: string;
+  token: string;
+  keyAuthorization: string;
+}
 
 /** Where the caller serves challenges: published before the CA is asked to look, unpublished after. */
 export interface ChallengeResponder {
@@ -131,10 +137,7 @@ async function authorize(client: Client, authorization: Authorization, options: 
     throw new Error(`the CA offers no ${options.challenge} challenge (offered: ${offered})`);
   }
   const keyAuthorization = await client.getChallengeKeyAuthorization(challenge);
-  const published: PublishedChallenge =
-    options.challenge === 'http-01'
-      ? { type: 'http-01', hostname, token: challenge.token, keyAuthorization }
-      : { type: 'tls-alpn-01', hostname, ...tlsAlpnChallengeCertificate(hostname, keyAuthorization) };
+  const published: PublishedChallenge = { type: options.challenge, hostname, token: challenge.token, keyAuthorization };
   let answered = false;
   try {
     await options.responder.publish(published);

@@ -3,24 +3,28 @@
 // third of its life is left (30 days of Let's Encrypt's 90) and reloaded into the listeners
 // without dropping a session. One certificate for the cluster (tls_certificates): the node
 // whose UPDATE claims the due row orders it; every node loads what is stored. The CA checks
-// http-01 challenges on port 80 (POSTLINE_ACME_HTTP_PORT) of whichever node it reaches, so every
-// node answers them from the database (acme_challenges). A failed order keeps the certificate in
+// an http-01 challenge on port 80 (POSTLINE_ACME_HTTP_PORT) or a tls-alpn-01 one on 443
+// (POSTLINE_ACME_TLS_PORT) of whichever node it reaches, so every node answers them from the
+// database (acme_challenges). A failed order keeps the certificate in
 // use, is logged and counted (postline_acme_failures_total), and is tried again after a
 // growing back-off; until the first one, the listeners keep the self-signed certificate.
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Db, Row } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import { acmeFailed, certificateExpiresAt } from '../metrics/record.js';
 import { openSecret, sealSecret } from '../secrets/keyring.js';
-import { type ChallengeResponder, obtainCertificate, type PublishedChallenge } from './acme.js';
+import { type ChallengeResponder, type ChallengeType, obtainCertificate, type PublishedChallenge } from './acme.js';
+import { startHttp01Responder, startTlsAlpn01Responder } from './challenge-responders.js';
 
 export interface AcmeSettings {
   email: string;
   directoryUrl: string;
+  /** What the CA checks: a request to port 80 or a TLS handshake on 443 (POSTLINE_ACME_CHALLENGE). */
+  challenge: ChallengeType;
   /** Where the http-01 responder listens (80 unless something in front forwards it). */
   httpPort: number;
+  /** Where the tls-alpn-01 responder listens (443 unless something in front forwards it). */
+  tlsPort: number;
   /** PEM file of the CA the directory's HTTPS presents (a private ACME server); unset: the trust store. */
   caFile: string | undefined;
 }
@@ -115,7 +119,7 @@ export class OwnCertificate {
         email: acme.email,
         accountKey: account ? openSecret(account.account_key, 'acme-account-key') : undefined,
         hostnames: [hostname],
-        challenge: 'http-01',
+        challenge: acme.challenge,
         responder: this.databaseResponder(),
         ca: acme.caFile ? fs.readFileSync(acme.caFile, 'utf8') : undefined,
       });
@@ -152,41 +156,42 @@ export class OwnCertificate {
     const { db } = this.deps;
     return {
       async publish(challenge: PublishedChallenge) {
-        if (challenge.type !== 'http-01') throw new Error('only http-01 challenges are answered');
         await db.query(
-          `INSERT INTO acme_challenges (token, key_authorization, expires_at) VALUES ($1, $2, now() + interval '1 hour')
+          `INSERT INTO acme_challenges (token, type, hostname, key_authorization, expires_at) VALUES ($1, $2, $3, $4, now() + interval '1 hour')
            ON CONFLICT (token) DO UPDATE SET key_authorization = EXCLUDED.key_authorization, expires_at = EXCLUDED.expires_at`,
-          [challenge.token, challenge.keyAuthorization],
+          [challenge.token, challenge.type, challenge.hostname.toLowerCase(), challenge.keyAuthorization],
         );
       },
       async unpublish(challenge: PublishedChallenge) {
-        if (challenge.type === 'http-01') await db.query('DELETE FROM acme_challenges WHERE token = $1 OR expires_at < now()', [challenge.token]);
+        await db.query('DELETE FROM acme_challenges WHERE token = $1 OR expires_at < now()', [challenge.token]);
       },
     };
   }
 }
 
-/** The key authorization of an http-01 challenge in flight (acme_challenges), for every node's responder. */
-export async function challengeAnswer(db: Db, token: string): Promise<string | undefined> {
-  const row = await db.one('SELECT key_authorization FROM acme_challenges WHERE token = $1 AND expires_at > now()', [token]);
+/** The key authorization of an http-01 challenge in flight (acme_challenges), by its token. */
+export async function http01Answer(db: Db, token: string): Promise<string | undefined> {
+  const row = await db.one(`SELECT key_authorization FROM acme_challenges WHERE token = $1 AND type = 'http-01' AND expires_at > now()`, [token]);
+  return row?.key_authorization;
+}
+
+/** The key authorization of a tls-alpn-01 challenge in flight, by the host name it proves. */
+async function tlsAlpn01Answer(db: Db, hostname: string): Promise<string | undefined> {
+  const row = await db.one(
+    `SELECT key_authorization FROM acme_challenges WHERE hostname = $1 AND type = 'tls-alpn-01' AND expires_at > now()
+      ORDER BY expires_at DESC LIMIT 1`,
+    [hostname],
+  );
   return row?.key_authorization;
 }
 
 /**
- * Answers the CA's http-01 challenges from the database on POSTLINE_ACME_HTTP_PORT: only
- * /.well-known/acme-challenge/<token>, 404 for anything else.
+ * Answers the CA's challenges from the database: http-01 on POSTLINE_ACME_HTTP_PORT, or
+ * tls-alpn-01 on POSTLINE_ACME_TLS_PORT, whichever POSTLINE_ACME_CHALLENGE chose.
  */
-export async function startChallengeResponder(db: Db, host: string, port: number): Promise<{ port: number; stop(): Promise<void> }> {
-  const server = http.createServer((req, res) => {
-    const token = CHALLENGE_PATH.exec(req.url ?? '')?.[1];
-    const answer = token && req.method === 'GET' ? challengeAnswer(db, token).catch(() => undefined) : Promise.resolve(undefined);
-    void answer.then((text) => (text ? res.writeHead(200, { 'content-type': 'text/plain' }).end(text) : res.writeHead(404).end()));
-  });
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+export function startChallengeResponder(db: Db, host: string, acme: AcmeSettings): Promise<{ port: number; stop(): Promise<void> }> {
+  if (acme.challenge === 'tls-alpn-01') {
+    return startTlsAlpn01Responder({ host, port: acme.tlsPort, keyAuthorization: (hostname) => tlsAlpn01Answer(db, hostname) });
+  }
+  return startHttp01Responder({ host, port: acme.httpPort, keyAuthorization: (token) => http01Answer(db, token) });
 }
-
-const CHALLENGE_PATH = /^\/\.well-known\/acme-challenge\/([A-Za-z0-9_-]{1,256})$/;

@@ -1,5 +1,5 @@
 // Postline's own certificates from the ACME CA, as server.ts starts them for a node
-// (POSTLINE_ACME_EMAIL): the http-01 responder on POSTLINE_ACME_HTTP_PORT, the SMTP listeners'
+// (POSTLINE_ACME_EMAIL): the challenge responder (http-01 or tls-alpn-01), the SMTP listeners'
 // certificate (own-certificate.ts) and, with POSTLINE_HTTPS_PORT, the tracking hosts' HTTPS
 // listener and certificates (tracking-https.ts).
 import type http from 'node:http';
@@ -27,9 +27,16 @@ export async function startOwnCertificates(parts: NodeParts): Promise<{ httpsPor
   };
   const tracking = parts.api && config.httpsPort !== undefined ? parts.api : undefined;
   if (!config.acmeEmail || (!parts.smtp && !tracking)) return { stop };
-  const acme: AcmeSettings = { email: config.acmeEmail, directoryUrl: config.acmeDirectory, httpPort: config.acmeHttpPort, caFile: config.acmeCaFile };
+  const acme: AcmeSettings = {
+    email: config.acmeEmail,
+    directoryUrl: config.acmeDirectory,
+    challenge: config.acmeChallenge,
+    httpPort: config.acmeHttpPort,
+    tlsPort: config.acmeTlsPort,
+    caFile: config.acmeCaFile,
+  };
   try {
-    const responder = await startChallengeResponder(db, config.host, config.acmeHttpPort);
+    const responder = await startChallengeResponder(db, config.host, acme);
     stops.push(() => responder.stop());
     if (parts.smtp) {
       const smtp = parts.smtp;

@@ -14,7 +14,7 @@ import { string } from '../api/schema.js';
 import { notFound } from '../api/errors.js';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
-import { type AcmeSettings, challengeAnswer, OwnCertificate } from './own-certificate.js';
+import { type AcmeSettings, http01Answer, OwnCertificate } from './own-certificate.js';
 
 const SYNC_MS = 30_000;
 
@@ -113,7 +113,7 @@ export function challengeRoutes(db: Db): Route[] {
       },
       async handler({ params }) {
         const token = params.token!;
-        const answer = /^[A-Za-z0-9_-]{1,256}$/.test(token) ? await challengeAnswer(db, token) : undefined;
+        const answer = /^[A-Za-z0-9_-]{1,256}$/.test(token) ? await http01Answer(db, token) : undefined;
         if (!answer) throw notFound('Challenge');
         return { status: 200, body: answer, headers: { 'content-type': 'text/plain' } };
       },

@@ -1,6 +1,7 @@
 // ACME (RFC 8555) against a real CA on loopback: Pebble (test/support/pebble.ts) validates
-// http-01 and tls-alpn-01 challenges on the ports of Postline's own responders, at the address
-// the test's DNS server gives mta.postline.test, and issues certificates from a root of its own.
+// http-01 and tls-alpn-01 challenges on the ports of Postline's own responders (answering from a
+// map here, from the database in Postline), at the address the test's DNS server gives
+// mta.postline.test, and issues certificates from a root of its own.
 // What a caller relies on: a certificate for the host that chains to the CA's root, a key pair
 // of its own, and an account key it can keep and reuse; and errors that name the step, the host
 // and the CA's reason when the CA cannot reach the host, the host does not answer the challenge,
@@ -10,7 +11,7 @@ import { X509Certificate } from 'node:crypto';
 import net from 'node:net';
 import tls from 'node:tls';
 import { after, before, describe, it } from 'node:test';
-import { AcmeError, type ChallengeResponder, obtainCertificate } from '../../src/certificates/acme.js';
+import { AcmeError, type ChallengeResponder, obtainCertificate, type PublishedChallenge } from '../../src/certificates/acme.js';
 import { startHttp01Responder, startTlsAlpn01Responder } from '../../src/certificates/challenge-responders.js';
 import { TestDnsServer } from '../support/dns-server.js';
 import { closeServer } from '../support/eventually.js';
@@ -41,6 +42,19 @@ describe('ACME certificates from a real CA (Pebble)', () => {
   let pebble: TestPebble;
   let root: string;
   let accountKey: string;
+  // The responders' challenges in flight, as own-certificate.ts keeps them in the database.
+  const byToken = new Map<string, PublishedChallenge>();
+  const byHost = new Map<string, PublishedChallenge>();
+  const published: ChallengeResponder = {
+    publish(challenge) {
+      byToken.set(challenge.token, challenge);
+      if (challenge.type === 'tls-alpn-01') byHost.set(challenge.hostname, challenge);
+    },
+    unpublish(challenge) {
+      byToken.delete(challenge.token);
+      if (byHost.get(challenge.hostname) === challenge) byHost.delete(challenge.hostname);
+    },
+  };
 
   // Without `accountKey` each order registers a new account: Pebble may reuse an account's earlier
   // proof for a host even at PEBBLE_AUTHZREUSE=0 (1 time in 100), and a test whose challenge must
@@ -52,7 +66,7 @@ describe('ACME certificates from a real CA (Pebble)', () => {
       email: 'ops@postline.test',
       hostnames: [HOST],
       challenge: 'http-01',
-      responder: http01.responder,
+      responder: published,
       timeoutMs: 60_000,
       ...options,
     });
@@ -60,8 +74,8 @@ describe('ACME certificates from a real CA (Pebble)', () => {
   before(async () => {
     dns = await new TestDnsServer().start();
     dns.set(HOST, { A: ['127.0.0.1'] });
-    http01 = await startHttp01Responder({ host: '127.0.0.1', port: 0 });
-    tlsAlpn01 = await startTlsAlpn01Responder({ host: '127.0.0.1', port: 0 });
+    http01 = await startHttp01Responder({ host: '127.0.0.1', port: 0, keyAuthorization: async (token) => byToken.get(token)?.keyAuthorization });
+    tlsAlpn01 = await startTlsAlpn01Responder({ host: '127.0.0.1', port: 0, keyAuthorization: async (hostname) => byHost.get(hostname)?.keyAuthorization });
     pebble = await startPebble({ dnsServer: dns.address, httpPort: http01.port, tlsPort: tlsAlpn01.port });
     root = await pebble.rootCertificate();
   });
@@ -100,7 +114,7 @@ describe('ACME certificates from a real CA (Pebble)', () => {
   });
 
   it('obtains a certificate by tls-alpn-01', async () => {
-    const issued = await order({ challenge: 'tls-alpn-01', responder: tlsAlpn01.responder });
+    const issued = await order({ challenge: 'tls-alpn-01' });
     const socket = await handshake(issued.key, issued.cert, root, HOST);
     assert.equal(socket.authorized, true);
     socket.destroy();
