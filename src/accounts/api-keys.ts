@@ -9,7 +9,7 @@ import { deletedObject, input, nullable, object, objectId, oneOfValues, restTime
 import { objectBody, optionalEnum, optionalString, rejectUnknown, requiredString } from '../api/validate.js';
 import { type ChangeFeed, changeNoticeSql } from '../db/change-feed.js';
 import type { Db } from '../db/database.js';
-import { RevocableCache } from '../nodes/revocable-cache.js';
+import { RevocableCache } from '../cluster/revocable-cache.js';
 import { hashToken, newToken } from './tokens.js';
 
 /** Notices of deleted keys and revoked grants (db/change-feed.ts), keyed by the token's hash in hex. */

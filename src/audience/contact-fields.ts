@@ -6,7 +6,7 @@ import { boolean, constant, nullable, number, object, oneOfValues, restTime, str
 import type { Body } from '../api/validate.js';
 import type { Row } from '../db/database.js';
 import type { ContactEventData } from '../events/payloads.js';
-import { parseMailbox } from '../mailbox/mailbox.js';
+import { parseMailbox } from '../addresses/mailbox.js';
 import type { Contact, PropertyValue } from './contact-store.js';
 
 export const CONTACT_COLUMNS = 'id, account_id, email, first_name, last_name, unsubscribed, properties, created_at, updated_at';

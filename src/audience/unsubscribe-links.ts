@@ -8,7 +8,7 @@
 // client's unsubscribe button POSTs to it and the contact is unsubscribed without a page.
 // Nothing is stored per link. The broadcast id says where an unsubscribe came from
 // (GET /broadcasts/:id/recipients?type=unsubscribed). Routes: unsubscribe-routes.ts.
-import type { UrlSigner } from '../signing/url-signing.js';
+import type { UrlSigner } from '../signed-urls/url-signing.js';
 
 export interface UnsubscribeLinks {
   publicUrl: string;

@@ -12,7 +12,7 @@ import { isUuid } from '../api/format.js';
 import type { FormPart, Route, RouteResult } from '../api/route.js';
 import { array, object, oneOfValues, string, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import { signers, type UrlSigner } from '../signing/url-signing.js';
+import { signers, type UrlSigner } from '../signed-urls/url-signing.js';
 import { verifyUnsubscribeLink } from './unsubscribe-links.js';
 import { donePage, invalidLinkPage, preferencesPage } from './unsubscribe-page.js';
 import { loadPreferences, resubscribe, saveTopicChoices, unsubscribeFromAll } from './unsubscribe-preferences.js';

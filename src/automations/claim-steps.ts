@@ -41,7 +41,7 @@ export async function claimDueSteps(db: Db, limit: number, leaseMs: number, node
 }
 
 /**
- * Makes the steps that nodes presumed dead had claimed due at once (nodes/node-presence.ts).
+ * Makes the steps that nodes presumed dead had claimed due at once (cluster/node-presence.ts).
  * Clearing the claim token fences the old claim's outcome (advance.ts), should its node only
  * have been stalled; every outcome clears the token, so a step already decided is left alone.
  */

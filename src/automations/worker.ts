@@ -31,7 +31,7 @@ interface AutomationWorkerOptions {
   accept: AcceptDeps;
   logger: Logger;
   pollMs?: number;
-  /** This node's id (nodes/node-presence.ts), written on its claims. */
+  /** This node's id (cluster/node-presence.ts), written on its claims. */
   nodeId?: string;
 }
 

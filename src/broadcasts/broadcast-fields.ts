@@ -9,7 +9,7 @@ import { array, boolean, input, type JsonSchema, nullable, SINGLE_LINE_TEXT, str
 import { assertSingleLine, objectBody, rejectUnknown, type Body } from '../api/validate.js';
 import { assertOwned } from '../audience/contact-store.js';
 import type { Queryable } from '../db/database.js';
-import { parseMailbox } from '../mailbox/mailbox.js';
+import { parseMailbox } from '../addresses/mailbox.js';
 import { MAX_SCHEDULED_AT_LENGTH } from '../emails/schedule.js';
 
 /** A field left out is undefined; null clears an optional one (PATCH). */

@@ -17,7 +17,8 @@
 // Coupled with 0012_audience.sql (read only here: segment_contacts, contacts, contact_topics,
 // topics) and 0014_broadcasts.sql (broadcasts.cursor, emails.broadcast_id/contact_id).
 import { ApiError } from '../api/errors.js';
-import type { Contact, PropertyValue } from '../audience/contact-store.js';
+import type { Contact } from '../audience/contact-store.js';
+import { toContact } from '../audience/contact-fields.js';
 import { contactVariables } from '../audience/contact-store.js';
 import { listUnsubscribeHeaders, unsubscribeUrl, type UnsubscribeLinks } from '../audience/unsubscribe-links.js';
 import type { Db, Queryable, Row } from '../db/database.js';
@@ -167,20 +168,6 @@ async function nextContacts(db: Db, b: SendingBroadcast, from: string | null, li
     [b.segmentId, b.accountId, from, b.topicId, limit],
   );
   return rows.map(toContact);
-}
-
-function toContact(row: Row): Contact {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    email: row.email,
-    firstName: row.first_name ?? null,
-    lastName: row.last_name ?? null,
-    unsubscribed: row.unsubscribed,
-    properties: (row.properties ?? {}) as Record<string, PropertyValue>,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
 }
 
 /**

@@ -53,7 +53,7 @@ export async function claimBroadcast(db: Db, leaseMs = LEASE_MS, nodeId?: string
 
 /**
  * Makes the broadcasts that nodes presumed dead were fanning out claimable at once
- * (nodes/node-presence.ts). A stalled old holder cannot add a chunk twice: each chunk moves
+ * (cluster/node-presence.ts). A stalled old holder cannot add a chunk twice: each chunk moves
  * the cursor only from where it found it (fan-out-chunk.ts).
  */
 export async function releaseBroadcastsOfNodes(q: Queryable, nodeIds: string[]): Promise<number> {
@@ -78,7 +78,7 @@ async function releaseLease(db: Db, b: SendingBroadcast, delayMs = 0): Promise<v
 export class BroadcastFanOut {
   private loop: PollingLoop;
 
-  constructor(private deps: FanOutDeps & { logger: Logger /** This node's id (nodes/node-presence.ts), written on its claims. */; nodeId?: string }) {
+  constructor(private deps: FanOutDeps & { logger: Logger /** This node's id (cluster/node-presence.ts), written on its claims. */; nodeId?: string }) {
     this.loop = new PollingLoop({
       logger: deps.logger,
       failure: 'claiming broadcasts failed',

@@ -11,6 +11,7 @@
 import { validation } from '../api/errors.js';
 import type { Queryable } from '../db/database.js';
 import { placeholderKeys, renderString, type RenderInput } from '../templates/variables.js';
+import { escapeHtml } from '../message/escape-html.js';
 
 /** Contact fields every contact has (EMAIL) or may have. */
 const CONTACT_FIELDS = ['FIRST_NAME', 'LAST_NAME', 'EMAIL'];
@@ -61,9 +62,6 @@ export function contentRenderer(content: BroadcastContent): (values: Record<stri
     };
   };
 }
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 /**
  * The preview text as the inbox shows it beside the subject: a hidden block at the start of

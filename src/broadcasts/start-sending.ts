@@ -10,7 +10,7 @@ import type { Principal } from '../api/route.js';
 import { assertOwned } from '../audience/contact-store.js';
 import type { Queryable, Row } from '../db/database.js';
 import { resolveSenderDomains, type SandboxSending } from '../emails/sender-domain.js';
-import { parseMailbox } from '../mailbox/mailbox.js';
+import { parseMailbox } from '../addresses/mailbox.js';
 import { checkMergeTags } from './merge-tags.js';
 
 export async function assertSendable(q: Queryable, principal: Principal, row: Row, sandbox?: SandboxSending): Promise<void> {

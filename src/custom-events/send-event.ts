@@ -13,7 +13,7 @@ import { constant, input, object, string, uuid } from '../api/schema.js';
 import { objectBody, rejectUnknown, type Body } from '../api/validate.js';
 import { findContact, findOrCreateContact } from '../audience/contact-store.js';
 import type { Db, Queryable } from '../db/database.js';
-import { parseMailbox } from '../mailbox/mailbox.js';
+import { parseMailbox } from '../addresses/mailbox.js';
 import { checkPayload, EVENT_NAME_SCHEMA, PAYLOAD_SCHEMA, parseEventName, parsePayload, type EventSchema } from './event-fields.js';
 
 type ContactRef = { contactId: string } | { email: string };

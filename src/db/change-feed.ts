@@ -1,7 +1,7 @@
 // Revocations reach every node at once: the concept that owns a row sends a notice
 // (`pg_notify` on one channel, `topic:key`) in the transaction that changes it, PostgreSQL
 // delivers it at commit to every node's listening connection, and the node drops what it had
-// cached under that key (nodes/revocable-cache.ts).
+// cached under that key (cluster/revocable-cache.ts).
 //
 // One connection per node, apart from the pool (a pooled connection cannot stay LISTENing).
 // The channel is trusted only while it is shown to work: every PING_MS the node notifies

@@ -74,7 +74,7 @@ interface ClaimOptions {
   leaseMs: number;
   /** Stop adding emails once their messages add up to this many bytes (at least one email). */
   maxBytes: number;
-  /** The claiming node (nodes/node-presence.ts): if it stops beating, its rows are given back at once. */
+  /** The claiming node (cluster/node-presence.ts): if it stops beating, its rows are given back at once. */
   nodeId?: string | null;
 }
 
@@ -220,7 +220,7 @@ export async function releaseForgottenClaims(db: Db, nodeId: string, held: numbe
 }
 
 /**
- * Gives the rows claimed by nodes presumed dead (nodes/node-presence.ts) back to the queue, due
+ * Gives the rows claimed by nodes presumed dead (cluster/node-presence.ts) back to the queue, due
  * now. Changing next_attempt_at also fences the old lease: should such a node only have been
  * stalled, its outcomes for these rows are not written.
  */

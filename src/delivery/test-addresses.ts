@@ -1,7 +1,7 @@
-// The outcomes Resend's test addresses simulate (mailbox/test-addresses.ts says which address
+// The outcomes Resend's test addresses simulate (addresses/test-addresses.ts says which address
 // is which): decided by the worker without a connection, so developers can exercise their
 // webhook handling safely.
-import { testAddressOutcome } from '../mailbox/test-addresses.js';
+import { testAddressOutcome } from '../addresses/test-addresses.js';
 import { bounceOf, LOCAL_REPLIES, parseReply } from './bounce-codes.js';
 import type { Verdict } from './outcomes.js';
 

@@ -5,7 +5,7 @@
 // (smtp-pool.ts), and hands the verdicts to the outcome writer (outcomes.ts), which records
 // state and events together. Any number of workers on any number of nodes share one queue:
 // claims never overlap; a worker that dies leaves its rows to other nodes as soon as its node
-// stops beating (nodes/node-presence.ts), or, failing that, when their lease ends.
+// stops beating (cluster/node-presence.ts), or, failing that, when their lease ends.
 //
 // A database that goes away does not strand a live worker's claims: outcomes are written once it
 // is back (outcomes.ts), and rows the worker no longer holds in memory (a claim whose commit it
@@ -76,7 +76,7 @@ interface WorkerOptions {
   resolver: DnsResolver;
   logger: Logger;
   composeDeferred?: ComposeDeferred;
-  /** This node's id (nodes/node-presence.ts), written on its claims; null: claims are recovered by their lease only. */
+  /** This node's id (cluster/node-presence.ts), written on its claims; null: claims are recovered by their lease only. */
   nodeId?: string;
 }
 

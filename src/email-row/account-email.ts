@@ -3,11 +3,17 @@
 // an id that is not a UUID, is missing, or is another account's is the same 404.
 import { notFound } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
-import type { Queryable } from '../db/database.js';
+import type { Queryable, Row } from '../db/database.js';
 
 /** The email's id when it is one of `accountId`'s emails; otherwise throws Resend's 404. */
 export async function accountEmailOr404(q: Queryable, accountId: string, id: string | undefined): Promise<string> {
-  const email = isUuid(id) ? await q.one('SELECT id FROM emails WHERE id = $1 AND account_id = $2', [id, accountId]) : undefined;
-  if (!email) throw notFound('Email');
+  await accountEmailRow(q, accountId, id, 'id');
   return id!;
+}
+
+/** `columns` of the email (table `emails`, unaliased) when it is one of `accountId`'s; otherwise throws Resend's 404. */
+export async function accountEmailRow<R extends Row = Row>(q: Queryable, accountId: string, id: string | undefined, columns: string): Promise<R> {
+  const row = isUuid(id) ? await q.one<R>(`SELECT ${columns} FROM emails WHERE emails.id = $1 AND emails.account_id = $2`, [id, accountId]) : undefined;
+  if (!row) throw notFound('Email');
+  return row;
 }

@@ -4,7 +4,7 @@
 import { isoTimestamp } from '../api/format.js';
 import { constant, integer, isoTime, object, oneOfValues, string, uuid } from '../api/schema.js';
 import type { Row } from '../db/database.js';
-import type { UrlSigner } from '../signing/url-signing.js';
+import type { UrlSigner } from '../signed-urls/url-signing.js';
 
 export const ATTACHMENT_COLUMNS = 'id, position, filename, content_type, content_id, content_disposition, size';
 export interface DownloadLinks {

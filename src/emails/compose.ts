@@ -13,7 +13,7 @@ import type MimeNode from 'nodemailer/lib/mime-node';
 import * as base64 from 'nodemailer/lib/base64';
 import * as qp from 'nodemailer/lib/qp';
 import { compile } from 'html-to-text';
-import type { Mailbox } from '../mailbox/mailbox.js';
+import type { Mailbox } from '../addresses/mailbox.js';
 import type { Attachment } from './attachments.js';
 import type { EmailRequest } from './email-request.js';
 

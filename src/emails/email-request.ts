@@ -6,7 +6,7 @@ import { isUuid } from '../api/format.js';
 import { MAX_EMAIL_BYTES, MAX_EMAIL_SIZE, MAX_RECIPIENTS } from '../api/limits.js';
 import { array, input, integer, type JsonSchema, number, SINGLE_LINE_TEXT, string, uuid } from '../api/schema.js';
 import { assertSingleLine, rejectUnknown, type Body } from '../api/validate.js';
-import { parseMailbox, type Mailbox } from '../mailbox/mailbox.js';
+import { parseMailbox, type Mailbox } from '../addresses/mailbox.js';
 import { parseAttachments, type AttachmentRequest } from './attachments.js';
 import { MAX_SCHEDULED_AT_LENGTH, parseScheduledAt } from './schedule.js';
 

@@ -3,10 +3,10 @@
 // attempt), or an SMTP submission as prepared before signing. An email still to be composed
 // (scheduled, or not yet attempted) has no message yet: 404 with that said.
 import { notFound } from '../api/errors.js';
-import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
 import { string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
+import { accountEmailRow } from '../email-row/account-email.js';
 import { type StoredMessageRow, storedMessageColumns, storedMessageOf } from '../email-row/stored-message.js';
 
 export function getRawEmail(db: Db): Route {
@@ -21,13 +21,12 @@ export function getRawEmail(db: Db): Route {
       response: { status: 200, contentType: 'message/rfc822', schema: string({ contentMediaType: 'message/rfc822' }) },
     },
     async handler({ principal, params }) {
-      const row = isUuid(params.id)
-        ? await db.one<StoredMessageRow & { id: string }>(
-            `SELECT e.id, ${storedMessageColumns('e', true)} FROM emails e WHERE e.id = $1 AND e.account_id = $2`,
-            [params.id, principal.accountId],
-          )
-        : undefined;
-      if (!row) throw notFound('Email');
+      const row = await accountEmailRow<StoredMessageRow & { id: string }>(
+        db,
+        principal.accountId,
+        params.id,
+        `emails.id, ${storedMessageColumns('emails', true)}`,
+      );
       const stored = storedMessageOf(row);
       if (stored.state === 'to_compose') throw notFound('Message (it is composed at its first delivery attempt)');
       return { body: stored.message, headers: { 'content-type': 'message/rfc822', 'content-disposition': `attachment; filename="${row.id}.eml"` } };

@@ -9,7 +9,7 @@ import type { Db } from '../db/database.js';
 import type { DnsResolver } from '../dns/resolver.js';
 import { listDeliveryAttempts } from '../delivery/list-attempts.js';
 import { DestinationPolicy } from '../egress/destination-policy.js';
-import { signers } from '../signing/url-signing.js';
+import { signers } from '../signed-urls/url-signing.js';
 import type { AcceptDeps } from './accept.js';
 import { downloadAttachment } from './download-attachment.js';
 import { getAttachment } from './get-attachment.js';

@@ -12,10 +12,11 @@ import { constant, input, object, string, uuid } from '../api/schema.js';
 import { objectBody, optionalString, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import { accountEmailOr404 } from '../email-row/account-email.js';
-import { SIGNED_URL_QUERY, type UrlSigner } from '../signing/url-signing.js';
+import { SIGNED_URL_QUERY, type UrlSigner } from '../signed-urls/url-signing.js';
 import { DETAIL_COLUMNS, emailDetail } from './email-view.js';
 import { mailContentPolicy } from './mail-content-policy.js';
 import { bodiesOfSubmitted } from './submitted-message.js';
+import { escapeHtml } from '../message/escape-html.js';
 
 const MINUTE = 60_000;
 const UNIT_MS: Record<string, number> = { minute: MINUTE, hour: 60 * MINUTE, day: 24 * 60 * MINUTE, week: 7 * 24 * 60 * MINUTE };
@@ -44,8 +45,6 @@ const PAGE_HEADERS = {
 };
 /** The page itself: its own inline styles and the framed body, nothing else. */
 const PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export function shareEmail(db: Db, links: () => Promise<{ publicUrl: string; signer: UrlSigner }>): Route {
   return {

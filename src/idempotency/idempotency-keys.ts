@@ -4,7 +4,7 @@
 // first request has not finished is 409 concurrent_idempotent_requests. The response is
 // stored in the same transaction that commits the work (RouteContext.saveIdempotentResponse),
 // so a crash can never leave the work done but the key unanswered. A claim names the node
-// whose presence vouches for its process (nodes/node-presence.ts) when there is one: a node
+// whose presence vouches for its process (cluster/node-presence.ts) when there is one: a node
 // that stops beating has its unanswered claims deleted with its other claims, so a client's
 // retry after a crash is served within seconds instead of meeting 409 until ABANDONED_SQL.
 import crypto from 'node:crypto';

@@ -1,40 +1,18 @@
-// The signed download URLs of received mail, served without an API key (the signature is the
-// credential; a wrong one reads as not found, an expired one is refused with 403):
+// The signed download URLs of received mail, served without an API key
+// (signed-urls/signed-download.ts):
 // - GET /downloads/received-emails/:id: the message as stored (RFC 822 bytes, message/rfc822),
 //   what the SDK's emails.receiving.forward() fetches;
 // - GET /downloads/received-attachments/:id: one attachment, decoded. The stored raw message is
 //   parsed again with the options it was parsed with at arrival, and the attachment at the
 //   stored position taken; its type and size are checked, so a parser that changed its mind
 //   fails loudly rather than serving another part's bytes.
-// Always downloads, never rendered: received mail is not trusted content of this origin.
-import { ApiError, notFound, validation } from '../api/errors.js';
-import { isUuid } from '../api/format.js';
+import { ApiError, notFound } from '../api/errors.js';
 import type { Route } from '../api/route.js';
-import { SIGNED_URL_QUERY } from '../signing/url-signing.js';
+import { SIGNED_URL_QUERY } from '../signed-urls/url-signing.js';
 import type { Db } from '../db/database.js';
-import type { UrlSigner } from '../signing/url-signing.js';
+import type { UrlSigner } from '../signed-urls/url-signing.js';
+import { checkDownloadUrl, downloadHeaders } from '../signed-urls/signed-download.js';
 import { attachmentBytes, parseMime } from '../message/received-message.js';
-import type { DownloadKind } from './received-view.js';
-
-const DOWNLOAD_HEADERS = {
-  'cache-control': 'private, no-store',
-  'x-content-type-options': 'nosniff',
-  'content-security-policy': "default-src 'none'; sandbox",
-};
-
-/** RFC 6266: an ASCII fallback and the exact name in RFC 5987 encoding. */
-function contentDisposition(filename: string | null): string {
-  if (!filename) return 'attachment';
-  const fallback = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `attachment; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
-}
-
-async function checkSignature(signer: () => Promise<UrlSigner>, kind: DownloadKind, id: string | undefined, query: Record<string, string | undefined>) {
-  const { expires, signature } = query;
-  const valid = isUuid(id) && /^\d{1,12}$/.test(expires ?? '') && typeof signature === 'string';
-  if (!valid || !(await signer()).verify(signature!, kind, id!, expires!)) throw notFound(kind === 'raw' ? 'Email' : 'Attachment');
-  if (Number(expires) * 1000 < Date.now()) throw validation('This download URL has expired; get a new one from the API.', 403);
-}
 
 export function downloadReceivedEmail(db: Db, signer: () => Promise<UrlSigner>): Route {
   return {
@@ -49,7 +27,7 @@ export function downloadReceivedEmail(db: Db, signer: () => Promise<UrlSigner>):
       response: { status: 200, contentType: 'message/rfc822', description: 'The raw message, as a download.' },
     },
     async handler({ params, query }) {
-      await checkSignature(signer, 'raw', params.id, query);
+      checkDownloadUrl(await signer(), { id: params.id, query, scope: 'raw', what: 'Email' });
       const row = await db.one<{ raw: Buffer }>(`SELECT m.raw FROM received_emails r JOIN inbound_messages m ON m.id = r.inbound_message_id WHERE r.id = $1`, [
         params.id,
       ]);
@@ -57,7 +35,7 @@ export function downloadReceivedEmail(db: Db, signer: () => Promise<UrlSigner>):
       return {
         status: 200,
         body: row.raw,
-        headers: { 'content-type': 'message/rfc822', 'content-disposition': contentDisposition(`${params.id}.eml`), ...DOWNLOAD_HEADERS },
+        headers: downloadHeaders('message/rfc822', `${params.id}.eml`),
       };
     },
   };
@@ -76,7 +54,7 @@ export function downloadReceivedAttachment(db: Db, signer: () => Promise<UrlSign
       response: { status: 200, contentType: 'application/octet-stream', description: 'The file, with its own content type, as a download.' },
     },
     async handler({ params, query }) {
-      await checkSignature(signer, 'attachment', params.id, query);
+      checkDownloadUrl(await signer(), { id: params.id, query, scope: 'attachment', what: 'Attachment' });
       const row = await db.one(
         `SELECT a.position, a.filename, a.content_type, a.size, m.raw
            FROM received_attachments a
@@ -94,7 +72,7 @@ export function downloadReceivedAttachment(db: Db, signer: () => Promise<UrlSign
       return {
         status: 200,
         body: bytes,
-        headers: { 'content-type': row.content_type, 'content-disposition': contentDisposition(row.filename), ...DOWNLOAD_HEADERS },
+        headers: downloadHeaders(row.content_type, row.filename),
       };
     },
   };

@@ -6,7 +6,7 @@ import { isoTimestamp } from '../api/format.js';
 import { array, constant, integer, isoTime, nullable, object, oneOfValues, string, uuid } from '../api/schema.js';
 import type { Queryable, Row } from '../db/database.js';
 import type { ReceivedEventData } from '../events/payloads.js';
-import type { UrlSigner } from '../signing/url-signing.js';
+import type { UrlSigner } from '../signed-urls/url-signing.js';
 
 /** Never select the raw message or bodies for a list. */
 export const RECEIVED_COLUMNS = 'id, received_for, from_address, to_addresses, cc, bcc, reply_to, subject, message_id, created_at';
@@ -18,7 +18,7 @@ export interface ReceivedLinks {
   ttlMs: number;
 }
 
-export type DownloadKind = 'raw' | 'attachment';
+type DownloadKind = 'raw' | 'attachment';
 const PATHS: Record<DownloadKind, string> = { raw: 'received-emails', attachment: 'received-attachments' };
 
 /** `/downloads/received-emails/:id` or `/downloads/received-attachments/:id`, signed over (kind, id, expires). */

@@ -4,7 +4,7 @@
 import type { Route } from '../api/route.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
-import { signers } from '../signing/url-signing.js';
+import { signers } from '../signed-urls/url-signing.js';
 import { downloadReceivedAttachment, downloadReceivedEmail } from './download-received.js';
 import { getReceivedAttachment } from './get-received-attachment.js';
 import { getReceived } from './get-received.js';

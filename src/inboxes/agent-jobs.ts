@@ -92,7 +92,7 @@ export async function markAttemptFailed(db: Db, job: AgentJob, error: string, re
   );
 }
 
-/** Makes the jobs that nodes presumed dead had claimed due at once (nodes/node-presence.ts); clearing the token fences their outcome. */
+/** Makes the jobs that nodes presumed dead had claimed due at once (cluster/node-presence.ts); clearing the token fences their outcome. */
 export async function releaseAgentJobsOfNodes(q: Queryable, nodeIds: string[]): Promise<number> {
   const released = await q.query(
     `UPDATE inbox_agent_jobs SET due_at = now(), claim_token = NULL, claimed_by = NULL, updated_at = now()

@@ -31,7 +31,7 @@ interface InboxAgentWorkerOptions {
   db: Db;
   config: Config;
   logger: Logger;
-  /** This node's id (nodes/node-presence.ts), written on its claims. */
+  /** This node's id (cluster/node-presence.ts), written on its claims. */
   nodeId?: string;
 }
 

@@ -10,7 +10,7 @@ import { array, constant, deletedObject, input, integer, isoTime, nullable, obje
 import { type Body, objectBody, rejectUnknown } from '../api/validate.js';
 import type { Db, Row } from '../db/database.js';
 import type { AcceptDeps } from '../emails/accept.js';
-import { parseMailbox } from '../mailbox/mailbox.js';
+import { parseMailbox } from '../addresses/mailbox.js';
 import { draftCommon, eventDraft, eventEmailById } from './event-objects.js';
 import { findInbox, findInInbox, findThreadMessage } from './find-inbox.js';
 import { threadSummary } from './thread-view.js';

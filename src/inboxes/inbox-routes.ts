@@ -9,7 +9,7 @@ import { boolean, deletedObject, input, objectId, string } from '../api/schema.j
 import { assertSingleLine, type Body, objectBody, optionalBoolean, optionalString, rejectUnknown } from '../api/validate.js';
 import type { Db, Queryable } from '../db/database.js';
 import { recordEvents } from '../events/record-events.js';
-import { parseMailbox } from '../mailbox/mailbox.js';
+import { parseMailbox } from '../addresses/mailbox.js';
 import { eventInbox } from './event-objects.js';
 import { findInbox } from './find-inbox.js';
 import { INBOX_SCHEMA, INBOX_SUMMARY_SCHEMA, inboxDetail, inboxSummary, readInboxes } from './inbox-view.js';

@@ -9,7 +9,7 @@ import type { Principal } from '../api/route.js';
 import type { Body } from '../api/validate.js';
 import type { Queryable } from '../db/database.js';
 import { recordEvents } from '../events/record-events.js';
-import { parseMailbox } from '../mailbox/mailbox.js';
+import { parseMailbox } from '../addresses/mailbox.js';
 import { threadSummary } from './thread-view.js';
 
 /** The `assignee_email` given: undefined when absent, null to unassign, else a bare lower-case address. */

@@ -15,6 +15,7 @@ import { type ForwardedFile, originalAttachments } from './original-attachments.
 import { answerReferences, sendFromInbox } from './send-from-inbox.js';
 import { THREAD_PARAMS } from './thread-routes.js';
 import { MESSAGE_SCHEMA, messageView } from './thread-view.js';
+import { escapeHtml } from '../message/escape-html.js';
 
 const EMAIL_PARAMS = { ...THREAD_PARAMS, email: uuid('The id of the message in the thread.') };
 const SENT = object({ id: uuid() });
@@ -42,8 +43,6 @@ const prefixed = (prefix: string, subject: string | null) => {
   const s = subject ?? '';
   return s.toLowerCase().startsWith(prefix.toLowerCase()) ? s : `${prefix} ${s}`.trim();
 };
-
-const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
 function listThreadEmails(db: Db): Route {
   return {

@@ -19,7 +19,7 @@ interface MailFromDeps extends SubmissionLogDeps {
 
 export function onMailFrom(deps: MailFromDeps) {
   return (address: SMTPServerAddress, session: SMTPServerSession, callback: (err?: Error | null) => void): void => {
-    // Not offered in EHLO: Postline cannot deliver UTF-8 addresses yet (mailbox/mailbox.ts).
+    // Not offered in EHLO: Postline cannot deliver UTF-8 addresses yet (addresses/mailbox.ts).
     // (The parameter, not session.envelope.smtpUtf8: smtp-server leaves that set after a refused MAIL.)
     if (address.args !== false && address.args.SMTPUTF8) return callback(REPLIES.smtpUtf8NotSupported());
     if (address.address && !asciiAddress(address.address)) return callback(REPLIES.nonAsciiAddress(address.address));

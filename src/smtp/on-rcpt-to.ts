@@ -7,7 +7,7 @@
 import type { SMTPServerAddress, SMTPServerSession } from 'smtp-server';
 import { MAX_RECIPIENTS } from '../api/limits.js';
 import type { Logger } from '../logger.js';
-import { parseMailbox } from '../mailbox/mailbox.js';
+import { parseMailbox } from '../addresses/mailbox.js';
 import { REPLIES } from './replies.js';
 import { asciiAddress, principalOf } from './session.js';
 

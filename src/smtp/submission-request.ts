@@ -8,7 +8,7 @@
 import { addressParser, type Address } from 'postal-mime';
 import type { EmailRequest } from '../emails/email-request.js';
 import { noNul, storedBodies } from '../emails/submitted-message.js';
-import { parseMailbox, type Mailbox } from '../mailbox/mailbox.js';
+import { parseMailbox, type Mailbox } from '../addresses/mailbox.js';
 import { UnparseableMessage, type MessageParser, type ParsedSubmission } from '../message/parse-message.js';
 import { MAX_LINE_LENGTH, REPLIES } from './replies.js';
 

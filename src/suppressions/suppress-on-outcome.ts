@@ -6,12 +6,12 @@
 // subType General or NoEmail). Transient ones (a full mailbox, a message too large, content or
 // an attachment refused, the sender blocked: src/delivery/bounce-classes.ts) are about this
 // message or a passing state, so the address stays sendable; so does an Undetermined one.
-// Resend's test addresses (bounced@, complained@resend.dev, src/mailbox/test-addresses.ts) are
+// Resend's test addresses (bounced@, complained@resend.dev, src/addresses/test-addresses.ts) are
 // never listed: their bounces and complaints are simulated, and Resend offers them precisely
 // so that testing harms no reputation. Each send to bounced@resend.dev bounces again, as an
 // integration test run twice expects; suppression itself is what suppressed@resend.dev is for.
 import type { Queryable } from '../db/database.js';
-import { isTestAddress } from '../mailbox/test-addresses.js';
+import { isTestAddress } from '../addresses/test-addresses.js';
 import { addSuppressions, type NewSuppression } from './suppression-list.js';
 
 /** The part of a delivery outcome (src/delivery/outcomes.ts `Outcome`) that decides suppression. */

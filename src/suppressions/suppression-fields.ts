@@ -4,7 +4,7 @@ import { ApiError, missingField, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import { array, type JsonSchema, string } from '../api/schema.js';
 import type { Body } from '../api/validate.js';
-import { parseMailbox } from '../mailbox/mailbox.js';
+import { parseMailbox } from '../addresses/mailbox.js';
 
 const MAX_BATCH = 100;
 

@@ -7,6 +7,7 @@
 // markup: HTML-escaped in html, as is in text and subject (the subject is a header, checked
 // for line breaks after rendering by the validate step, not escaped).
 import { validation } from '../api/errors.js';
+import { escapeHtml } from '../message/escape-html.js';
 
 export type VariableType = 'string' | 'number';
 export type VariableValue = string | number;
@@ -52,9 +53,6 @@ export function checkValue(value: unknown, type: VariableType | undefined, what:
   }
   throw validation(`${what} must be a string or a number.`);
 }
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 export interface RenderInput {
   /** The template's variable definitions, by key. */

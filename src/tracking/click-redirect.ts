@@ -10,7 +10,7 @@ import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
 import { string, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import type { UrlSigner } from '../signing/url-signing.js';
+import type { UrlSigner } from '../signed-urls/url-signing.js';
 import { emailExists, recordEngagement } from './record-engagement.js';
 
 export function clickRedirect(db: Db, signer: () => Promise<UrlSigner>): Route {

@@ -8,7 +8,7 @@ import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
 import { uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import type { UrlSigner } from '../signing/url-signing.js';
+import type { UrlSigner } from '../signed-urls/url-signing.js';
 import { emailExists, recordEngagement } from './record-engagement.js';
 
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');

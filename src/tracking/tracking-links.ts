@@ -4,7 +4,7 @@
 //   click        /t/c/<email id>/<signature of (id, url)>?url=<the destination>
 // The destination travels in the link itself, readable, and the signature binds it to the email:
 // nothing is stored per link, and the redirect can only ever go where the sender's html pointed.
-import type { UrlSigner } from '../signing/url-signing.js';
+import type { UrlSigner } from '../signed-urls/url-signing.js';
 
 export interface TrackingSigners {
   publicUrl: string;

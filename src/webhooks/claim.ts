@@ -37,7 +37,7 @@ interface ClaimOptions {
   rooms: { endpoints: string[]; rooms: number[] };
   /** ...and for every other endpoint. */
   firstRoom: number;
-  /** The claiming node (nodes/node-presence.ts): if it stops beating, its messages are given back at once. */
+  /** The claiming node (cluster/node-presence.ts): if it stops beating, its messages are given back at once. */
   nodeId?: string | null;
 }
 
@@ -95,7 +95,7 @@ export async function releaseClaims(db: Db, messages: ClaimedMessage[]): Promise
   );
 }
 
-/** Gives the messages claimed by nodes presumed dead (nodes/node-presence.ts) back, due now; fences their leases. */
+/** Gives the messages claimed by nodes presumed dead (cluster/node-presence.ts) back, due now; fences their leases. */
 export async function releaseWebhookMessagesOfNodes(q: Queryable, nodeIds: string[]): Promise<number> {
   const released = await q.query(
     `UPDATE webhook_messages SET next_attempt_at = now(), claimed_by = NULL

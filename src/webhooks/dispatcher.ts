@@ -48,7 +48,7 @@ interface DispatcherOptions {
   /** Where endpoints may connect to (POSTLINE_WEBHOOK_ALLOW_PRIVATE). */
   destinations: DestinationPolicy;
   logger: Logger;
-  /** This node's id (nodes/node-presence.ts), written on its claims. */
+  /** This node's id (cluster/node-presence.ts), written on its claims. */
   nodeId?: string;
 }
 

@@ -10,7 +10,7 @@ import { DeliveryWorker } from '../../src/delivery/worker.js';
 import { DnsResolver } from '../../src/dns/resolver.js';
 import { composeDeferred } from '../../src/emails/compose-deferred.js';
 import { acceptDeps } from '../../src/emails/routes.js';
-import { urlSigner } from '../../src/signing/url-signing.js';
+import { urlSigner } from '../../src/signed-urls/url-signing.js';
 import type { TestPostline } from '../support/postline.js';
 import { createContacts, createSegment, eventually, FROM, startBroadcastTest } from './support.js';
 

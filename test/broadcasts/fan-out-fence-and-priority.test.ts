@@ -9,7 +9,7 @@ import { claimBroadcast } from '../../src/broadcasts/fan-out.js';
 import { claimDue } from '../../src/delivery/claim.js';
 import { DnsResolver } from '../../src/dns/resolver.js';
 import { acceptDeps } from '../../src/emails/routes.js';
-import { urlSigner } from '../../src/signing/url-signing.js';
+import { urlSigner } from '../../src/signed-urls/url-signing.js';
 import { eventually } from '../support/eventually.js';
 import type { TestPostline } from '../support/postline.js';
 import { createContacts, createSegment, FROM, startBroadcastTest } from './support.js';

@@ -2,7 +2,7 @@
 // accepts connections and never greets; the webhook endpoint never answers): after a restart
 // on the same database, every email it acknowledged is delivered, and every webhook sent,
 // within 30 s, although the dead process's claims carry five-minute leases. The restarted node
-// presumes the silent one dead (nodes/node-presence.ts) and takes its rows.
+// presumes the silent one dead (cluster/node-presence.ts) and takes its rows.
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,5 +1,5 @@
 // Two worker nodes on one external PostgreSQL, as an operator scales out: an api node takes
-// the mail, worker A claims it and hangs on its MX host, worker B runs beside it. A is killed with SIGKILL and never comes back; B notices A's silence (nodes/node-presence.ts)
+// the mail, worker A claims it and hangs on its MX host, worker B runs beside it. A is killed with SIGKILL and never comes back; B notices A's silence (cluster/node-presence.ts)
 // and delivers everything A held within 30 s of the kill, each acknowledged email once.
 // Separate processes throughout. Embedded PostgreSQL belongs to one data directory on one
 // machine, so this runs on TEST_DATABASE_URL only.

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Resend } from 'resend';
 import { createAccount } from '../../src/accounts/accounts.js';
-import { urlSigner } from '../../src/signing/url-signing.js';
+import { urlSigner } from '../../src/signed-urls/url-signing.js';
 import { createVerifiedDomain } from '../support/domains.js';
 import { startTestPostline, type TestPostline } from '../support/postline.js';
 
@@ -39,12 +39,12 @@ describe('POST /emails/:id/share (emails.share): a signed, expiring, read-only p
     assert.match(page.headers.get('content-security-policy')!, /default-src 'none'/);
     assert.equal(page.headers.get('referrer-policy'), 'no-referrer');
     const html = await page.text();
-    assert.ok(html.includes('Your &#60;order&#62; &#38; more'), 'the subject, escaped');
+    assert.ok(html.includes('Your &lt;order&gt; &amp; more'), 'the subject, escaped');
     assert.ok(!html.includes('<script>'));
     const frame = /<iframe sandbox title="Message" src="([^"]+)"/.exec(html);
     assert.ok(frame, 'the body is in a sandboxed frame');
 
-    const body = await fetch(t.url + frame[1]!.replaceAll('&#38;', '&'));
+    const body = await fetch(t.url + frame[1]!.replaceAll('&amp;', '&'));
     assert.equal(body.status, 200);
     const policy = body.headers.get('content-security-policy')!;
     assert.match(policy, /^sandbox; default-src 'none'/);

@@ -35,7 +35,7 @@ export class ContactImportWorker {
   constructor(
     private db: Db,
     private logger: Logger,
-    /** This node's id (nodes/node-presence.ts), written on its claims. */
+    /** This node's id (cluster/node-presence.ts), written on its claims. */
     private nodeId?: string,
   ) {
     this.loop = new PollingLoop({
@@ -126,7 +126,7 @@ function toJob(row: Row, leaseToken: string): ImportJob {
 }
 
 /**
- * Gives the imports that nodes presumed dead were running back at once (nodes/node-presence.ts).
+ * Gives the imports that nodes presumed dead were running back at once (cluster/node-presence.ts).
  * Dropping the lease token fences the old runner's batches (run-import.ts), should it only
  * have been stalled.
  */

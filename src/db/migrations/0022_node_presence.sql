@@ -1,4 +1,4 @@
--- Worker nodes announce themselves and beat every few seconds (src/nodes/node-presence.ts); a
+-- Worker nodes announce themselves and beat every few seconds (src/cluster/node-presence.ts); a
 -- node silent for longer than its dead-after period is presumed crashed, and the queue rows it
 -- had claimed are handed back at once instead of when their leases run out.
 CREATE TABLE nodes (

@@ -4,7 +4,7 @@
 // before anything else, since these values become header lines.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseMailbox } from '../../src/mailbox/mailbox.js';
+import { parseMailbox } from '../../src/addresses/mailbox.js';
 
 const INVALID = (field: string) =>
   `Invalid \`${field}\` field. The email address needs to follow the \`email@example.com\` or \`Name <email@example.com>\` format.`;

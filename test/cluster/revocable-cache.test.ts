@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { ChangeFeed } from '../../src/db/change-feed.js';
-import { RevocableCache } from '../../src/nodes/revocable-cache.js';
+import { RevocableCache } from '../../src/cluster/revocable-cache.js';
 import { freshDatabase } from '../db/fresh-database.js';
 import { eventually } from '../support/eventually.js';
 
