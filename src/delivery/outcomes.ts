@@ -21,6 +21,7 @@ import { suppressAfterOutcomes } from '../suppressions/suppress-on-outcome.js';
 import type { Bounce } from './bounce-codes.js';
 import type { ClaimedDelivery, ClaimedEmail } from './claim.js';
 import { decideRetry, type RetryPolicy } from './retry-policy.js';
+import type { DeliveryStatus, FinalDeliveryStatus } from '../queue/delivery-status.js';
 
 export interface Suppression {
   type: 'OnAccountSuppressionList' | 'Suppressed';
@@ -51,7 +52,7 @@ export interface Outcome {
 
 interface Row {
   outcome: Outcome;
-  status: 'queued' | 'delivered' | 'bounced' | 'failed' | 'suppressed';
+  status: Extract<DeliveryStatus, 'queued'> | Exclude<FinalDeliveryStatus, 'canceled'>;
   /** Retry after this long; null keeps next_attempt_at (a final state). */
   delayMs: number | null;
   events: OutboundEvent[];

@@ -13,6 +13,7 @@ import * as chrono from 'chrono-node';
 import { validation } from '../api/errors.js';
 import { MAX_SCHEDULE_AHEAD, MAX_SCHEDULE_AHEAD_MS } from '../api/limits.js';
 import { lastEventOf } from '../events/record-events.js';
+import type { DeliveryStatus } from '../queue/delivery-status.js';
 
 /** 2026-08-05T11:52:01.858Z, 2026-08-05 11:52, 2026-08-05T11:52:01+02:00 … */
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?$/i;
@@ -55,6 +56,6 @@ function parseTime(text: string, now: Date): Date | undefined {
 /** How an accepted email starts out: sent (queued now) or scheduled (waiting). */
 export function acceptedState(scheduledAt: Date | null) {
   return scheduledAt
-    ? { event: 'email.scheduled' as const, lastEvent: lastEventOf('email.scheduled'), deliveryStatus: 'scheduled', dueAt: scheduledAt }
-    : { event: 'email.sent' as const, lastEvent: lastEventOf('email.sent'), deliveryStatus: 'queued', dueAt: null };
+    ? { event: 'email.scheduled' as const, lastEvent: lastEventOf('email.scheduled'), deliveryStatus: 'scheduled' satisfies DeliveryStatus, dueAt: scheduledAt }
+    : { event: 'email.sent' as const, lastEvent: lastEventOf('email.sent'), deliveryStatus: 'queued' satisfies DeliveryStatus, dueAt: null };
 }
