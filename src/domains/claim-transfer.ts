@@ -1,6 +1,6 @@
 // Verifying a domain claim: the TXT record is looked up (fresh, through POSTLINE_DNS_SERVERS)
 // before any transaction opens, then one transaction moves the domain. What moves and what
-// does not, and why (docs/ARCHITECTURE.md, "Domain claims"):
+// does not, and why (docs/architecture/decisions.md, "Domain claims"):
 // - the holder's domain row is deleted, with its DKIM key (never reused: the claimant's
 //   placeholder has its own), its record statuses and its warm-up; the holder gets
 //   domain.deleted, the claimant domain.updated, both through the one event writer;
