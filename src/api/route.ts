@@ -96,6 +96,12 @@ export interface RouteDoc {
   headers?: Record<string, JsonSchema>;
   /** The body: JSON, or for 'multipart' and 'form' routes the form's fields. */
   body?: JsonSchema;
+  /**
+   * `body` is the check of every request (api/request-schema.ts): the handler gets a body that
+   * passed it, nulls of optional fields dropped. Routes not yet converted judge their bodies in
+   * their handlers (validate.ts).
+   */
+  validatesBody?: true;
   response: ResponseDoc;
   /** Postline's own, not a route of Resend's API (OpenAPI `x-postline-addition`). */
   addition?: true;

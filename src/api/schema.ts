@@ -1,7 +1,8 @@
 // JSON Schema (draft 2020-12, the dialect OpenAPI 3.1 embeds) for describing routes
 // (`RouteDoc` in route.ts), and small builders so a route's description reads close to the
-// checks its handler makes. These schemas describe; they validate nothing: the handlers'
-// readers (validate.ts) stay the one place a request is judged.
+// checks its handler makes. A route whose `doc.validates` is set is checked against its body
+// schema before its handler runs (request-schema.ts); the others' handlers judge their bodies
+// with validate.ts's readers, until each is converted.
 
 type JsonType = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array' | 'null';
 type JsonValue = string | number | boolean | null;
@@ -35,6 +36,8 @@ export interface JsonSchema {
   contentMediaType?: string;
   contentEncoding?: string;
   $ref?: string;
+  /** What a refused value should have been, as `The \`field\` field must …` ends (request-schema.ts). */
+  'x-message'?: string;
 }
 
 type Options = Omit<JsonSchema, 'type'>;

@@ -1,11 +1,13 @@
 // Mounts every concept's routes (api/route.ts) in an encapsulated context: checks the body's
-// shape the route declares, builds its RouteContext, runs the handler, and keeps Idempotency-Key
+// shape the route declares, and the body against its schema where the route says so
+// (api/request-schema.ts), builds its RouteContext, runs the handler, and keeps Idempotency-Key
 // promises. Routes that take uploads or HTML forms live in a nested context of their own, the
 // only one that parses multipart and urlencoded bodies: every other route keeps refusing them
 // (415) and pays nothing for them. A known path with another method is 405, not 404.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, validation } from '../api/errors.js';
 import { singleValuedQuery } from '../api/query.js';
+import { type RequestCheck, requestCheck } from '../api/request-schema.js';
 import type { Route, RouteContext } from '../api/route.js';
 import { assertStorable } from '../api/storable.js';
 import type { Db } from '../db/database.js';
@@ -26,8 +28,10 @@ const METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'] as const;
 const takesForm = (route: Route) => route.bodyShape === 'multipart' || route.bodyShape === 'form';
 
 export async function routes(app: FastifyInstance, options: RoutesOptions): Promise<void> {
-  const mount = (context: FastifyInstance, route: Route) =>
-    context.route({ method: route.method, url: route.url, config: { route }, handler: (req, reply) => serve(options, route, req, reply) });
+  const mount = (context: FastifyInstance, route: Route) => {
+    const check = route.doc?.validatesBody && route.doc.body ? requestCheck(route.doc.body) : undefined;
+    context.route({ method: route.method, url: route.url, config: { route }, handler: (req, reply) => serve(options, route, check, req, reply) });
+  };
 
   for (const route of options.routes.filter((r) => !takesForm(r))) mount(app, route);
   const forms = options.routes.filter(takesForm);
@@ -57,12 +61,12 @@ export async function routes(app: FastifyInstance, options: RoutesOptions): Prom
   }
 }
 
-async function serve(options: RoutesOptions, route: Route, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+async function serve(options: RoutesOptions, route: Route, check: RequestCheck | undefined, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   checkBodyShape(route, req);
   const query = singleValuedQuery(req.query, route.listQuery);
   // Form fields are decoded from %-escapes, so they may hold anything; JSON only through \u escapes.
   assertStorable({ params: req.params, query, body: req.body, bodyMayHoldEscapes: req.bodyMayHoldEscapes === true || route.bodyShape === 'form' });
-  const body = req.body;
+  const body = check ? check(req.body ?? {}) : req.body;
   const ctx: RouteContext = {
     principal: req.principal!,
     params: req.params as Record<string, string>,

@@ -3,10 +3,9 @@
 import crypto from 'node:crypto';
 import type { Route } from '../api/route.js';
 import { constant, object, string, uuid } from '../api/schema.js';
-import { objectBody, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import type { DestinationPolicy } from '../egress/destination-policy.js';
-import { newSigningSecret, CREATE_WEBHOOK_SCHEMA, parseEndpoint, parseEvents } from './webhook-fields.js';
+import { CREATE_WEBHOOK_SCHEMA, checkEndpoint, distinctEvents, newSigningSecret, type WebhookFields } from './webhook-fields.js';
 import { sealSecret } from '../secrets/keyring.js';
 
 export function createWebhook(db: Db, destinations: DestinationPolicy): Route {
@@ -16,13 +15,13 @@ export function createWebhook(db: Db, destinations: DestinationPolicy): Route {
     doc: {
       summary: 'Create a webhook endpoint',
       body: CREATE_WEBHOOK_SCHEMA,
+      validatesBody: true,
       response: { status: 201, schema: object({ object: constant('webhook'), id: uuid(), signing_secret: string() }) },
     },
-    async handler({ principal, body: raw }) {
-      const body = objectBody(raw);
-      rejectUnknown(body, ['endpoint', 'events']);
-      const endpoint = parseEndpoint(body, true, destinations)!;
-      const events = parseEvents(body, true)!;
+    async handler({ principal, body }) {
+      const fields = body as Required<Omit<WebhookFields, 'status'>>;
+      const endpoint = checkEndpoint(fields.endpoint, destinations);
+      const events = distinctEvents(fields.events);
       const id = crypto.randomUUID();
       const secret = newSigningSecret();
       await db.query(`INSERT INTO webhooks (id, account_id, endpoint, events, signing_secret) VALUES ($1, $2, $3, $4, $5)`, [

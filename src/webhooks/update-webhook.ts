@@ -3,23 +3,21 @@
 // messages where they were and forgets the endpoint's past failures (the disable clock).
 import type { Route } from '../api/route.js';
 import { objectId } from '../api/schema.js';
-import { objectBody, optionalEnum, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import type { DestinationPolicy } from '../egress/destination-policy.js';
-import { parseEndpoint, parseEvents, UPDATE_WEBHOOK_SCHEMA, WEBHOOK_STATUSES } from './webhook-fields.js';
+import { checkEndpoint, distinctEvents, UPDATE_WEBHOOK_SCHEMA, type WebhookFields } from './webhook-fields.js';
 import { findWebhook } from './find-webhook.js';
 
 export function updateWebhook(db: Db, destinations: DestinationPolicy): Route {
   return {
     method: 'PATCH',
     url: '/webhooks/:id',
-    doc: { summary: 'Update a webhook endpoint', body: UPDATE_WEBHOOK_SCHEMA, response: { status: 200, schema: objectId('webhook') } },
-    async handler({ principal, params, body: raw }) {
-      const body = objectBody(raw);
-      rejectUnknown(body, ['endpoint', 'events', 'status']);
-      const endpoint = parseEndpoint(body, false, destinations);
-      const events = parseEvents(body, false);
-      const status = optionalEnum(body, 'status', WEBHOOK_STATUSES);
+    doc: { summary: 'Update a webhook endpoint', body: UPDATE_WEBHOOK_SCHEMA, validatesBody: true, response: { status: 200, schema: objectId('webhook') } },
+    async handler({ principal, params, body }) {
+      const fields = body as WebhookFields;
+      const endpoint = fields.endpoint === undefined ? undefined : checkEndpoint(fields.endpoint, destinations);
+      const events = fields.events && distinctEvents(fields.events);
+      const status = fields.status;
       const webhook = await findWebhook(db, principal.accountId, params.id);
       await db.query(
         `UPDATE webhooks SET endpoint = COALESCE($3, endpoint), events = COALESCE($4, events), status = COALESCE($5, status),

@@ -42,7 +42,7 @@ describe('webhooks: bad requests get Resend errors and change nothing', () => {
   it('refuses missing fields, empty or unknown events and unknown fields', async () => {
     await refused('POST', '/webhooks', { events: ['email.sent'] }, 422, 'missing_required_field', /endpoint/);
     await refused('POST', '/webhooks', { endpoint: 'https://h.example.com' }, 422, 'missing_required_field', /events/);
-    await refused('POST', '/webhooks', { endpoint: 'https://h.example.com', events: [] }, 422, 'validation_error', /non-empty/);
+    await refused('POST', '/webhooks', { endpoint: 'https://h.example.com', events: [] }, 422, 'validation_error', /`events` field must have at least 1 item/);
     await refused('POST', '/webhooks', { endpoint: 'https://h.example.com', events: 'email.sent' }, 422, 'validation_error', /array/);
     await refused(
       'POST',
@@ -52,7 +52,14 @@ describe('webhooks: bad requests get Resend errors and change nothing', () => {
       'validation_error',
       /email\.teleported/,
     );
-    await refused('POST', '/webhooks', { endpoint: 'https://h.example.com', events: [7] }, 422, 'validation_error', /Unknown event type 7/);
+    await refused(
+      'POST',
+      '/webhooks',
+      { endpoint: 'https://h.example.com', events: [7] },
+      422,
+      'validation_error',
+      /`events\[0\]` field must be a known event type \(GET \/webhooks\/event-types\), not 7\./,
+    );
     await refused('POST', '/webhooks', { endpoint: 'https://h.example.com', events: ['email.sent'], secret: 'x' }, 422, 'validation_error', /secret/);
     await refused('POST', '/webhooks', { endpoint: 'https://h.example.com', events: ['email.sent'], status: 'enabled' }, 422, 'validation_error', /status/);
   });

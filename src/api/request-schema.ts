@@ -1,0 +1,126 @@
+// A route's documented request schema (RouteDoc.body, schema.ts) as the check of its requests:
+// compiled once with Ajv (JSON Schema 2020-12, the dialect OpenAPI 3.1 embeds) when the routes
+// are mounted, so /openapi.json and the validation cannot disagree. The first failure becomes
+// Resend's error body with the messages the API has always given (`Missing \`x\` field.`,
+// `Unknown field \`x\`.`, `The \`x\` field must be a string.`…); a schema that wants its own
+// words for a value it refuses says them in `x-message`.
+//
+// As Resend does, a null optional field is the field left out: nulls the schema does not allow
+// are removed before the check (a required one then reads as missing), and the handler gets the
+// body without them.
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { type ApiError, missingField, validation } from './errors.js';
+import type { JsonSchema } from './schema.js';
+
+// verbose: the refused value comes with the error, so a message can say what was sent.
+const ajv = new Ajv2020({ allErrors: false, strict: false, validateFormats: true, verbose: true });
+ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
+ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
+ajv.addFormat('date-time', (value: string) => !Number.isNaN(Date.parse(value)));
+// What the handlers check of these is more than a pattern can say (a URL's scheme, an address's
+// display name): the schema documents them, the handler judges them.
+for (const format of ['uri', 'email', 'hostname']) ajv.addFormat(format, () => true);
+// Formats that only describe content (PEM, prose…): nothing to check.
+for (const format of ['auto-reply', 'der', 'none', 'pem', 'pretty', 'prose']) ajv.addFormat(format, () => true);
+
+export type RequestCheck = (body: unknown) => unknown;
+
+/** The check of a body against `schema`: returns the body without the nulls it dropped, or throws the first failure. */
+export function requestCheck(schema: JsonSchema): RequestCheck {
+  const validate = ajv.compile(schema);
+  return (body) => {
+    const cleaned = withoutNulls(body, schema);
+    if (!validate(cleaned)) throw apiErrorOf(validate.errors![0]!);
+    return cleaned;
+  };
+}
+
+/** Drops the object properties whose value is null where the property's schema does not allow null. */
+function withoutNulls(value: unknown, schema: JsonSchema | undefined): unknown {
+  if (!schema) return value;
+  if (Array.isArray(value)) return schema.items ? value.map((item) => withoutNulls(item, schema.items)) : value;
+  if (typeof value !== 'object' || value === null || !schema.properties) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const property = schema.properties[key];
+    if (item === null && property && !allowsNull(property)) continue;
+    out[key] = withoutNulls(item, property);
+  }
+  return out;
+}
+
+function allowsNull(schema: JsonSchema): boolean {
+  if (schema.type === 'null' || (Array.isArray(schema.type) && schema.type.includes('null'))) return true;
+  if (schema.const === null || schema.enum?.includes(null)) return true;
+  return [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].some(allowsNull);
+}
+
+/** `/tags/0/name` → `tags[0].name`. */
+function fieldName(instancePath: string, property?: string): string {
+  const parts = [
+    ...instancePath
+      .split('/')
+      .slice(1)
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')),
+    ...(property ? [property] : []),
+  ];
+  return parts.reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), '');
+}
+
+const ARTICLE: Record<string, string> = {
+  string: 'a string',
+  boolean: 'a boolean',
+  integer: 'an integer',
+  number: 'a number',
+  array: 'an array',
+  object: 'an object',
+  null: 'null',
+};
+
+/** Failures where saying what was sent helps (a misspelt event type, a wrong constant); and any with its own message. */
+const VALUE_SHOWN = new Set(['enum', 'const', 'pattern', 'format']);
+
+/** `, not "email.teleported"`; nothing for a value too long to quote in a message. */
+function sent(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text !== undefined && text.length <= 80 ? `, not ${text}` : '';
+}
+
+function apiErrorOf(error: ErrorObject): ApiError {
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'required') return missingField(fieldName(error.instancePath, String(params.missingProperty)));
+  if (error.keyword === 'additionalProperties') {
+    const where = fieldName(error.instancePath);
+    return validation(`Unknown field \`${where ? `${where}.` : ''}${String(params.additionalProperty)}\`.`);
+  }
+  const field = fieldName(error.instancePath);
+  const own = (error.parentSchema as (JsonSchema & { 'x-message'?: string }) | undefined)?.['x-message'];
+  const must = (what: string) => validation(`The \`${field}\` field must ${what}${own || VALUE_SHOWN.has(error.keyword) ? sent(error.data) : ''}.`);
+  if (own) return must(own);
+  switch (error.keyword) {
+    case 'type': {
+      const types = String(params.type).split(',');
+      return must(`be ${types.map((t) => ARTICLE[t] ?? t).join(' or ')}`);
+    }
+    case 'minLength':
+      return params.limit === 1 ? must('not be empty') : must(`be at least ${params.limit} characters`);
+    case 'maxLength':
+      return must(`be at most ${params.limit} characters`);
+    case 'minItems':
+      return must(`have at least ${params.limit} item${params.limit === 1 ? '' : 's'}`);
+    case 'maxItems':
+      return must(`have at most ${params.limit} items`);
+    case 'minimum':
+      return must(`be at least ${params.limit}`);
+    case 'maximum':
+      return must(`be at most ${params.limit}`);
+    case 'enum':
+      return must(`be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(' | ')}`);
+    case 'const':
+      return must(`be ${JSON.stringify(params.allowedValue)}`);
+    default:
+      if (error.keyword === 'format') return must(`be ${params.format === 'uuid' ? 'an id' : `a valid ${params.format}`}`);
+      if (error.keyword === 'pattern') return must('have the documented form');
+      return validation(`The \`${field || 'request body'}\` field is invalid: ${error.message ?? error.keyword}.`);
+  }
+}

@@ -1,0 +1,60 @@
+// The request check made from a route's documented schema (src/api/request-schema.ts): the
+// first failure in Resend's error shape with the API's wording, nulls of optional fields read
+// as absent, and the body the handler gets.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ApiError } from '../../src/api/errors.js';
+import { requestCheck } from '../../src/api/request-schema.js';
+import { array, boolean, input, integer, nullable, oneOfValues, string, uuid } from '../../src/api/schema.js';
+
+const check = requestCheck(
+  input(
+    {
+      name: string({ minLength: 1, maxLength: 5 }),
+      enabled: boolean(),
+      size: integer({ minimum: 1, maximum: 10 }),
+      kind: oneOfValues(['a', 'b']),
+      note: nullable(string()),
+      id: uuid(),
+      tags: array(input({ name: string(), value: string() }, ['name']), { maxItems: 2 }),
+      code: string({ pattern: '^[A-Z]+$', 'x-message': 'be upper-case letters' }),
+    },
+    ['name'],
+  ),
+);
+
+/** The error body the check throws for `body`. */
+function refusal(body: unknown): { statusCode: number; name: string; message: string } {
+  try {
+    check(body);
+  } catch (err) {
+    assert.ok(err instanceof ApiError, String(err));
+    return err.toBody();
+  }
+  assert.fail('accepted');
+}
+
+describe('unit: a request checked against its schema', () => {
+  it('answers the body it was given, without the nulls of optional fields that do not allow null', () => {
+    assert.deepEqual(check({ name: 'x', enabled: null, note: null, tags: [{ name: 'a', value: null }] }), { name: 'x', note: null, tags: [{ name: 'a' }] });
+  });
+
+  it("words each failure as the API does, in Resend's shape", () => {
+    assert.deepEqual(refusal({}), { statusCode: 422, name: 'missing_required_field', message: 'Missing `name` field.' });
+    assert.equal(refusal({ name: null }).message, 'Missing `name` field.');
+    assert.deepEqual(refusal({ name: 'x', colour: 1 }), { statusCode: 422, name: 'validation_error', message: 'Unknown field `colour`.' });
+    assert.equal(refusal({ name: 'x', tags: [{ name: 'a', extra: 1 }] }).message, 'Unknown field `tags[0].extra`.');
+    assert.equal(refusal({ name: 'x', tags: [{ value: 'v' }] }).message, 'Missing `tags[0].name` field.');
+    assert.equal(refusal({ name: 3 }).message, 'The `name` field must be a string.');
+    assert.equal(refusal({ name: '' }).message, 'The `name` field must not be empty.');
+    assert.equal(refusal({ name: 'toolong' }).message, 'The `name` field must be at most 5 characters.');
+    assert.equal(refusal({ name: 'x', enabled: 'yes' }).message, 'The `enabled` field must be a boolean.');
+    assert.equal(refusal({ name: 'x', size: 1.5 }).message, 'The `size` field must be an integer.');
+    assert.equal(refusal({ name: 'x', size: 11 }).message, 'The `size` field must be at most 10.');
+    assert.equal(refusal({ name: 'x', kind: 'c' }).message, 'The `kind` field must be one of "a" | "b", not "c".');
+    assert.equal(refusal({ name: 'x', note: 5 }).message, 'The `note` field must be a string or null.');
+    assert.equal(refusal({ name: 'x', id: 'nope' }).message, 'The `id` field must be an id, not "nope".');
+    assert.equal(refusal({ name: 'x', tags: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] }).message, 'The `tags` field must have at most 2 items.');
+    assert.equal(refusal({ name: 'x', code: 'abc' }).message, 'The `code` field must be upper-case letters, not "abc".');
+  });
+});
