@@ -6,17 +6,13 @@
 // database, and when the CA is down keeps the certificate it has, counting and logging the
 // failure.
 import assert from 'node:assert/strict';
-import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type tls from 'node:tls';
 import { after, before, describe, it } from 'node:test';
-import SMTPConnection from 'nodemailer/lib/smtp-connection';
+import type SMTPConnection from 'nodemailer/lib/smtp-connection';
 import { eventually } from '../support/eventually.js';
 import { startPebble, type TestPebble } from '../support/pebble.js';
 import { freePort } from '../support/processes.js';
 import { rawRequest, startTestPostline, type TestPostline } from '../support/postline.js';
+import { restartWithAcme, starttlsSession } from '../support/acme-postline.js';
 
 const HOST = 'mta.postline.test';
 const VALIDITY_S = 30;
@@ -25,26 +21,9 @@ describe("the SMTP listeners' certificate from an ACME CA", () => {
   let t: TestPostline;
   let pebble: TestPebble;
   let root: string;
-  let caFile: string;
+  let removeCaFile: (() => void) | undefined;
 
-  /** A STARTTLS session trusting only Pebble's root: the certificate it was shown, and the session. */
-  const openSession = async () => {
-    const conn = new SMTPConnection({
-      host: '127.0.0.1',
-      port: t.postline.smtpPorts.starttls[0]!,
-      name: 'client.test',
-      requireTLS: true,
-      tls: { ca: root, servername: HOST },
-      logger: false,
-    });
-    conn.on('error', () => {});
-    await new Promise<void>((resolve, reject) => {
-      conn.once('error', reject);
-      conn.connect(() => resolve());
-    });
-    const socket = (conn as unknown as { _socket: tls.TLSSocket })._socket;
-    return { conn, certificate: new crypto.X509Certificate(socket.getPeerCertificate().raw) };
-  };
+  const openSession = () => starttlsSession(t, root, HOST);
 
   before(async () => {
     const httpPort = await freePort();
@@ -53,19 +32,12 @@ describe("the SMTP listeners' certificate from an ACME CA", () => {
     t.dns.set(HOST, { A: ['127.0.0.1'] });
     pebble = await startPebble({ dnsServer: t.dns.address, httpPort, tlsPort: await freePort(), validitySeconds: VALIDITY_S });
     root = await pebble.rootCertificate();
-    caFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'postline-acme-ca-')), 'pebble.pem');
-    fs.writeFileSync(caFile, pebble.ca);
-    await t.restart({
-      POSTLINE_ACME_EMAIL: 'postmaster@postline.test',
-      POSTLINE_ACME_DIRECTORY: pebble.directoryUrl,
-      POSTLINE_ACME_HTTP_PORT: String(httpPort),
-      POSTLINE_ACME_CA_FILE: caFile,
-    });
+    removeCaFile = await restartWithAcme(t, pebble, { POSTLINE_ACME_HTTP_PORT: String(httpPort) });
   });
   after(async () => {
     await t?.stop();
     await pebble?.stop();
-    if (caFile) fs.rmSync(path.dirname(caFile), { recursive: true, force: true });
+    removeCaFile?.();
   });
 
   it('obtains a certificate for the SMTP host name and presents it on STARTTLS', async () => {

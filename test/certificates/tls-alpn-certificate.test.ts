@@ -5,16 +5,13 @@
 // challenge behind; that port shows nothing to a client that is not the CA during a challenge.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import tls from 'node:tls';
 import { after, before, describe, it } from 'node:test';
-import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import { eventually } from '../support/eventually.js';
 import { startPebble, type TestPebble } from '../support/pebble.js';
 import { freePort } from '../support/processes.js';
 import { startTestPostline, type TestPostline } from '../support/postline.js';
+import { restartWithAcme, starttlsSession } from '../support/acme-postline.js';
 
 const HOST = 'mta.postline.test';
 
@@ -22,26 +19,12 @@ describe("the SMTP listeners' certificate by tls-alpn-01", () => {
   let t: TestPostline;
   let pebble: TestPebble;
   let root: string;
-  let caFile: string;
+  let removeCaFile: (() => void) | undefined;
   let tlsPort: number;
 
   /** The certificate a STARTTLS session trusting only Pebble's root was shown. */
   const presented = async () => {
-    const conn = new SMTPConnection({
-      host: '127.0.0.1',
-      port: t.postline.smtpPorts.starttls[0]!,
-      name: 'client.test',
-      requireTLS: true,
-      tls: { ca: root, servername: HOST },
-      logger: false,
-    });
-    conn.on('error', () => {});
-    await new Promise<void>((resolve, reject) => {
-      conn.once('error', reject);
-      conn.connect(() => resolve());
-    });
-    const socket = (conn as unknown as { _socket: tls.TLSSocket })._socket;
-    const certificate = new crypto.X509Certificate(socket.getPeerCertificate().raw);
+    const { conn, certificate } = await starttlsSession(t, root, HOST);
     conn.quit();
     return certificate;
   };
@@ -60,20 +43,12 @@ describe("the SMTP listeners' certificate by tls-alpn-01", () => {
     // Nothing listens on the http-01 port: only tls-alpn-01 can succeed.
     pebble = await startPebble({ dnsServer: t.dns.address, httpPort: await freePort(), tlsPort });
     root = await pebble.rootCertificate();
-    caFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'postline-acme-ca-')), 'pebble.pem');
-    fs.writeFileSync(caFile, pebble.ca);
-    await t.restart({
-      POSTLINE_ACME_EMAIL: 'postmaster@postline.test',
-      POSTLINE_ACME_DIRECTORY: pebble.directoryUrl,
-      POSTLINE_ACME_CHALLENGE: 'tls-alpn-01',
-      POSTLINE_ACME_TLS_PORT: String(tlsPort),
-      POSTLINE_ACME_CA_FILE: caFile,
-    });
+    removeCaFile = await restartWithAcme(t, pebble, { POSTLINE_ACME_CHALLENGE: 'tls-alpn-01', POSTLINE_ACME_TLS_PORT: String(tlsPort) });
   });
   after(async () => {
     await t?.stop();
     await pebble?.stop();
-    if (caFile) fs.rmSync(path.dirname(caFile), { recursive: true, force: true });
+    removeCaFile?.();
   });
 
   it('obtains the certificate through the TLS port alone and presents it on STARTTLS', async () => {

@@ -4,10 +4,7 @@
 // presenting that certificate by SNI to a client that trusts only Pebble's root; only tracking
 // is served there. The CA's challenge is answered by the API too (GET /.well-known/acme-challenge/…).
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import https from 'node:https';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import PostalMime from 'postal-mime';
 import { createVerifiedDomain } from '../support/domains.js';
@@ -15,6 +12,7 @@ import { eventually } from '../support/eventually.js';
 import { startPebble, type TestPebble } from '../support/pebble.js';
 import { freePort } from '../support/processes.js';
 import { rawRequest, startTestPostline, type TestPostline } from '../support/postline.js';
+import { restartWithAcme } from '../support/acme-postline.js';
 
 const PUBLIC_HOST = 'mail.postline.test';
 const TRACKING_HOST = 'links.brand.test';
@@ -23,7 +21,7 @@ describe("a tracking host's certificate from the ACME CA", () => {
   let t: TestPostline;
   let pebble: TestPebble;
   let root: string;
-  let caDir: string;
+  let removeCaFile: (() => void) | undefined;
 
   /** GET over HTTPS to the tracking listener, as a mail client that trusts only Pebble's root. */
   const httpsGet = (pathname: string) =>
@@ -46,15 +44,7 @@ describe("a tracking host's certificate from the ACME CA", () => {
     t.dns.set('mta.postline.test', { A: ['127.0.0.1'] }); // the SMTP listeners' certificate is ordered too
     pebble = await startPebble({ dnsServer: t.dns.address, httpPort, tlsPort: await freePort() });
     root = await pebble.rootCertificate();
-    caDir = fs.mkdtempSync(path.join(os.tmpdir(), 'postline-acme-ca-'));
-    fs.writeFileSync(path.join(caDir, 'pebble.pem'), pebble.ca);
-    await t.restart({
-      POSTLINE_ACME_EMAIL: 'postmaster@postline.test',
-      POSTLINE_ACME_DIRECTORY: pebble.directoryUrl,
-      POSTLINE_ACME_HTTP_PORT: String(httpPort),
-      POSTLINE_ACME_CA_FILE: path.join(caDir, 'pebble.pem'),
-      POSTLINE_HTTPS_PORT: '0',
-    });
+    removeCaFile = await restartWithAcme(t, pebble, { POSTLINE_ACME_HTTP_PORT: String(httpPort), POSTLINE_HTTPS_PORT: '0' });
     const { id } = await createVerifiedDomain(t, 'brand.test');
     const updated = await t.resend.domains.update({ id, clickTracking: true, trackingSubdomain: 'links' } as any);
     assert.equal(updated.error, null, JSON.stringify(updated.error));
@@ -66,7 +56,7 @@ describe("a tracking host's certificate from the ACME CA", () => {
   after(async () => {
     await t?.stop();
     await pebble?.stop();
-    if (caDir) fs.rmSync(caDir, { recursive: true, force: true });
+    removeCaFile?.();
   });
 
   it('serves the tracked links over HTTPS with the certificate the CA issued for the tracking host', async () => {
