@@ -9,7 +9,7 @@ import { AutomationWorker } from './automations/worker.js';
 import { BroadcastFanOut, LEASE_MS as BROADCAST_LEASE_MS, releaseBroadcastsOfNodes } from './broadcasts/fan-out.js';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
-import { releaseDeliveriesOfNodes } from './delivery/claim.js';
+import { releaseDeliveriesOfNodes } from './queue/claim.js';
 import { DeliveryWorker } from './delivery/worker.js';
 import { DnsResolver } from './dns/resolver.js';
 import { foldEmailMetricShards } from './events/email-metrics.js';

@@ -199,6 +199,24 @@ describe('architecture', () => {
     assert.deepEqual(writers, [path.join('src', 'audience', 'contact-store.ts')]);
   });
 
+  it('only queue/ writes deliveries, by its named transitions', () => {
+    const writes = /\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+deliveries\b/i;
+    const writers = files.filter((f) => writes.test(f.text)).map((f) => f.file);
+    assert.deepEqual(
+      writers.filter((file) => path.dirname(file) !== path.join('src', 'queue')),
+      [],
+    );
+  });
+
+  it('only the accept pipeline writes emails, and the event writer their last_event', () => {
+    const writes = /\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+emails\b/i;
+    const writers = files.filter((f) => writes.test(f.text)).map((f) => f.file);
+    assert.deepEqual(
+      writers.filter((file) => path.dirname(file) !== path.join('src', 'emails') && file !== path.join('src', 'events', 'record-events.ts')),
+      [],
+    );
+  });
+
   it('no source file grows past 600 lines', () => {
     const large = files.filter((f) => f.text.split('\n').length > 600).map((f) => f.file);
     assert.deepEqual(large, []);

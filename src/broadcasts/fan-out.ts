@@ -13,7 +13,7 @@
 // rendered while the previous one is committed. The emails are queued without their messages:
 // the delivery workers compose and sign them (src/emails/compose-deferred.ts).
 // Broadcast mail is queued with bulk priority: the delivery claim serves transactional mail
-// first (src/delivery/claim.ts).
+// first (src/queue/claim.ts).
 //
 // Shutdown (stop): the chunk in progress finishes (its transaction commits or rolls back),
 // then the lease is given back so another node need not wait for it to run out.

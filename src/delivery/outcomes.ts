@@ -19,9 +19,9 @@ import type { Logger } from '../logger.js';
 import { recordDestinationReplies } from '../queue/destination-replies.js';
 import { suppressAfterOutcomes } from '../suppressions/suppress-on-outcome.js';
 import type { Bounce } from './bounce-codes.js';
-import type { ClaimedDelivery, ClaimedEmail } from './claim.js';
+import type { ClaimedDelivery, ClaimedEmail } from '../queue/claim.js';
 import { decideRetry, type RetryPolicy } from './retry-policy.js';
-import type { DeliveryStatus, FinalDeliveryStatus } from '../queue/delivery-status.js';
+import { type Settlement, settleAttempts } from '../queue/settle.js';
 
 export interface Suppression {
   type: 'OnAccountSuppressionList' | 'Suppressed';
@@ -52,7 +52,7 @@ export interface Outcome {
 
 interface Row {
   outcome: Outcome;
-  status: Extract<DeliveryStatus, 'queued'> | Exclude<FinalDeliveryStatus, 'canceled'>;
+  status: Settlement['status'];
   /** Retry after this long; null keeps next_attempt_at (a final state). */
   delayMs: number | null;
   events: OutboundEvent[];
@@ -142,31 +142,17 @@ async function write(q: Queryable, rows: Row[]): Promise<void> {
   const emailIds = [...new Set(rows.map((r) => r.outcome.delivery.email.id))].sort();
   await q.query(`SELECT id FROM emails WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE`, [emailIds]);
 
-  const updated = await q.query<{ id: number }>(
-    `UPDATE deliveries d
-        SET status = v.status,
-            attempts = d.attempts + 1,
-            next_attempt_at = CASE WHEN v.delay_ms IS NULL THEN d.next_attempt_at
-                                   ELSE now() + v.delay_ms * interval '1 millisecond' END,
-            last_response = v.response,
-            last_attempt_at = now(),
-            last_mx = v.mx,
-            claimed_by = NULL,
-            updated_at = now()
-       FROM unnest($1::bigint[], $2::text[], $3::float8[], $4::text[], $5::timestamptz[], $6::text[])
-            AS v(id, status, delay_ms, response, lease, mx)
-      WHERE d.id = v.id AND d.status = 'queued' AND d.next_attempt_at = v.lease
-  RETURNING d.id`,
-    [
-      rows.map((r) => r.outcome.delivery.id),
-      rows.map((r) => r.status),
-      rows.map((r) => r.delayMs),
-      rows.map((r) => r.outcome.verdict.response),
-      rows.map((r) => r.outcome.delivery.leaseUntil),
-      rows.map((r) => r.outcome.mx ?? null),
-    ],
+  const held = await settleAttempts(
+    q,
+    rows.map((r) => ({
+      id: r.outcome.delivery.id,
+      status: r.status,
+      delayMs: r.delayMs,
+      response: r.outcome.verdict.response,
+      leaseUntil: r.outcome.delivery.leaseUntil,
+      mx: r.outcome.mx ?? null,
+    })),
   );
-  const held = new Set(updated.map((r) => r.id));
   const written = rows.filter((r) => held.has(r.outcome.delivery.id));
   await recordAttempts(q, written);
   // Messages composed for this attempt (compose at delivery, worker.ts) are stored with the

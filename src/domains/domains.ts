@@ -25,7 +25,7 @@ import {
   UPDATE_DOMAIN_SCHEMA,
   type DomainSettings,
 } from './domain-fields.js';
-import { releaseWaitingForNextDay } from '../warmup/warmup-release.js';
+import { releaseWaitingForNextDay } from '../queue/warmup-release.js';
 import { parseWarmup } from '../warmup/warmup-settings.js';
 import { WARMUP_SCHEMA, warmupProgress } from '../warmup/warmup-progress.js';
 import { CREATED_DOMAIN_SCHEMA, DOMAIN_COLUMNS, DOMAIN_SCHEMA, DOMAIN_SUMMARY_SCHEMA, domainDetail, domainEventData, domainSummary } from './domain-view.js';

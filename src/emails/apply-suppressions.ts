@@ -13,6 +13,7 @@ import { outboundEvent, recordEvents, type NewEvent } from '../events/record-eve
 import { suppressedAmong, type SuppressionOrigin } from '../suppressions/suppression-list.js';
 import type { EmailRequest } from './email-request.js';
 import type { OutgoingEmail } from './persist-and-enqueue.js';
+import { suppressAtAccept } from '../queue/transitions.js';
 
 /** Which recipients of `requests` are on the account's list (lower-cased address → origin). */
 export function lookUpSuppressions(q: Queryable, accountId: string, requests: EmailRequest[]): Promise<Map<string, SuppressionOrigin>> {
@@ -56,11 +57,9 @@ export async function recordSuppressed(q: Queryable, emails: OutgoingEmail[], cr
   const affected = emails.filter((e) => e.suppressed?.length);
   if (affected.length === 0) return;
   const rows = affected.flatMap((e) => e.suppressed!.map((s) => ({ email: e, ...s })));
-  await q.query(
-    `UPDATE deliveries d SET status = 'suppressed', last_response = v.response, updated_at = now()
-       FROM unnest($1::uuid[], $2::text[], $3::text[]) AS v(email_id, recipient, response)
-      WHERE d.email_id = v.email_id AND d.recipient = v.recipient`,
-    [rows.map((r) => r.email.id), rows.map((r) => r.address), rows.map((r) => responseOf(r.origin))],
+  await suppressAtAccept(
+    q,
+    rows.map((r) => ({ emailId: r.email.id, recipient: r.address, response: responseOf(r.origin) })),
   );
   const events: NewEvent[] = [];
   for (const email of affected) {

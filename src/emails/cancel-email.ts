@@ -10,6 +10,7 @@ import type { Route } from '../api/route.js';
 import { objectId } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { outboundEvent, recordEvents, type EmailForEvent } from '../events/record-events.js';
+import { cancelScheduled } from '../queue/transitions.js';
 
 export function cancelEmail(db: Db): Route {
   return {
@@ -29,7 +30,7 @@ export function cancelEmail(db: Db): Route {
         if (!email) throw notFound('Email');
         if (email.last_event === 'canceled') return;
         if (email.last_event !== 'scheduled') throw validation('Only scheduled emails can be canceled.', 403);
-        await q.query(`UPDATE deliveries SET status = 'canceled', updated_at = now() WHERE email_id = $1 AND status = 'scheduled'`, [email.id]);
+        await cancelScheduled(q, email.id);
         await recordEvents(q, [outboundEvent(email.account_id, email as EmailForEvent, email.to_addresses, { type: 'email.canceled', extra: {} })]);
       });
       return { body: { object: 'email', id } };

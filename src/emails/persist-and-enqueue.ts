@@ -17,6 +17,7 @@ import type { ExclusionOrigin } from './apply-suppressions.js';
 import { recordSuppressed } from './apply-suppressions.js';
 import { persistAttachments, type StoredAttachment } from './attachment-parts.js';
 import { acceptedState } from './schedule.js';
+import { enqueueCte, type NewDelivery } from '../queue/enqueue.js';
 
 /** `report`: Postline's own reports (TLS reports, src/tls-reports/). */
 export type EmailSource = 'api' | 'smtp' | 'broadcast' | 'automation' | 'report';
@@ -100,11 +101,6 @@ function packed(items: (Buffer | null | undefined)[]): [bytes: Buffer | null, st
   return [Buffer.concat(items.filter((b): b is Buffer => !!b)), starts, items.map((b) => (b ? b.length : null))];
 }
 
-/** Queue priority (0014_broadcasts.sql): the delivery claim takes transactional rows first. */
-const TRANSACTIONAL = 0;
-const BULK = 1;
-const priorityOf = (e: OutgoingEmail) => (e.source === 'broadcast' ? BULK : TRANSACTIONAL);
-
 /** Whether persistAndEnqueue writes `emails` with one statement (which is a transaction by itself). */
 export function oneStatement(emails: OutgoingEmail[]): boolean {
   return !emails.some((e) => e.attachments?.length || e.suppressed?.length);
@@ -118,13 +114,12 @@ export async function persistAndEnqueue(q: Queryable, emails: OutgoingEmail[]): 
   const [unsignedMimes, unsignedStarts, unsignedLengths] = packed(messages.map((m) => m.unsignedMime));
   const bytesAt = params.push(mimes, unsignedMimes, mimeStarts, mimeLengths, unsignedStarts, unsignedLengths) - 5;
   // A scheduled email's deliveries wait as 'scheduled' until their time (schedule.ts).
-  const deliveries = emails.flatMap((e) => {
-    const { deliveryStatus, dueAt } = acceptedState(e.request.scheduledAt);
-    return e.recipients.map((r) => [e.id, e.accountId, r.address, r.domain, deliveryStatus, dueAt, priorityOf(e)]);
+  const deliveries = emails.flatMap((e): NewDelivery[] => {
+    const { deliveryStatus: status, dueAt } = acceptedState(e.request.scheduledAt);
+    const priority = e.source === 'broadcast' ? 'bulk' : 'transactional';
+    return e.recipients.map((r) => ({ emailId: e.id, accountId: e.accountId, recipient: r.address, domain: r.domain, status, dueAt, priority }));
   });
-  const column = (k: number) => deliveries.map((d) => d[k]);
-  const base = params.length;
-  params.push(column(0), column(1), column(2), column(3), column(4), column(5), column(6));
+  const enqueue = enqueueCte('d', deliveries, params);
   const events = emails.map((e) =>
     outboundEvent(
       e.accountId,
@@ -155,13 +150,7 @@ export async function persistAndEnqueue(q: Queryable, emails: OutgoingEmail[]): 
          FROM unnest(${UNNESTED}, $${bytesAt + 2}::int[], $${bytesAt + 3}::int[], $${bytesAt + 4}::int[], $${bytesAt + 5}::int[]) WITH ORDINALITY
               AS v(${COLUMN_NAMES}, mime_start, mime_length, unsigned_start, unsigned_length, n)
        RETURNING id, created_at, domain_id, broadcast_id
-     ), d AS (
-       INSERT INTO deliveries (email_id, account_id, recipient, domain, status, next_attempt_at, priority)
-       SELECT v.email_id, v.account_id, v.recipient, v.domain, v.status, COALESCE(v.due, now()), v.priority
-         FROM unnest($${base + 1}::uuid[], $${base + 2}::uuid[], $${base + 3}::text[], $${base + 4}::text[],
-                     $${base + 5}::text[], $${base + 6}::timestamptz[], $${base + 7}::smallint[])
-              AS v(email_id, account_id, recipient, domain, status, due, priority)
-     ), ${recordEventsCtes('ev', events, params, 'e')}
+     ), ${enqueue}, ${recordEventsCtes('ev', events, params, 'e')}
      SELECT id, created_at FROM e`,
     params,
     'persist-and-enqueue',

@@ -16,6 +16,7 @@ import type { Db, Queryable, Row } from '../db/database.js';
 import { outboundEvent, recordEvents, type EmailForEvent } from '../events/record-events.js';
 import { PollingLoop } from '../concurrency/polling-loop.js';
 import type { Logger } from '../logger.js';
+import { releaseScheduled } from '../queue/transitions.js';
 
 const POLL_MS = 250;
 const BATCH = 500;
@@ -40,11 +41,9 @@ async function releaseDueEmails(db: Db, limit = BATCH): Promise<number> {
 }
 
 async function release(q: Queryable, emails: Row[]): Promise<void> {
-  const ids = emails.map((e) => e.id);
-  await q.query(
-    `UPDATE deliveries SET status = 'queued', next_attempt_at = now(), updated_at = now()
-      WHERE email_id = ANY($1::uuid[]) AND status = 'scheduled'`,
-    [ids],
+  await releaseScheduled(
+    q,
+    emails.map((e) => e.id),
   );
   await recordEvents(
     q,

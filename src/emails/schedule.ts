@@ -56,6 +56,11 @@ function parseTime(text: string, now: Date): Date | undefined {
 /** How an accepted email starts out: sent (queued now) or scheduled (waiting). */
 export function acceptedState(scheduledAt: Date | null) {
   return scheduledAt
-    ? { event: 'email.scheduled' as const, lastEvent: lastEventOf('email.scheduled'), deliveryStatus: 'scheduled' satisfies DeliveryStatus, dueAt: scheduledAt }
-    : { event: 'email.sent' as const, lastEvent: lastEventOf('email.sent'), deliveryStatus: 'queued' satisfies DeliveryStatus, dueAt: null };
+    ? {
+        event: 'email.scheduled' as const,
+        lastEvent: lastEventOf('email.scheduled'),
+        deliveryStatus: 'scheduled' as const satisfies DeliveryStatus,
+        dueAt: scheduledAt,
+      }
+    : { event: 'email.sent' as const, lastEvent: lastEventOf('email.sent'), deliveryStatus: 'queued' as const satisfies DeliveryStatus, dueAt: null };
 }

@@ -10,6 +10,7 @@ import { input, objectId, string } from '../api/schema.js';
 import { objectBody, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import { MAX_SCHEDULED_AT_LENGTH, parseScheduledAt } from './schedule.js';
+import { reschedule } from '../queue/transitions.js';
 
 export function updateEmail(db: Db): Route {
   return {
@@ -36,7 +37,7 @@ export function updateEmail(db: Db): Route {
         if (!email) throw notFound('Email');
         if (email.last_event !== 'scheduled') throw validation('Only scheduled emails can be rescheduled.', 403);
         await q.query('UPDATE emails SET scheduled_at = $2 WHERE id = $1', [email.id, scheduledAt]);
-        await q.query(`UPDATE deliveries SET next_attempt_at = $2, updated_at = now() WHERE email_id = $1 AND status = 'scheduled'`, [email.id, scheduledAt]);
+        await reschedule(q, email.id, scheduledAt);
       });
       return { body: { object: 'email', id } };
     },

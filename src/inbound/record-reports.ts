@@ -18,6 +18,7 @@ import { outboundEvent, recordEvents } from '../events/record-events.js';
 import type { OutboundEvent } from '../events/payloads.js';
 import { suppressAfterOutcomes, type OutcomeForSuppression } from '../suppressions/suppress-on-outcome.js';
 import type { Report } from './reports.js';
+import { bounceReported } from '../queue/transitions.js';
 
 interface Change {
   event: OutboundEvent;
@@ -129,11 +130,7 @@ export async function recordReports(q: Queryable, emailId: string, reports: Repo
   if (changes.length === 0) return findings;
 
   if (bounced.length > 0) {
-    await q.query(
-      `UPDATE deliveries d SET status = 'bounced', last_response = v.response, updated_at = now()
-         FROM unnest($1::bigint[], $2::text[]) AS v(id, response) WHERE d.id = v.id`,
-      [bounced.map((b) => b.id), bounced.map((b) => b.response)],
-    );
+    await bounceReported(q, bounced);
   }
   const sent = {
     id: target.id,

@@ -13,7 +13,7 @@
 // begins, with the reason as its last response (like traffic shaping). Transactional mail is
 // due at that moment and broadcast mail BROADCAST_LAG_MS later, so that mail that waited is
 // claimed transactional first. A domain's warm-up settings come with the claim
-// (delivery/claim.ts): a change through the API holds for mail claimed after it.
+// (queue/claim.ts): a change through the API holds for mail claimed after it.
 import type { Db } from '../db/database.js';
 import { capOf, dayStart, lastDay, warmupDay, type WarmupStep } from './schedule.js';
 

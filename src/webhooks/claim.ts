@@ -1,4 +1,4 @@
-// Claiming due messages, like the mail queue (delivery/claim.ts): lock due rows with FOR
+// Claiming due messages, like the mail queue (queue/claim.ts): lock due rows with FOR
 // UPDATE SKIP LOCKED, so nodes take disjoint messages, and push next_attempt_at forward by a
 // lease, which a crashed node's messages simply run out of. The lease is also the fencing
 // token of the outcome write (outcomes.ts).

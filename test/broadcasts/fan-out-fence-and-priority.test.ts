@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { acceptChunk, BroadcastLost, fanOutChunk, prepareChunk, type FanOutDeps } from '../../src/broadcasts/fan-out-chunk.js';
 import { claimBroadcast } from '../../src/broadcasts/fan-out.js';
-import { claimDue } from '../../src/delivery/claim.js';
+import { claimDue } from '../../src/queue/claim.js';
 import { DnsResolver } from '../../src/dns/resolver.js';
 import { acceptDeps } from '../../src/emails/routes.js';
 import { urlSigner } from '../../src/signed-urls/url-signing.js';

@@ -5,14 +5,14 @@
 // their next_attempt_at forward by a lease. The lease is the only ownership record: a worker
 // that dies simply stops, and its rows become due again when the lease runs out. The lease
 // timestamp doubles as a fencing token: outcomes are written only where next_attempt_at still
-// equals the lease we set (outcomes.ts), so a worker that overran its lease cannot overwrite
+// equals the lease we set (delivery/outcomes.ts), so a worker that overran its lease cannot overwrite
 // the work of the one that took the rows over.
 //
 // The emails' columns the events need (from, subject, message_id, tags, created_at) come back
 // in the same statement, and the message bytes only on the first row of each email, so a
 // claim is one round trip however many recipients an email has.
 import { claimSizeSql, signedMessageSql } from '../email-row/stored-message.js';
-import { PAUSES_VERSION_SQL } from '../queue/pauses.js';
+import { PAUSES_VERSION_SQL } from './pauses.js';
 import type { Db, Queryable } from '../db/database.js';
 import { storedSchedule } from '../warmup/schedule.js';
 import type { DomainWarmup } from '../warmup/warmup-gate.js';
@@ -60,13 +60,6 @@ export interface ClaimedDelivery {
   /** The paused destinations' version as the claim saw them (queue/pauses.ts): a pause made before the claim holds its rows. */
   pausesVersion: string;
   email: ClaimedEmail;
-}
-
-/** One SMTP transaction's worth of work: one email to some recipients at one domain. */
-export interface DeliveryJob {
-  email: ClaimedEmail;
-  domain: string;
-  recipients: ClaimedDelivery[];
 }
 
 interface ClaimOptions {
@@ -165,25 +158,6 @@ export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedDe
     pausesVersion: r.pauses_version,
     email: emails.get(r.email_id)!,
   }));
-}
-
-/** RFC 5321 §4.5.3.1.8: a server must accept at least 100 recipients per transaction. */
-const MAX_RECIPIENTS_PER_TRANSACTION = 100;
-
-/** Groups claimed rows into SMTP transactions: per email and recipient domain. */
-export function groupIntoJobs(rows: ClaimedDelivery[]): DeliveryJob[] {
-  const jobs = new Map<string, DeliveryJob[]>();
-  for (const row of rows) {
-    const key = `${row.email.id} ${row.domain}`;
-    let list = jobs.get(key);
-    if (!list) jobs.set(key, (list = []));
-    let job = list[list.length - 1];
-    if (!job || job.recipients.length >= MAX_RECIPIENTS_PER_TRANSACTION) {
-      list.push((job = { email: row.email, domain: row.domain, recipients: [] }));
-    }
-    job.recipients.push(row);
-  }
-  return [...jobs.values()].flat();
 }
 
 /**
