@@ -5,8 +5,7 @@ import { ApiError, notFound } from '../api/errors.js';
 import { restTimestamp, isUuid } from '../api/format.js';
 import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Principal, Route } from '../api/route.js';
-import { deletedObject, input, nullable, object, objectId, oneOfValues, restTime, string, uuid } from '../api/schema.js';
-import { objectBody, optionalEnum, optionalString, rejectUnknown, requiredString } from '../api/validate.js';
+import { deletedObject, input, type JsonSchema, nullable, object, objectId, restTime, string, uuid } from '../api/schema.js';
 import { type ChangeFeed, changeNoticeSql } from '../db/change-feed.js';
 import type { Db } from '../db/database.js';
 import { RevocableCache } from '../cluster/revocable-cache.js';
@@ -17,6 +16,31 @@ export const API_KEY_TOPIC = 'api_key';
 /** A key deleted on another node stops working within this time when the change feed is down; at once otherwise. */
 const CACHE_MS = 2_000;
 const TOUCH_MS = 60_000; // last_used_at is written at most this often per key
+
+const PERMISSIONS = ['full_access', 'sending_access'] as const;
+type Permission = (typeof PERMISSIONS)[number];
+const NAME_SCHEMA = string({ maxLength: 50 });
+/** Not a check: another value is Resend's invalid_access (permissionOf), not validation_error. */
+const PERMISSION_SCHEMA: JsonSchema = {
+  description: `${PERMISSIONS.map((p) => `"${p}"`).join(' | ')}; another value is refused with \`invalid_access\`.`,
+  default: 'full_access',
+  examples: PERMISSIONS,
+};
+
+/** The body of POST /api-keys once it passed its schema (api/request-schema.ts). */
+interface NewApiKey {
+  name: string;
+  /** Not checked by the schema: permissionOf. */
+  permission?: unknown;
+  domain_id?: string;
+}
+
+/** The permission asked for, full_access when none. */
+function permissionOf(permission: unknown): Permission {
+  if (permission === undefined) return 'full_access';
+  if (PERMISSIONS.includes(permission as Permission)) return permission as Permission;
+  throw new ApiError('invalid_access', 'Access must be "full_access" | "sending_access"');
+}
 
 export class ApiKeys {
   private cache: RevocableCache<Principal | null>;
@@ -74,26 +98,19 @@ export class ApiKeys {
           summary: 'Create an API key',
           body: input(
             {
-              name: string({ maxLength: 50 }),
-              permission: oneOfValues(['full_access', 'sending_access'], { default: 'full_access' }),
-              domain_id: uuid('sending_access only: the one domain the key may send from.'),
+              name: NAME_SCHEMA,
+              permission: PERMISSION_SCHEMA,
+              // A malformed id is a domain not found (404), as an unknown one: no uuid format here.
+              domain_id: string({ minLength: 1, description: 'sending_access only: the id of the one domain the key may send from.' }),
             },
             ['name'],
           ),
+          validatesBody: true,
           response: { status: 201, schema: object({ id: uuid(), token: string({ description: 'The key itself, shown only now.' }) }) },
         },
-        async handler({ principal, body: raw }) {
-          const body = objectBody(raw);
-          rejectUnknown(body, ['name', 'permission', 'domain_id']);
-          const name = requiredString(body, 'name', { max: 50, allowEmpty: true });
-          const permission =
-            optionalEnum(
-              body,
-              'permission',
-              ['full_access', 'sending_access'] as const,
-              new ApiError('invalid_access', 'Access must be "full_access" | "sending_access"'),
-            ) ?? 'full_access';
-          const domainId = optionalString(body, 'domain_id');
+        async handler({ principal, body }) {
+          const { name, permission: asked, domain_id: domainId } = body as NewApiKey;
+          const permission = permissionOf(asked);
           if (domainId !== undefined) {
             if (permission !== 'sending_access') {
               throw new ApiError('validation_error', 'The `domain_id` field can only be used with `sending_access`.');
@@ -141,11 +158,9 @@ export class ApiKeys {
       {
         method: 'PATCH',
         url: '/api-keys/:id',
-        doc: { summary: 'Rename an API key', body: input({ name: string({ maxLength: 50 }) }), response: { status: 200, schema: objectId('api_key') } },
-        async handler({ principal, params, body: raw }) {
-          const body = objectBody(raw);
-          rejectUnknown(body, ['name']);
-          const name = optionalString(body, 'name', { max: 50, allowEmpty: true });
+        doc: { summary: 'Rename an API key', body: input({ name: NAME_SCHEMA }), validatesBody: true, response: { status: 200, schema: objectId('api_key') } },
+        async handler({ principal, params, body }) {
+          const { name } = body as { name?: string };
           const row = isUuid(params.id)
             ? await db.one('UPDATE api_keys SET name = COALESCE($3, name) WHERE id = $1 AND account_id = $2 RETURNING id', [
                 params.id,

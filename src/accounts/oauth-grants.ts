@@ -8,12 +8,11 @@
 // authenticates grants beside keys and shares their cache and change notices), on the HTTP API
 // and in SMTP submission alike.
 import crypto from 'node:crypto';
-import { ApiError, missingField, notFound, validation } from '../api/errors.js';
+import { notFound, validation } from '../api/errors.js';
 import { isoTimestamp, isUuid, restTimestamp } from '../api/format.js';
 import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
-import { SINGLE_LINE_TEXT, array, constant, input, isoTime, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
-import { type Body, assertSingleLine, objectBody, optionalString, rejectUnknown, requiredString } from '../api/validate.js';
+import { array, constant, input, isoTime, type JsonSchema, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
 import { changeNoticeSql } from '../db/change-feed.js';
 import type { Db, Row } from '../db/database.js';
 import { API_KEY_TOPIC, type ApiKeys } from './api-keys.js';
@@ -37,6 +36,51 @@ const GRANT = object({
   client: CLIENT,
   domain_id: nullable(uuid('Postline: the one domain an `emails:send` grant may send from; null for any.')),
 });
+
+/**
+ * Text that is one line once trimmed (the app's name is stored trimmed): not blank, no line
+ * break but around it. SINGLE_LINE_TEXT, but for those spaces; written so that no input makes
+ * it backtrack more than linearly, since it runs before the length is checked.
+ */
+const TRIMMED_SINGLE_LINE = '^\\s*[^\\s\\u0000](?:[^\\r\\n\\u0000]*[^\\s\\u0000])?\\s*$';
+
+/**
+ * A string with `pattern`, refused in `message`'s words when it does not match; its other
+ * failures (type, length) in the usual ones: the pattern's message in a schema of its own.
+ */
+const matching = (pattern: string, message: string, options: Omit<JsonSchema, 'type'>): JsonSchema => ({
+  ...string(options),
+  anyOf: [{ pattern, 'x-message': message }],
+});
+
+const NEW_GRANT_SCHEMA = input(
+  {
+    client: input(
+      {
+        name: matching(TRIMMED_SINGLE_LINE, 'be one line of text, not blank and without line breaks', { maxLength: 100 }),
+        logo_uri: string({ format: 'uri', minLength: 1, maxLength: 2048, description: 'An http(s) URL.' }),
+      },
+      ['name'],
+    ),
+    client_id: matching('^[^\\r\\n\\u0000]*$', 'be one line of text, without line breaks', {
+      minLength: 1,
+      maxLength: 100,
+      description: "The app's id, shared by its grants; a new UUID when absent.",
+    }),
+    scopes: array(oneOfValues(SCOPES), { minItems: 1, 'x-message': `be a non-empty array of ${SCOPES.map((s) => `"${s}"`).join(' | ')}` }),
+    // A malformed id is a domain not found (404), as an unknown one: no uuid format here.
+    domain_id: string({ minLength: 1, description: 'With `emails:send` alone: the id of the one domain the grant may send from.' }),
+  },
+  ['client', 'scopes'],
+);
+
+/** The body of POST /oauth/grants once it passed NEW_GRANT_SCHEMA. */
+interface NewGrant {
+  client: { name: string; logo_uri?: string };
+  client_id?: string;
+  scopes: (typeof SCOPES)[number][];
+  domain_id?: string;
+}
 
 const COLUMNS = 'id, client_id, client_name, client_logo_uri, scopes, domain_id, created_at, revoked_at, revoked_reason';
 
@@ -71,15 +115,8 @@ export class OAuthGrants {
         description:
           'Postline: issues a grant to an app (no OAuth consent screen here: the account gives it). The token is answered only now; ' +
           "it authenticates as an API key of the grant's scope until the grant is revoked with DELETE /oauth/grants/:id.",
-        body: input(
-          {
-            client: input({ name: string({ maxLength: 100, pattern: SINGLE_LINE_TEXT }), logo_uri: string({ format: 'uri', maxLength: 2048 }) }, ['name']),
-            client_id: string({ maxLength: 100, pattern: SINGLE_LINE_TEXT, description: "The app's id, shared by its grants; a new UUID when absent." }),
-            scopes: array(oneOfValues(SCOPES), { minItems: 1 }),
-            domain_id: uuid('With `emails:send` alone: the one domain the grant may send from.'),
-          },
-          ['client', 'scopes'],
-        ),
+        body: NEW_GRANT_SCHEMA,
+        validatesBody: true,
         response: {
           status: 201,
           schema: object({
@@ -91,14 +128,12 @@ export class OAuthGrants {
         },
         addition: true,
       },
-      async handler({ principal, body: raw }) {
-        const body = objectBody(raw);
-        rejectUnknown(body, ['client', 'client_id', 'scopes', 'domain_id']);
-        const client = clientOf(body);
-        const scopes = scopesOf(body);
-        const clientId = optionalString(body, 'client_id', { max: 100 }) ?? crypto.randomUUID();
-        assertSingleLine(clientId, 'client_id');
-        const domainId = optionalString(body, 'domain_id');
+      async handler({ principal, body }) {
+        const fields = body as NewGrant;
+        const client = clientOf(fields.client);
+        const scopes = [...new Set(fields.scopes)];
+        const clientId = fields.client_id ?? crypto.randomUUID();
+        const domainId = fields.domain_id;
         if (domainId !== undefined) {
           if (scopes.includes('full_access')) throw validation('The `domain_id` field can only be used with the `emails:send` scope alone.');
           if (!isUuid(domainId) || !(await db.one('SELECT 1 FROM domains WHERE id = $1 AND account_id = $2', [domainId, principal.accountId]))) {
@@ -170,28 +205,11 @@ export class OAuthGrants {
   }
 }
 
-function clientOf(body: Body): { name: string; logoUri: string | undefined } {
-  const client = body.client;
-  if (client === undefined || client === null) throw missingField('client');
-  if (typeof client !== 'object' || Array.isArray(client)) throw validation('The `client` field must be an object.');
-  const fields = client as Body;
-  rejectUnknown(fields, ['name', 'logo_uri'], 'client.');
-  if (fields.name === undefined || fields.name === null) throw missingField('client.name');
-  const name = requiredString(fields, 'name', { max: 100 }).trim();
-  if (name === '') throw validation('The `client.name` field must not be blank.');
-  assertSingleLine(name, 'client.name');
-  const logoUri = optionalString(fields, 'logo_uri', { max: 2048 });
+/** The app's name, trimmed, and its logo's URL, which must be http(s). */
+function clientOf(client: NewGrant['client']): { name: string; logoUri: string | undefined } {
+  const logoUri = client.logo_uri;
   if (logoUri !== undefined && !isWebUrl(logoUri)) throw validation('The `client.logo_uri` field must be an http or https URL.');
-  return { name, logoUri };
-}
-
-function scopesOf(body: Body): string[] {
-  const scopes = body.scopes;
-  if (scopes === undefined || scopes === null) throw missingField('scopes');
-  if (!Array.isArray(scopes) || scopes.length === 0 || !scopes.every((s) => (SCOPES as readonly unknown[]).includes(s))) {
-    throw new ApiError('validation_error', `The \`scopes\` field must be a non-empty array of ${SCOPES.map((s) => `"${s}"`).join(' | ')}.`);
-  }
-  return [...new Set(scopes as string[])];
+  return { name: client.name.trim(), logoUri };
 }
 
 function isWebUrl(value: string): boolean {

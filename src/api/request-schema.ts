@@ -9,12 +9,14 @@
 // are removed before the check (a required one then reads as missing), and the handler gets the
 // body without them.
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
-import { type ApiError, missingField, validation } from './errors.js';
+import { ApiError, missingField, validation } from './errors.js';
 import type { JsonSchema } from './schema.js';
 
 // verbose: the refused value comes with the error, so a message can say what was sent.
-const ajv = new Ajv2020({ allErrors: false, strict: false, validateFormats: true, verbose: true });
+// unicode off: lengths count UTF-16 units, as JavaScript's (and the API's earlier checks') `length` does.
+const ajv = new Ajv2020({ allErrors: false, strict: false, validateFormats: true, verbose: true, unicode: false });
 ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
+ajv.addKeyword({ keyword: 'x-missing', schemaType: 'string' });
 ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
 ajv.addFormat('date-time', (value: string) => !Number.isNaN(Date.parse(value)));
 // What the handlers check of these is more than a pattern can say (a URL's scheme, an address's
@@ -88,7 +90,11 @@ function sent(value: unknown): string {
 
 function apiErrorOf(error: ErrorObject): ApiError {
   const params = error.params as Record<string, unknown>;
-  if (error.keyword === 'required') return missingField(fieldName(error.instancePath, String(params.missingProperty)));
+  if (error.keyword === 'required') {
+    const property = String(params.missingProperty);
+    const own = (error.parentSchema as JsonSchema | undefined)?.properties?.[property]?.['x-missing'];
+    return own ? new ApiError('missing_required_field', own) : missingField(fieldName(error.instancePath, property));
+  }
   if (error.keyword === 'additionalProperties') {
     const where = fieldName(error.instancePath);
     return validation(`Unknown field \`${where ? `${where}.` : ''}${String(params.additionalProperty)}\`.`);

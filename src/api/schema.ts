@@ -38,6 +38,8 @@ export interface JsonSchema {
   $ref?: string;
   /** What a refused value should have been, as `The \`field\` field must …` ends (request-schema.ts). */
   'x-message'?: string;
+  /** A required property's own missing-field message, where Resend words it otherwise (request-schema.ts). */
+  'x-missing'?: string;
 }
 
 type Options = Omit<JsonSchema, 'type'>;
@@ -71,7 +73,9 @@ export function input(properties: Record<string, JsonSchema>, required: readonly
 }
 
 /** Text that becomes a header line (validate.ts assertSingleLine), not blank. */
-export const SINGLE_LINE_TEXT = '^[^\\r\\n\\u0000]*\\S[^\\r\\n\\u0000]*$';
+// A lookahead for the non-space, then one pass over the line: linear on any input (the form
+// `[^…]*\S[^…]*` backtracks quadratically on a long value that ends in a line break).
+export const SINGLE_LINE_TEXT = '^(?=[^\\r\\n\\u0000]*\\S)[^\\r\\n\\u0000]*$';
 
 export const uuid = (description?: string): JsonSchema => string({ format: 'uuid', ...(description ? { description } : {}) });
 

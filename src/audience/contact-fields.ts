@@ -2,7 +2,7 @@
 // (no display name), stored and matched lower-cased; it is found by its id or its address.
 import { validation } from '../api/errors.js';
 import { isUuid, isoTimestamp, restTimestamp } from '../api/format.js';
-import { boolean, constant, nullable, number, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
+import { boolean, constant, type JsonSchema, nullable, number, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
 import type { Body } from '../api/validate.js';
 import type { Row } from '../db/database.js';
 import type { ContactEventData } from '../events/payloads.js';
@@ -13,13 +13,17 @@ export const CONTACT_COLUMNS = 'id, account_id, email, first_name, last_name, un
 /** Longest first_name / last_name kept. */
 const MAX_NAME = 256;
 
-/** What parseContactEmail, parseName and parsePropertiesShape take, for the routes' docs. */
+/**
+ * What parseContactEmail, parseName and parsePropertiesShape take: the routes' docs, and the
+ * check of /contacts bodies (request-schema.ts).
+ */
 export const CONTACT_EMAIL_SCHEMA = string({ format: 'email', description: 'A bare address, without a display name.' });
-export const NAME_SCHEMA = nullable(string({ maxLength: MAX_NAME, pattern: '^[^\\r\\n\\u0000]*$' }));
-export const PROPERTIES_SCHEMA = {
-  type: 'object' as const,
-  description: 'Values of the contact properties defined for the account (/contact-properties).',
-  additionalProperties: nullable({ oneOf: [string(), number()] }),
+/** null clears the name. The line-break rule sits in a subschema of its own so that its message speaks for it alone, not for a wrong type or length. */
+export const NAME_SCHEMA = nullable(string({ maxLength: MAX_NAME, anyOf: [{ pattern: '^[^\\r\\n\\u0000]*$', 'x-message': 'not contain line breaks' }] }));
+export const PROPERTIES_SCHEMA: JsonSchema = {
+  type: 'object',
+  description: 'Values of the contact properties defined for the account (/contact-properties); null clears one.',
+  additionalProperties: { type: ['string', 'number', 'null'], 'x-message': 'be a string, a number or null' },
 };
 
 /** contactSummary's shape. */

@@ -3,32 +3,37 @@
 // type, used for {{{KEY}}} when a contact has no value.
 import { ApiError, notFound, validation } from '../api/errors.js';
 import { isUuid, restTimestamp } from '../api/format.js';
-import { constant, input, nullable, number, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
-import type { Body } from '../api/validate.js';
+import { constant, input, type JsonSchema, nullable, number, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
 import type { Queryable, Row } from '../db/database.js';
 import { ofType, type PropertyType } from './property-values.js';
 
 export const PROPERTY_COLUMNS = 'id, key, type, fallback_value, created_at';
-export const PROPERTY_TYPES: readonly PropertyType[] = ['string', 'number'];
+const PROPERTY_TYPES: readonly PropertyType[] = ['string', 'number'];
 const KEY = /^[A-Za-z0-9_]{1,50}$/;
 /** Contact fields and the unsubscribe link already fill these template variables. */
 const RESERVED = ['FIRST_NAME', 'LAST_NAME', 'EMAIL', 'UNSUBSCRIBE_URL', 'RESEND_UNSUBSCRIBE_URL'];
 
-/** The body of POST /contact-properties, as parsePropertyKey and parseFallback read it: a fallback of the property's type. */
+/** `fallback_value` as sent: of the property's type (checkFallback), or null for none. */
+export const FALLBACK_SCHEMA: JsonSchema = { type: ['string', 'number', 'null'], description: "Of the property's type; null: none." };
+/** The body of POST /contact-properties: its check (request-schema.ts) and docs. */
 export const CREATE_PROPERTY_SCHEMA = input(
   {
-    key: string({ pattern: KEY.source, description: `Letters, digits and underscores; not one of ${RESERVED.join(', ')}.` }),
+    key: string({
+      pattern: KEY.source,
+      'x-message': 'be 1 to 50 characters long and contain only letters, digits and underscores',
+      description: `Letters, digits and underscores; not one of ${RESERVED.join(', ')}.`,
+    }),
     type: oneOfValues(PROPERTY_TYPES),
-    fallback_value: nullable({ oneOf: [string(), number()] }),
+    fallback_value: FALLBACK_SCHEMA,
   },
   ['key', 'type'],
-  {
-    oneOf: [
-      { properties: { type: constant('string'), fallback_value: nullable(string()) } },
-      { properties: { type: constant('number'), fallback_value: nullable(number()) } },
-    ],
-  },
 );
+/** The body of POST /contact-properties once it passed CREATE_PROPERTY_SCHEMA. */
+export interface CreatePropertyBody {
+  key: string;
+  type: PropertyType;
+  fallback_value?: string | number | null;
+}
 
 /** propertySummary's shape. */
 export const PROPERTY_SUMMARY_SCHEMA = object({
@@ -40,22 +45,14 @@ export const PROPERTY_SUMMARY_SCHEMA = object({
 });
 export const PROPERTY_SCHEMA = object({ object: constant('contact_property'), ...PROPERTY_SUMMARY_SCHEMA.properties });
 
-export function parsePropertyKey(value: unknown): string {
-  if (typeof value !== 'string') throw validation('The `key` field must be a string.');
-  if (!KEY.test(value)) {
-    throw validation('The `key` field must be 1 to 50 characters long and contain only letters, digits and underscores.');
-  }
-  if (RESERVED.includes(value.toUpperCase())) throw validation(`The key \`${value}\` is reserved.`);
-  return value;
+/** A key the template variables of contact fields do not already use. */
+export function checkKeyFree(key: string): void {
+  if (RESERVED.includes(key.toUpperCase())) throw validation(`The key \`${key}\` is reserved.`);
 }
 
-/** `fallback_value` of `type`: undefined when absent, null to clear. */
-export function parseFallback(body: Body, type: PropertyType): string | number | null | undefined {
-  const value = body.fallback_value;
-  if (value === undefined) return undefined;
-  if (value === null) return null;
-  if (!ofType(value, type)) throw validation(`The \`fallback_value\` field must be a ${type}, like the property.`);
-  return value as string | number;
+/** A fallback of the property's type (null: none). */
+export function checkFallback(value: string | number | null, type: PropertyType): void {
+  if (value !== null && !ofType(value, type)) throw validation(`The \`fallback_value\` field must be a ${type}, like the property.`);
 }
 
 export async function findProperty(q: Queryable, accountId: string, id: string | undefined, options: { lock?: boolean } = {}): Promise<Row> {

@@ -1,17 +1,17 @@
-// Reading /contacts request bodies into the store's fields. Types are checked here (wrong
-// types are 422 before anything is written); the store checks addresses and properties.
+// /contacts request bodies: their schemas, which check them before the handlers run
+// (request-schema.ts), and what the handlers make of a checked body: the store's fields (the
+// store judges addresses and properties). PATCH /contacts/:contact/topics, whose body is an
+// array or an object, still reads its choices with parseTopicChoices.
 import { ApiError, missingField, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
-import { array, boolean, input, type JsonSchema, oneOfValues, uuid } from '../api/schema.js';
-import { objectBody, rejectUnknown, type Body } from '../api/validate.js';
-import type { ContactFields, TopicChoice } from './contact-store.js';
-import { CONTACT_EMAIL_SCHEMA, NAME_SCHEMA, PROPERTIES_SCHEMA, parseName, parsePropertiesShape, parseUnsubscribed } from './contact-fields.js';
+import { array, boolean, input, type JsonSchema, oneOfValues, string, uuid } from '../api/schema.js';
+import { rejectUnknown, type Body } from '../api/validate.js';
+import type { ContactFields, PropertyValue, Subscription, TopicChoice } from './contact-store.js';
+import { CONTACT_EMAIL_SCHEMA, NAME_SCHEMA, PROPERTIES_SCHEMA } from './contact-fields.js';
 
-const CREATE_FIELDS = ['email', 'first_name', 'last_name', 'unsubscribed', 'properties', 'segments', 'topics', 'audience_id'];
-const UPDATE_FIELDS = ['email', 'first_name', 'last_name', 'unsubscribed', 'properties'];
 const MAX_LIST = 100;
 
-/** What parseTopicChoices takes. */
+/** What parseTopicChoices takes, and the `topics` of POST /contacts. */
 export const TOPIC_CHOICES_SCHEMA = array(input({ id: uuid(), subscription: oneOfValues(['opt_in', 'opt_out']) }, ['id', 'subscription']), {
   maxItems: MAX_LIST,
 });
@@ -22,11 +22,18 @@ const COMMON_SCHEMA: Record<string, JsonSchema> = {
   unsubscribed: boolean(),
   properties: PROPERTIES_SCHEMA,
 };
-/** The bodies parseCreateRequest and parseUpdateRequest take, for the routes' docs. */
+/**
+ * A segment as `segments` names it. A refused one fails the first branch whatever it is, so
+ * that branch's message speaks for both.
+ */
+const SEGMENT_REF_SCHEMA: JsonSchema = {
+  oneOf: [string({ format: 'uuid', 'x-message': 'be a segment id, or an object `{"id": <segment id>}`' }), input({ id: uuid() }, ['id'])],
+};
+/** The bodies of POST and PATCH /contacts: their check (request-schema.ts) and docs. */
 export const CREATE_CONTACT_SCHEMA = input(
   {
     ...COMMON_SCHEMA,
-    segments: array({ oneOf: [uuid(), input({ id: uuid() }, ['id'])] }, { maxItems: MAX_LIST, description: 'Segments to add it to: ids, or `{id}`.' }),
+    segments: array(SEGMENT_REF_SCHEMA, { maxItems: MAX_LIST, description: 'Segments to add it to: ids, or `{id}`.' }),
     topics: TOPIC_CHOICES_SCHEMA,
     audience_id: uuid('Deprecated: a segment to add it to.'),
   },
@@ -34,55 +41,48 @@ export const CREATE_CONTACT_SCHEMA = input(
 );
 export const UPDATE_CONTACT_SCHEMA = input(COMMON_SCHEMA);
 
+/** The body of PATCH /contacts/:contact once it passed UPDATE_CONTACT_SCHEMA; null clears a name or a property. */
+export interface ContactBody {
+  email?: string;
+  first_name?: string | null;
+  last_name?: string | null;
+  unsubscribed?: boolean;
+  properties?: Record<string, PropertyValue>;
+}
+
+/** The body of POST /contacts once it passed CREATE_CONTACT_SCHEMA. */
+export interface CreateContactBody extends ContactBody {
+  email: string;
+  segments?: (string | { id: string })[];
+  topics?: { id: string; subscription: Subscription }[];
+  audience_id?: string;
+}
+
 interface CreateRequest {
   fields: ContactFields;
   segmentIds: string[];
   topics: TopicChoice[];
 }
 
-export function parseCreateRequest(raw: unknown): CreateRequest {
-  const body = objectBody(raw);
-  rejectUnknown(body, CREATE_FIELDS);
-  if (body.email === undefined || body.email === null || body.email === '') throw missingField('email');
-  const fields: ContactFields = { email: body.email as string, ...parseCommon(body) };
-  const segmentIds = parseSegments(body.segments);
-  if (body.audience_id !== undefined && body.audience_id !== null) segmentIds.push(parseId(body.audience_id, 'audience_id'));
-  return { fields, segmentIds, topics: parseTopicChoices(body.topics, 'topics') };
+/** The store's fields of a checked POST /contacts body (the store judges the address and the properties). */
+export function createRequest(body: CreateContactBody): CreateRequest {
+  // An empty address reads as a missing one, as it always has (contacts-api.test.ts sends it through the SDK).
+  if (body.email === '') throw missingField('email');
+  const segmentIds = (body.segments ?? []).map((segment) => (typeof segment === 'string' ? segment : segment.id).toLowerCase());
+  if (body.audience_id !== undefined) segmentIds.push(body.audience_id.toLowerCase());
+  const topics = (body.topics ?? []).map((choice) => ({ topicId: choice.id.toLowerCase(), subscription: choice.subscription }));
+  return { fields: { ...contactChanges(body), email: body.email }, segmentIds, topics };
 }
 
-export function parseUpdateRequest(raw: unknown): Partial<ContactFields> {
-  const body = objectBody(raw);
-  rejectUnknown(body, UPDATE_FIELDS);
-  const changes: Partial<ContactFields> = parseCommon(body);
-  if (body.email !== undefined && body.email !== null) changes.email = body.email as string;
-  return changes;
-}
-
-function parseCommon(body: Body): Omit<ContactFields, 'email'> {
-  if (typeof body.email !== 'string' && body.email !== undefined && body.email !== null) {
-    throw validation('The `email` field must be a string.');
-  }
+/** The store's changes of a checked PATCH /contacts/:contact body. */
+export function contactChanges(body: ContactBody): Partial<ContactFields> {
   return {
-    firstName: parseName(body.first_name, 'first_name'),
-    lastName: parseName(body.last_name, 'last_name'),
-    unsubscribed: parseUnsubscribed(body.unsubscribed),
-    properties: parsePropertiesShape(body.properties),
+    ...(body.email !== undefined ? { email: body.email } : {}),
+    firstName: body.first_name,
+    lastName: body.last_name,
+    unsubscribed: body.unsubscribed,
+    properties: body.properties,
   };
-}
-
-/** `segments`: `[{id}]` as the SDK sends, or `[id]` as the OpenAPI file says; both accepted. */
-function parseSegments(value: unknown): string[] {
-  if (value === undefined || value === null) return [];
-  const list = parseList(value, 'segments');
-  return list.map((item, i) => {
-    const id = typeof item === 'object' && item !== null && !Array.isArray(item) ? onlyId(item as Body, `segments[${i}]`) : item;
-    return parseId(id, `segments[${i}]`);
-  });
-}
-
-function onlyId(item: Body, where: string): unknown {
-  rejectUnknown(item, ['id'], `${where}.`);
-  return item.id;
 }
 
 /** `[{id, subscription}]`, for POST /contacts `topics` and PATCH /contacts/:contact/topics. */

@@ -1,25 +1,24 @@
 // POST /contact-properties {key, type, fallback_value?}: 201 {object:'contact_property', id}.
 // Keys are unique per account.
-import { missingField } from '../api/errors.js';
 import type { Route } from '../api/route.js';
 import { objectId } from '../api/schema.js';
-import { objectBody, optionalEnum, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
-import { CREATE_PROPERTY_SCHEMA, keyTaken, parseFallback, parsePropertyKey, PROPERTY_TYPES } from './contact-property-view.js';
+import { CREATE_PROPERTY_SCHEMA, type CreatePropertyBody, checkFallback, checkKeyFree, keyTaken } from './contact-property-view.js';
 
 export function createContactProperty(db: Db): Route {
   return {
     method: 'POST',
     url: '/contact-properties',
-    doc: { summary: 'Define a contact property', body: CREATE_PROPERTY_SCHEMA, response: { status: 201, schema: objectId('contact_property') } },
-    async handler({ principal, body: raw }) {
-      const body = objectBody(raw);
-      rejectUnknown(body, ['key', 'type', 'fallback_value']);
-      if (body.key === undefined || body.key === null) throw missingField('key');
-      const key = parsePropertyKey(body.key);
-      if (body.type === undefined || body.type === null) throw missingField('type');
-      const type = optionalEnum(body, 'type', PROPERTY_TYPES)!;
-      const fallback = parseFallback(body, type) ?? null;
+    doc: {
+      summary: 'Define a contact property',
+      body: CREATE_PROPERTY_SCHEMA,
+      validatesBody: true,
+      response: { status: 201, schema: objectId('contact_property') },
+    },
+    async handler({ principal, body }) {
+      const { key, type, fallback_value: fallback = null } = body as CreatePropertyBody;
+      checkKeyFree(key);
+      checkFallback(fallback, type);
       const id = crypto.randomUUID();
       const inserted = await db.query(
         `INSERT INTO contact_properties (id, account_id, key, type, fallback_value) VALUES ($1, $2, $3, $4, $5)

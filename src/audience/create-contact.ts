@@ -6,7 +6,7 @@ import type { Route } from '../api/route.js';
 import { objectId } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { collectionPathDoc, contactCollectionUrl, legacyAudience, type ContactPath } from './contact-paths.js';
-import { CREATE_CONTACT_SCHEMA, parseCreateRequest } from './contact-request.js';
+import { CREATE_CONTACT_SCHEMA, type CreateContactBody, createRequest } from './contact-request.js';
 import { insertContact } from './contact-store.js';
 
 export function createContact(db: Db, path: ContactPath): Route {
@@ -17,10 +17,11 @@ export function createContact(db: Db, path: ContactPath): Route {
       summary: 'Create a contact (an existing address answers with its contact)',
       ...collectionPathDoc(path),
       body: CREATE_CONTACT_SCHEMA,
+      validatesBody: true,
       response: { status: 201, schema: objectId('contact') },
     },
     async handler({ principal, params, body }) {
-      const request = parseCreateRequest(body);
+      const request = createRequest(body as CreateContactBody);
       const contact = await db.tx(async (q) => {
         const audienceId = await legacyAudience(q, principal.accountId, params);
         const segmentIds = audienceId ? [audienceId, ...request.segmentIds] : request.segmentIds;

@@ -8,7 +8,7 @@ import type { Queryable, Row } from '../db/database.js';
 export type SegmentNoun = 'segment' | 'audience';
 export const SEGMENT_COLUMNS = 'id, name, created_at';
 /** Longest segment name kept. */
-export const MAX_SEGMENT_NAME = 256;
+const MAX_SEGMENT_NAME = 256;
 
 const segmentNotFound = (noun: SegmentNoun) => notFound(noun === 'segment' ? 'Segment' : 'Audience');
 

@@ -1,10 +1,9 @@
 // Topics over the API (resend-compat-notes §2.7): what a contact may opt in to or out of.
 // default_subscription is fixed at creation: it decides for every contact without an
 // explicit choice, so changing it would silently re-subscribe people.
-import { notFound, validation } from '../api/errors.js';
+import { notFound } from '../api/errors.js';
 import { isUuid, restTimestamp } from '../api/format.js';
 import { constant, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
-import { optionalString, type Body } from '../api/validate.js';
 import type { Queryable, Row } from '../db/database.js';
 import { recordEvents } from '../events/record-events.js';
 
@@ -27,7 +26,7 @@ export async function recordTopicEvent(q: Queryable, accountId: string, type: 't
 }
 export const SUBSCRIPTIONS = ['opt_in', 'opt_out'] as const;
 export const VISIBILITIES = ['public', 'private'] as const;
-export const MAX_TOPIC_NAME = 50;
+const MAX_TOPIC_NAME = 50;
 const MAX_TOPIC_DESCRIPTION = 200;
 
 export async function findTopic(q: Queryable, accountId: string, id: string | undefined, options: { lock?: boolean } = {}): Promise<Row> {
@@ -38,13 +37,21 @@ export async function findTopic(q: Queryable, accountId: string, id: string | un
   return row;
 }
 
-/** The fields create-topic and update-topic read, for the routes' docs. */
+/** The fields of POST and PATCH /topics: their check (request-schema.ts) and docs. */
 export const TOPIC_FIELD_SCHEMAS = {
   name: string({ minLength: 1, maxLength: MAX_TOPIC_NAME }),
-  description: nullable(string({ maxLength: MAX_TOPIC_DESCRIPTION })),
+  description: nullable(string({ maxLength: MAX_TOPIC_DESCRIPTION, description: 'null: none.' })),
   visibility: oneOfValues(VISIBILITIES, { description: 'public: shown on the unsubscribe page.' }),
   default_subscription: oneOfValues(SUBSCRIPTIONS, { description: 'For contacts without a choice of their own; fixed once created.' }),
 };
+
+/** A topic's fields as POST and PATCH /topics take them, once checked. */
+export interface TopicFields {
+  name?: string;
+  description?: string | null;
+  visibility?: (typeof VISIBILITIES)[number];
+  default_subscription?: (typeof SUBSCRIPTIONS)[number];
+}
 
 /** topicSummary's shape: `description` is left out when the topic has none (the SDK declares it optional). */
 const TOPIC_SUMMARY_REQUIRED = ['id', 'name', 'default_subscription', 'visibility', 'created_at'];
@@ -60,16 +67,6 @@ export const TOPIC_SUMMARY_SCHEMA = object(
   TOPIC_SUMMARY_REQUIRED,
 );
 export const TOPIC_SCHEMA = object({ object: constant('topic'), ...TOPIC_SUMMARY_SCHEMA.properties }, ['object', ...TOPIC_SUMMARY_REQUIRED]);
-
-/** `description`: undefined when absent, null to clear. */
-export function parseDescription(body: Body): string | null | undefined {
-  if (body.description === null) return null;
-  return optionalString(body, 'description', { max: MAX_TOPIC_DESCRIPTION, allowEmpty: true });
-}
-
-export function refuseDefaultChange(body: Body): void {
-  if ('default_subscription' in body) throw validation('The `default_subscription` of a topic cannot be changed.');
-}
 
 export function topicSummary(row: Row) {
   return {

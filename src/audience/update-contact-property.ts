@@ -1,11 +1,16 @@
 // PATCH /contact-properties/:id {fallback_value}: only the fallback changes; a key or type
 // is fixed once contacts may carry values of it.
-import { validation } from '../api/errors.js';
 import type { Route } from '../api/route.js';
-import { input, nullable, number, objectId, string, uuid } from '../api/schema.js';
-import { objectBody, rejectUnknown } from '../api/validate.js';
+import { input, type JsonSchema, objectId, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import { findProperty, parseFallback } from './contact-property-view.js';
+import { checkFallback, FALLBACK_SCHEMA, findProperty } from './contact-property-view.js';
+
+/** `key` and `type`: refused with a message that says why, rather than as unknown fields. */
+const FIXED: JsonSchema = {
+  not: {},
+  description: 'Fixed once the property is created: refused.',
+  'x-message': 'be left out (only the `fallback_value` of a contact property can be changed)',
+};
 
 export function updateContactProperty(db: Db): Route {
   return {
@@ -14,19 +19,16 @@ export function updateContactProperty(db: Db): Route {
     doc: {
       summary: "Change a contact property's fallback value",
       params: { id: uuid() },
-      body: input({ fallback_value: nullable({ oneOf: [string(), number()], description: "Of the property's type." }) }),
+      body: input({ fallback_value: FALLBACK_SCHEMA, key: FIXED, type: FIXED }),
+      validatesBody: true,
       response: { status: 200, schema: objectId('contact_property') },
     },
-    async handler({ principal, params, body: raw }) {
-      const body = objectBody(raw);
-      for (const fixed of ['key', 'type']) {
-        if (fixed in body) throw validation(`The \`${fixed}\` of a contact property cannot be changed; only \`fallback_value\` can.`);
-      }
-      rejectUnknown(body, ['fallback_value']);
+    async handler({ principal, params, body }) {
+      const fallback = (body as { fallback_value?: string | number | null }).fallback_value;
       const id = await db.tx(async (q) => {
         const property = await findProperty(q, principal.accountId, params.id, { lock: true });
-        const fallback = parseFallback(body, property.type);
         if (fallback !== undefined) {
+          checkFallback(fallback, property.type);
           await q.query('UPDATE contact_properties SET fallback_value = $2 WHERE id = $1', [property.id, JSON.stringify(fallback)]);
         }
         return property.id as string;

@@ -6,7 +6,7 @@ import type { Route } from '../api/route.js';
 import { objectId } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { contactPathDoc, contactUrl, legacyAudience, type ContactPath } from './contact-paths.js';
-import { parseUpdateRequest, UPDATE_CONTACT_SCHEMA } from './contact-request.js';
+import { type ContactBody, contactChanges, UPDATE_CONTACT_SCHEMA } from './contact-request.js';
 import * as contactStore from './contact-store.js';
 
 export function updateContact(db: Db, path: ContactPath): Route {
@@ -17,10 +17,11 @@ export function updateContact(db: Db, path: ContactPath): Route {
       summary: 'Update a contact, by id or address',
       ...contactPathDoc(path),
       body: UPDATE_CONTACT_SCHEMA,
+      validatesBody: true,
       response: { status: 200, schema: objectId('contact') },
     },
     async handler({ principal, params, body }) {
-      const changes = parseUpdateRequest(body);
+      const changes = contactChanges(body as ContactBody);
       const contact = await db.tx(async (q) => {
         await legacyAudience(q, principal.accountId, params);
         return contactStore.updateContact(q, principal.accountId, params.contact ?? '', changes);

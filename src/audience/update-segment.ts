@@ -1,9 +1,8 @@
 // PATCH /segments/:id {name}: renames a segment (resend.segments.update).
 import type { Route } from '../api/route.js';
 import { input, objectId, uuid } from '../api/schema.js';
-import { objectBody, rejectUnknown, requiredString } from '../api/validate.js';
 import type { Db } from '../db/database.js';
-import { findSegment, MAX_SEGMENT_NAME, SEGMENT_NAME_SCHEMA } from './segment-view.js';
+import { findSegment, SEGMENT_NAME_SCHEMA } from './segment-view.js';
 
 export function updateSegment(db: Db): Route {
   return {
@@ -15,12 +14,11 @@ export function updateSegment(db: Db): Route {
       addition: true,
       params: { id: uuid() },
       body: input({ name: SEGMENT_NAME_SCHEMA }, ['name']),
+      validatesBody: true,
       response: { status: 200, schema: objectId('segment') },
     },
-    async handler({ principal, params, body: raw }) {
-      const body = objectBody(raw);
-      rejectUnknown(body, ['name']);
-      const name = requiredString(body, 'name', { max: MAX_SEGMENT_NAME });
+    async handler({ principal, params, body }) {
+      const { name } = body as { name: string };
       const segment = await findSegment(db, principal.accountId, params.id);
       await db.query('UPDATE segments SET name = $3 WHERE id = $1 AND account_id = $2', [segment.id, principal.accountId, name]);
       return { body: { object: 'segment', id: segment.id } };

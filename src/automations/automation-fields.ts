@@ -1,16 +1,24 @@
-// The fields of POST and PATCH /automations (resend-compat-notes §2.12), checked once here.
-// The graph itself is graph.ts's; what needs the database (a send_email step's template must
-// be one of the account's, published) is checkTemplates, run in the writing transaction.
-import { missingField, validation } from '../api/errors.js';
+// The bodies of POST and PATCH /automations (resend-compat-notes §2.12): their schemas, which
+// check them before the handlers run (request-schema.ts), and what the handlers make of a
+// checked body. The graph is graph.ts's; what needs the database (a send_email step's template
+// must be one of the account's, published) is checkTemplates, run in the writing transaction.
+import { validation } from '../api/errors.js';
 import { input, oneOfValues, string } from '../api/schema.js';
-import { optionalEnum, rejectUnknown, type Body } from '../api/validate.js';
 import type { Queryable } from '../db/database.js';
 import { findPublishedTemplates } from '../templates/find-template.js';
-import { GRAPH_SCHEMAS, parseGraph, type Graph } from './graph.js';
+import { type ConnectionInput, GRAPH_SCHEMAS, parseGraph, type Graph, type StepInput } from './graph.js';
 
 export const STATUSES = ['enabled', 'disabled'] as const;
 type AutomationStatus = (typeof STATUSES)[number];
 const MAX_NAME = 255;
+
+/** A body of POST or PATCH /automations once it passed its schema. */
+export interface AutomationBody {
+  name?: string;
+  status?: AutomationStatus;
+  steps?: StepInput[];
+  connections?: ConnectionInput[];
+}
 
 interface AutomationFields {
   name?: string;
@@ -19,45 +27,26 @@ interface AutomationFields {
 }
 
 const FIELD_SCHEMAS = {
-  name: string({ maxLength: MAX_NAME, pattern: '\\S' }),
+  name: string({ maxLength: MAX_NAME, pattern: '\\S', 'x-message': `be a non-empty string of at most ${MAX_NAME} characters` }),
   status: oneOfValues(STATUSES, { default: 'disabled' }),
   ...GRAPH_SCHEMAS,
 };
-/** The bodies parseCreate and parsePatch take, for the routes' docs. */
+/** The bodies of POST and PATCH /automations: their check (request-schema.ts) and docs. */
 export const CREATE_AUTOMATION_SCHEMA = input(FIELD_SCHEMAS, ['name', 'steps', 'connections']);
+/** At least one field, and `steps` only with `connections` (parsePatch: rules between fields). */
 export const PATCH_AUTOMATION_SCHEMA = input(FIELD_SCHEMAS, [], {
-  minProperties: 1,
-  dependentRequired: { steps: ['connections'], connections: ['steps'] },
+  description: 'At least one of `name`, `status`, or `steps` with `connections` (the two only together).',
 });
 
-function name(body: Body, required: boolean): string | undefined {
-  const value = body.name;
-  if (value === undefined || value === null) {
-    if (required) throw missingField('name');
-    return undefined;
-  }
-  if (typeof value !== 'string' || value.trim() === '') throw validation('The `name` field must be a non-empty string.');
-  if (value.length > MAX_NAME) throw validation(`The \`name\` field must be at most ${MAX_NAME} characters.`);
-  return value;
-}
-
-export function parseCreate(body: Body): Required<Pick<AutomationFields, 'name' | 'status' | 'graph'>> {
-  rejectUnknown(body, ['name', 'status', 'steps', 'connections']);
-  return {
-    name: name(body, true)!,
-    status: optionalEnum(body, 'status', STATUSES) ?? 'disabled',
-    graph: parseGraph(body.steps, body.connections),
-  };
+export function parseCreate(body: Required<Pick<AutomationBody, 'name' | 'steps' | 'connections'>> & AutomationBody): Required<AutomationFields> {
+  return { name: body.name, status: body.status ?? 'disabled', graph: parseGraph(body.steps, body.connections) };
 }
 
 /** PATCH: name, status, or steps with connections (the two only together); at least one. */
-export function parsePatch(body: Body): AutomationFields {
-  rejectUnknown(body, ['name', 'status', 'steps', 'connections']);
-  const hasSteps = body.steps !== undefined;
-  const hasConnections = body.connections !== undefined;
-  if (hasSteps !== hasConnections) throw validation('The `steps` and `connections` fields must be given together.');
-  const fields: AutomationFields = { name: name(body, false), status: optionalEnum(body, 'status', STATUSES) };
-  if (hasSteps) fields.graph = parseGraph(body.steps, body.connections);
+export function parsePatch(body: AutomationBody): AutomationFields {
+  if ((body.steps === undefined) !== (body.connections === undefined)) throw validation('The `steps` and `connections` fields must be given together.');
+  const fields: AutomationFields = { name: body.name, status: body.status };
+  if (body.steps && body.connections) fields.graph = parseGraph(body.steps, body.connections);
   if (fields.name === undefined && fields.status === undefined && !fields.graph) {
     throw validation('Give at least one of `name`, `status`, or `steps` with `connections`.');
   }

@@ -4,7 +4,6 @@
 import crypto from 'node:crypto';
 import type { Route } from '../api/route.js';
 import { objectId } from '../api/schema.js';
-import { objectBody } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import { checkTemplates, CREATE_AUTOMATION_SCHEMA, parseCreate } from './automation-fields.js';
 
@@ -12,9 +11,9 @@ export function createAutomation(db: Db): Route {
   return {
     method: 'POST',
     url: '/automations',
-    doc: { summary: 'Create an automation', body: CREATE_AUTOMATION_SCHEMA, response: { status: 201, schema: objectId('automation') } },
+    doc: { summary: 'Create an automation', body: CREATE_AUTOMATION_SCHEMA, validatesBody: true, response: { status: 201, schema: objectId('automation') } },
     async handler({ principal, body }) {
-      const fields = parseCreate(objectBody(body));
+      const fields = parseCreate(body as Parameters<typeof parseCreate>[0]);
       const id = crypto.randomUUID();
       await db.tx(async (q) => {
         await checkTemplates(q, principal.accountId, fields.graph);

@@ -3,10 +3,13 @@
 // unique keys, exactly one trigger with nothing leading into it, each config of its type's
 // shape (step-config.ts), connections between existing steps with a type their source step
 // can take, and no cycles, so that every run ends and reaches each step at most once.
-import { missingField, validation } from '../api/errors.js';
+// Their shapes (`{key, type, config}` and `{from, to, type?}`, the keys, the types, the limits)
+// are GRAPH_SCHEMAS', the check of the routes' bodies (request-schema.ts); parseGraph judges the
+// rest, which needs the graph as a whole or a step's type.
+import { validation } from '../api/errors.js';
 import { array, input, type JsonSchema, oneOfValues, string } from '../api/schema.js';
 import type { Body } from '../api/validate.js';
-import { parseStepConfig, STEP_CONFIG_SCHEMAS, STEP_TYPES, type StepType } from './step-config.js';
+import { parseStepConfig, STEP_TYPES, type StepType } from './step-config.js';
 
 export const CONNECTION_TYPES = ['default', 'condition_met', 'condition_not_met', 'timeout', 'event_received'] as const;
 export type ConnectionType = (typeof CONNECTION_TYPES)[number];
@@ -20,6 +23,18 @@ export interface ConnectionDef {
   from: string;
   to: string;
   type: ConnectionType;
+}
+/** A step as GRAPH_SCHEMAS passed it: its config not yet judged. */
+export interface StepInput {
+  key: string;
+  type: StepType;
+  config?: Body;
+}
+/** A connection as GRAPH_SCHEMAS passed it. */
+export interface ConnectionInput {
+  from: string;
+  to: string;
+  type?: ConnectionType;
 }
 export interface Graph {
   steps: StepDef[];
@@ -44,39 +59,54 @@ const OUTGOING: Record<StepType, readonly ConnectionType[]> = {
   add_to_segment: ['default'],
 };
 
-const KEY_SCHEMA = string({ pattern: KEY.source });
-/** `steps` and `connections` as parseGraph reads them, for the routes' docs. */
+const KEY_SCHEMA = string({ pattern: KEY.source, 'x-message': 'be 1 to 100 ASCII letters, digits, `_`, `-`, `.` or `:`' });
+const STEP_REF_SCHEMA = string({ pattern: KEY.source, 'x-message': 'be a step key', description: "A step's key." });
+/**
+ * `steps` and `connections`: the check of the routes' bodies (request-schema.ts) and their docs.
+ * A step's config is only an object here: its fields depend on its type, and parseStepConfig
+ * judges them with messages naming the step (a `oneOf` of the types would answer any refused
+ * step with the first type's complaint).
+ */
 export const GRAPH_SCHEMAS: Record<'steps' | 'connections', JsonSchema> = {
   steps: array(
-    {
-      oneOf: STEP_TYPES.map((type) =>
-        input(
-          { key: KEY_SCHEMA, type: { const: type }, config: STEP_CONFIG_SCHEMAS[type] },
-          type === 'contact_delete' ? ['key', 'type'] : ['key', 'type', 'config'],
-        ),
-      ),
-    },
-    { minItems: 1, maxItems: MAX_STEPS, description: 'Exactly one trigger step; keys unique.' },
+    input(
+      {
+        key: KEY_SCHEMA,
+        type: oneOfValues(STEP_TYPES),
+        config: {
+          type: 'object',
+          description:
+            "The type's fields (resend-compat-notes §2.12): trigger `{event_name}`; send_email `{template: {id, variables?}, subject?, from?, reply_to?, topic_id?}`; " +
+            'delay `{duration}`; wait_for_event `{event_name, timeout?, filter_rule?}`; condition: a rule; ' +
+            'contact_update `{first_name?, last_name?, unsubscribed?, properties?}`; contact_delete: none; add_to_segment `{segment_id}`.',
+        },
+      },
+      ['key', 'type'],
+      { 'x-message': 'be an object: `{key, type, config}`' },
+    ),
+    { minItems: 1, maxItems: MAX_STEPS, 'x-message': `be an array of 1 to ${MAX_STEPS} steps`, description: 'Exactly one trigger step; keys unique.' },
   ),
-  connections: array(input({ from: KEY_SCHEMA, to: KEY_SCHEMA, type: oneOfValues(CONNECTION_TYPES, { default: 'default' }) }, ['from', 'to']), {
-    maxItems: MAX_CONNECTIONS,
-    description: 'Between existing steps, never into the trigger, without cycles.',
-  }),
+  connections: array(
+    input({ from: STEP_REF_SCHEMA, to: STEP_REF_SCHEMA, type: oneOfValues(CONNECTION_TYPES, { default: 'default' }) }, ['from', 'to'], {
+      'x-message': 'be an object: `{from, to, type?}`',
+    }),
+    {
+      maxItems: MAX_CONNECTIONS,
+      'x-message': `be an array of at most ${MAX_CONNECTIONS} connections`,
+      description: 'Between existing steps, never into the trigger, without cycles.',
+    },
+  ),
 };
 
-const isObject = (v: unknown): v is Body => v !== null && typeof v === 'object' && !Array.isArray(v);
 const stepFail = (key: string, type: string) => (message: string) => validation(`Step \`${key}\` (${type}): ${message}`);
 
-export function parseGraph(stepsRaw: unknown, connectionsRaw: unknown): Graph {
-  if (stepsRaw === undefined || stepsRaw === null) throw missingField('steps');
-  if (connectionsRaw === undefined || connectionsRaw === null) throw missingField('connections');
-  if (!Array.isArray(stepsRaw) || stepsRaw.length === 0 || stepsRaw.length > MAX_STEPS) {
-    throw validation(`The \`steps\` field must be an array of 1 to ${MAX_STEPS} steps.`);
-  }
-  if (!Array.isArray(connectionsRaw) || connectionsRaw.length > MAX_CONNECTIONS) {
-    throw validation(`The \`connections\` field must be an array of at most ${MAX_CONNECTIONS} connections.`);
-  }
-  const steps = stepsRaw.map(parseStep);
+/** The graph of checked `steps` and `connections`: configs judged, keys unique, one trigger, connections sound, no cycle. */
+export function parseGraph(stepsIn: StepInput[], connectionsIn: ConnectionInput[]): Graph {
+  const steps = stepsIn.map(({ key, type, config }) => ({
+    key,
+    type,
+    config: parseStepConfig(type, config ?? (type === 'contact_delete' ? {} : undefined), stepFail(key, type)),
+  }));
   const byKey = new Map<string, StepDef>();
   for (const step of steps) {
     if (byKey.has(step.key)) throw validation(`Step \`${step.key}\`: another step has the same key.`);
@@ -84,44 +114,20 @@ export function parseGraph(stepsRaw: unknown, connectionsRaw: unknown): Graph {
   }
   const triggers = steps.filter((s) => s.type === 'trigger');
   if (triggers.length !== 1) throw validation(`An automation needs exactly one \`trigger\` step; it has ${triggers.length}.`);
-  const connections = connectionsRaw.map((c, i) => parseConnection(c, i, byKey));
+  const connections = connectionsIn.map((c, i) => connection(c, i, byKey));
   checkDuplicates(connections);
   checkAcyclic(steps, connections);
   return { steps, connections, triggerEvent: triggers[0]!.config.event_name as string };
 }
 
-function parseStep(raw: unknown, index: number): StepDef {
-  if (!isObject(raw)) throw validation(`The \`steps[${index}]\` field must be an object: \`{key, type, config}\`.`);
-  for (const field of Object.keys(raw)) {
-    if (!['key', 'type', 'config'].includes(field)) throw validation(`Unknown field \`steps[${index}].${field}\`.`);
-  }
-  if (typeof raw.key !== 'string' || !KEY.test(raw.key)) {
-    throw validation(`The \`steps[${index}].key\` field must be 1 to 100 ASCII letters, digits, \`_\`, \`-\`, \`.\` or \`:\`.`);
-  }
-  const key = raw.key;
-  if (typeof raw.type !== 'string' || !STEP_TYPES.includes(raw.type as StepType)) {
-    throw validation(`Step \`${key}\`: \`type\` must be one of ${STEP_TYPES.map((t) => `"${t}"`).join(' | ')}.`);
-  }
-  const type = raw.type as StepType;
-  return { key, type, config: parseStepConfig(type, raw.config ?? (type === 'contact_delete' ? {} : undefined), stepFail(key, type)) };
-}
-
-function parseConnection(raw: unknown, index: number, byKey: Map<string, StepDef>): ConnectionDef {
+function connection(raw: ConnectionInput, index: number, byKey: Map<string, StepDef>): ConnectionDef {
   const where = `connections[${index}]`;
-  if (!isObject(raw)) throw validation(`The \`${where}\` field must be an object: \`{from, to, type?}\`.`);
-  for (const field of Object.keys(raw)) {
-    if (!['from', 'to', 'type'].includes(field)) throw validation(`Unknown field \`${where}.${field}\`.`);
-  }
   for (const end of ['from', 'to'] as const) {
-    if (typeof raw[end] !== 'string') throw validation(`The \`${where}.${end}\` field must be a step key.`);
-    if (!byKey.has(raw[end] as string)) throw validation(`The \`${where}.${end}\` field names no step: \`${raw[end]}\`.`);
+    if (!byKey.has(raw[end])) throw validation(`The \`${where}.${end}\` field names no step: \`${raw[end]}\`.`);
   }
-  const type = (raw.type ?? 'default') as ConnectionType;
-  if (typeof type !== 'string' || !CONNECTION_TYPES.includes(type)) {
-    throw validation(`The \`${where}.type\` field must be one of ${CONNECTION_TYPES.map((t) => `"${t}"`).join(' | ')}.`);
-  }
-  const from = byKey.get(raw.from as string)!;
-  const to = byKey.get(raw.to as string)!;
+  const type = raw.type ?? 'default';
+  const from = byKey.get(raw.from)!;
+  const to = byKey.get(raw.to)!;
   if (!OUTGOING[from.type].includes(type)) {
     throw stepFail(
       from.key,

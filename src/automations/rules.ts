@@ -4,7 +4,6 @@
 // contact: email, first_name, last_name, unsubscribed, or a property) and
 // `wait_events.<event name>.<key>` (a payload a wait_for_event step received).
 // parseRule checks a tree when an automation is written; evaluateRule runs it in a step.
-import { array, boolean, input, type JsonSchema, nullable, number, oneOfValues, string } from '../api/schema.js';
 import type { Body } from '../api/validate.js';
 
 export type Operator = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains' | 'starts_with' | 'ends_with' | 'exists' | 'is_empty';
@@ -27,30 +26,6 @@ const OPERATORS = Object.keys(VALUE_KIND) as Operator[];
 export const FIELD = /^(event|contact|wait_events)\.[^.\s][^\s]*$/;
 const MAX_DEPTH = 5;
 const MAX_RULES = 50;
-
-const LEAF_SCHEMA = input(
-  {
-    type: { const: 'rule' },
-    field: string({ pattern: FIELD.source, description: '`event.<key>`, `contact.<field>` or `wait_events.<event name>.<key>`.' }),
-    operator: oneOfValues(OPERATORS),
-    value: nullable({
-      oneOf: [string(), number(), boolean()],
-      description: 'A number for gt/gte/lt/lte, a string for contains/starts_with/ends_with, none for exists/is_empty.',
-    }),
-  },
-  ['field', 'operator'],
-);
-/** What parseRule takes at `depth`, for the routes' docs: groups nest at most MAX_DEPTH levels. */
-function ruleSchema(depth = 0): JsonSchema {
-  if (depth >= MAX_DEPTH) return LEAF_SCHEMA;
-  return {
-    oneOf: [
-      LEAF_SCHEMA,
-      input({ type: oneOfValues(['and', 'or']), rules: array(ruleSchema(depth + 1), { minItems: 1, maxItems: MAX_RULES }) }, ['type', 'rules']),
-    ],
-  };
-}
-export const RULE_SCHEMA = ruleSchema();
 
 const isObject = (v: unknown): v is Body => v !== null && typeof v === 'object' && !Array.isArray(v);
 

@@ -3,13 +3,12 @@
 // stored and returned by GET /automations/:id; every message names the step.
 import type { ApiError } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
-import { array, boolean, input, type JsonSchema, nullable, object, string, uuid } from '../api/schema.js';
 import type { Body } from '../api/validate.js';
-import { NAME_SCHEMA, parseName } from '../audience/contact-fields.js';
-import { EVENT_NAME_SCHEMA, parseEventName } from '../custom-events/event-fields.js';
+import { parseName } from '../audience/contact-fields.js';
+import { parseEventName } from '../custom-events/event-fields.js';
 import { KEY, MAX_KEY_LENGTH, MAX_VARIABLES } from '../templates/variables.js';
 import { MAX_DURATION_MS, parseHumanDuration } from './duration.js';
-import { FIELD, parseRule, RULE_SCHEMA } from './rules.js';
+import { FIELD, parseRule } from './rules.js';
 
 export const STEP_TYPES = ['trigger', 'send_email', 'delay', 'wait_for_event', 'condition', 'contact_update', 'contact_delete', 'add_to_segment'] as const;
 export type StepType = (typeof STEP_TYPES)[number];
@@ -184,55 +183,6 @@ const PARSERS: Record<StepType, (config: Body, fail: Fail) => Body> = {
     if (!isUuid(config.segment_id)) throw fail('`config.segment_id` must be a segment id.');
     return { segment_id: config.segment_id };
   },
-};
-
-const TEXT_SCHEMA = string({ maxLength: MAX_TEXT, pattern: '^[^\\r\\n\\u0000]*\\S[^\\r\\n\\u0000]*$' });
-const DURATION_SCHEMA = string({ description: 'A duration such as "30 minutes", "1 hour" or "3 days", at most 30 days.' });
-const VAR_SCHEMA = object({ var: string({ pattern: FIELD.source }) }, ['var'], {
-  additionalProperties: false,
-  description: 'A value read when the step runs: `event.<field>`, `contact.<field>`, `wait_events.<event>.<field>`.',
-});
-const orVar = (schema: JsonSchema): JsonSchema => ({ oneOf: [schema, VAR_SCHEMA] });
-
-/** Each step type's config as PARSERS read it, for the routes' docs (change the two together). */
-export const STEP_CONFIG_SCHEMAS: Record<StepType, JsonSchema> = {
-  trigger: input({ event_name: EVENT_NAME_SCHEMA }, ['event_name']),
-  send_email: input(
-    {
-      template: input(
-        {
-          id: string({ pattern: '\\S', description: 'A published template: its id or alias.' }),
-          variables: {
-            type: 'object',
-            maxProperties: MAX_VARIABLES,
-            propertyNames: { pattern: KEY.source, maxLength: MAX_KEY_LENGTH },
-            additionalProperties: orVar({ type: ['string', 'number', 'boolean'] }),
-          },
-        },
-        ['id'],
-      ),
-      subject: TEXT_SCHEMA,
-      from: TEXT_SCHEMA,
-      reply_to: { oneOf: [TEXT_SCHEMA, array(TEXT_SCHEMA, { minItems: 1, maxItems: 50 })] },
-      topic_id: uuid('Send only if the contact is subscribed to this topic.'),
-    },
-    ['template'],
-  ),
-  delay: input({ duration: DURATION_SCHEMA }, ['duration']),
-  wait_for_event: input({ event_name: EVENT_NAME_SCHEMA, timeout: DURATION_SCHEMA, filter_rule: RULE_SCHEMA }, ['event_name']),
-  condition: RULE_SCHEMA,
-  contact_update: input(
-    {
-      first_name: orVar(NAME_SCHEMA),
-      last_name: orVar(NAME_SCHEMA),
-      unsubscribed: orVar(boolean()),
-      properties: { type: 'object', additionalProperties: orVar(nullable({ type: ['string', 'number', 'boolean'] })) },
-    },
-    [],
-    { minProperties: 1 },
-  ),
-  contact_delete: input({}),
-  add_to_segment: input({ segment_id: uuid() }, ['segment_id']),
 };
 
 /** The stored config of a step of `type`, or the ApiError from `fail`. */

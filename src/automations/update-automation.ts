@@ -3,9 +3,8 @@
 // with (0015_automations.sql). Disabling stops new runs only; POST …/stop also cancels runs.
 import type { Route } from '../api/route.js';
 import { objectId, uuid } from '../api/schema.js';
-import { objectBody } from '../api/validate.js';
 import type { Db } from '../db/database.js';
-import { checkTemplates, PATCH_AUTOMATION_SCHEMA, parsePatch } from './automation-fields.js';
+import { type AutomationBody, checkTemplates, PATCH_AUTOMATION_SCHEMA, parsePatch } from './automation-fields.js';
 import { findAutomation } from './find-automation.js';
 
 export function updateAutomation(db: Db): Route {
@@ -16,10 +15,11 @@ export function updateAutomation(db: Db): Route {
       summary: 'Update an automation (a new graph applies to runs started from then on)',
       params: { id: uuid() },
       body: PATCH_AUTOMATION_SCHEMA,
+      validatesBody: true,
       response: { status: 200, schema: objectId('automation') },
     },
     async handler({ principal, params, body }) {
-      const fields = parsePatch(objectBody(body));
+      const fields = parsePatch(body as AutomationBody);
       const id = await db.tx(async (q) => {
         const automation = await findAutomation(q, principal.accountId, params.id, { lock: true });
         if (fields.graph) await checkTemplates(q, principal.accountId, fields.graph);

@@ -6,11 +6,10 @@ import crypto from 'node:crypto';
 import { validation } from '../api/errors.js';
 import type { Route } from '../api/route.js';
 import { objectId } from '../api/schema.js';
-import { optionalBoolean } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import type { SandboxSending } from '../emails/sender-domain.js';
 import { parseScheduledAt } from '../emails/schedule.js';
-import { checkAudience, CREATE_BROADCAST_SCHEMA, CREATE_FIELDS, parseBroadcastBody, parseBroadcastInput } from './broadcast-fields.js';
+import { type BroadcastBody, broadcastInput, checkAudience, CREATE_BROADCAST_SCHEMA } from './broadcast-fields.js';
 import { BROADCAST_COLUMNS } from './broadcast-view.js';
 import { startSending } from './start-sending.js';
 
@@ -21,15 +20,15 @@ export function createBroadcast(db: Db, sandbox?: SandboxSending): Route {
     doc: {
       summary: 'Create a broadcast (a draft, or sent with `send: true`)',
       body: CREATE_BROADCAST_SCHEMA,
+      validatesBody: true,
       response: { status: 201, schema: objectId('broadcast') },
     },
-    async handler({ principal, body: raw }) {
-      const body = parseBroadcastBody(raw, CREATE_FIELDS);
-      const input = parseBroadcastInput(body, true);
-      const send = optionalBoolean(body, 'send') ?? false;
-      const hasTime = body.scheduled_at !== undefined && body.scheduled_at !== null;
-      if (hasTime && !send) throw validation('The `scheduled_at` field can only be used together with `send: true`.');
-      const scheduledAt = hasTime ? parseScheduledAt(body.scheduled_at) : null;
+    async handler({ principal, body }) {
+      const fields = body as BroadcastBody;
+      const input = broadcastInput(fields);
+      const send = fields.send ?? false;
+      if (fields.scheduled_at !== undefined && !send) throw validation('The `scheduled_at` field can only be used together with `send: true`.');
+      const scheduledAt = fields.scheduled_at === undefined ? null : parseScheduledAt(fields.scheduled_at);
       const id = crypto.randomUUID();
       await db.tx(async (q) => {
         await checkAudience(q, principal.accountId, input);

@@ -3,7 +3,6 @@
 // another time or sent at once. Anything else: 403 naming its state. Answers 200 {id}.
 import type { Route } from '../api/route.js';
 import { input, object, string, uuid } from '../api/schema.js';
-import { objectBody, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import type { SandboxSending } from '../emails/sender-domain.js';
 import { MAX_SCHEDULED_AT_LENGTH, parseScheduledAt } from '../emails/schedule.js';
@@ -18,12 +17,12 @@ export function sendBroadcast(db: Db, sandbox?: SandboxSending): Route {
       summary: 'Send a broadcast now or at `scheduled_at`',
       params: { id: uuid() },
       body: input({ scheduled_at: string({ maxLength: MAX_SCHEDULED_AT_LENGTH, description: 'ISO 8601 or natural language ("in 1 hour"); default: now.' }) }),
+      validatesBody: true,
       response: { status: 200, schema: object({ id: uuid() }) },
     },
-    async handler({ principal, params, body: raw }) {
-      const body = objectBody(raw);
-      rejectUnknown(body, ['scheduled_at']);
-      const scheduledAt = body.scheduled_at === undefined || body.scheduled_at === null ? null : parseScheduledAt(body.scheduled_at);
+    async handler({ principal, params, body }) {
+      const { scheduled_at } = body as { scheduled_at?: string };
+      const scheduledAt = scheduled_at === undefined ? null : parseScheduledAt(scheduled_at);
       const id = await db.tx(async (q) => {
         const broadcast = await findBroadcast(q, principal.accountId, params.id!, { lock: true });
         if (!UNSENT.includes(broadcast.status)) throw wrongState(broadcast.status, 'sent');

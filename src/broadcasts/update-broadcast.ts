@@ -5,7 +5,7 @@ import type { Route } from '../api/route.js';
 import { objectId, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import type { SandboxSending } from '../emails/sender-domain.js';
-import { checkAudience, parseBroadcastBody, parseBroadcastInput, UPDATE_BROADCAST_SCHEMA, UPDATE_FIELDS, type BroadcastInput } from './broadcast-fields.js';
+import { type BroadcastBody, type BroadcastInput, broadcastInput, checkAudience, UPDATE_BROADCAST_SCHEMA } from './broadcast-fields.js';
 import { findBroadcast, UNSENT, wrongState } from './find-broadcast.js';
 import { BROADCAST_COLUMNS } from './broadcast-view.js';
 import { assertSendable } from './start-sending.js';
@@ -30,10 +30,11 @@ export function updateBroadcast(db: Db, sandbox?: SandboxSending): Route {
       summary: 'Update a broadcast that has not gone out (null clears a field)',
       params: { id: uuid() },
       body: UPDATE_BROADCAST_SCHEMA,
+      validatesBody: true,
       response: { status: 200, schema: objectId('broadcast') },
     },
-    async handler({ principal, params, body: raw }) {
-      const input = parseBroadcastInput(parseBroadcastBody(raw, UPDATE_FIELDS), false);
+    async handler({ principal, params, body }) {
+      const input = broadcastInput(body as BroadcastBody);
       const id = await db.tx(async (q) => {
         const current = await findBroadcast(q, principal.accountId, params.id!, { lock: true });
         if (!UNSENT.includes(current.status)) throw wrongState(current.status, 'changed');

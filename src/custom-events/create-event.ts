@@ -5,9 +5,8 @@ import crypto from 'node:crypto';
 import { validation } from '../api/errors.js';
 import type { Route } from '../api/route.js';
 import { input, objectId } from '../api/schema.js';
-import { objectBody, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
-import { EVENT_NAME_SCHEMA, EVENT_SCHEMA_SCHEMA, parseEventName, parseSchema } from './event-fields.js';
+import { EVENT_NAME_SCHEMA, EVENT_SCHEMA_SCHEMA, type EventSchema } from './event-fields.js';
 
 export function createEvent(db: Db): Route {
   return {
@@ -16,13 +15,11 @@ export function createEvent(db: Db): Route {
     doc: {
       summary: 'Define a custom event, optionally with a payload schema',
       body: input({ name: EVENT_NAME_SCHEMA, schema: EVENT_SCHEMA_SCHEMA }, ['name']),
+      validatesBody: true,
       response: { status: 201, schema: objectId('event') },
     },
-    async handler({ principal, body: raw }) {
-      const body = objectBody(raw);
-      rejectUnknown(body, ['name', 'schema']);
-      const name = parseEventName(body.name, 'name');
-      const schema = parseSchema(body.schema);
+    async handler({ principal, body }) {
+      const { name, schema = null } = body as { name: string; schema?: EventSchema | null };
       const id = crypto.randomUUID();
       const inserted = await db.query(
         `INSERT INTO event_definitions (id, account_id, name, schema) VALUES ($1, $2, $3, $4)

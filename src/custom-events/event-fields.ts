@@ -1,5 +1,7 @@
-// The fields of the /events routes (resend-compat-notes §2.11), checked once here: event
-// names, the flat payload schema of a defined event, and a payload checked against it.
+// The fields of the /events routes (resend-compat-notes §2.11): the schemas that check their
+// bodies (request-schema.ts) with the event names and the flat payload schema of a defined
+// event, an event name as automations' step configs read it, and a payload checked against
+// its event's schema.
 import { missingField, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import { type JsonSchema, nullable, oneOfValues, string } from '../api/schema.js';
@@ -16,31 +18,43 @@ const MAX_SCHEMA_KEYS = 50;
 const MAX_KEY = 100;
 /** A payload is copied into every run it starts; keep runs small. */
 const MAX_PAYLOAD_BYTES = 64 * 1024;
+/** isUuid's shape: a name never looks like an id, so /events/:identifier is never ambiguous. */
+const UUID_SHAPE = '[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}';
+/** Any character but a control character. */
+const NAME_CHAR = '[^\\u0000-\\u001f\\u007f]';
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$/;
 
-/** What parseEventName, parseSchema and parsePayload take, for the routes' docs. */
+/**
+ * What parseEventName takes: the check of the /events bodies (request-schema.ts) and the
+ * routes' docs. One message for every way a name can be wrong.
+ */
 export const EVENT_NAME_SCHEMA = string({
   maxLength: MAX_NAME,
-  pattern: '^(?![Rr][Ee][Ss][Ee][Nn][Dd]:)[^\\u0000-\\u001f\\u007f]*\\S[^\\u0000-\\u001f\\u007f]*$',
+  // No control character anywhere, one that is not white space somewhere (`\\S` alone would
+  // match a control character).
+  pattern: `^(?![Rr][Ee][Ss][Ee][Nn][Dd]:)(?!${UUID_SHAPE}$)${NAME_CHAR}*[^\\s\\u0000-\\u001f\\u007f]${NAME_CHAR}*$`,
+  'x-message': `be an event name: at most ${MAX_NAME} characters on one line, not blank, not shaped like an id, and not starting with \`${RESERVED_PREFIX}\` (the prefix of system events)`,
   description: 'Not `resend:…` (system events), and not shaped like an id.',
 });
+const SCHEMA_TYPE_LIST = SCHEMA_TYPES.map((t) => `"${t}"`).join(' | ');
+/** A defined event's payload schema as sent: null (any payload) or a flat map of field name → type. */
 export const EVENT_SCHEMA_SCHEMA: JsonSchema = nullable({
   type: 'object',
   description: 'Payload field names and their types; null: any payload.',
   maxProperties: MAX_SCHEMA_KEYS,
-  propertyNames: { minLength: 1, maxLength: MAX_KEY, pattern: '\\S' },
-  additionalProperties: oneOfValues(SCHEMA_TYPES),
+  propertyNames: { minLength: 1, maxLength: MAX_KEY, pattern: '\\S', 'x-message': `have field names of 1 to ${MAX_KEY} characters, not blank` },
+  additionalProperties: oneOfValues(SCHEMA_TYPES, { 'x-message': `be one of ${SCHEMA_TYPE_LIST}` }),
+  'x-message': `be an object of at most ${MAX_SCHEMA_KEYS} field names to ${SCHEMA_TYPE_LIST}, or null`,
 });
 export const PAYLOAD_SCHEMA: JsonSchema = {
   type: 'object',
   description: `At most ${MAX_PAYLOAD_BYTES / 1024} KB of JSON; a defined event's payload holds only the fields of its schema, of their types.`,
 };
 
-const isObject = (v: unknown): v is Body => v !== null && typeof v === 'object' && !Array.isArray(v);
-
 /**
- * An event name as given in `field`: 1–255 characters on one line, not `resend:…`, and never
- * shaped like an id, so that /events/:identifier (an id or a name) is never ambiguous.
+ * An event name as given in `field` (automations' step configs; the /events bodies are checked
+ * by EVENT_NAME_SCHEMA): 1–255 characters on one line, not `resend:…`, and never shaped like an
+ * id, so that /events/:identifier (an id or a name) is never ambiguous.
  */
 export function parseEventName(value: unknown, field: string): string {
   if (value === undefined || value === null) throw missingField(field);
@@ -56,32 +70,11 @@ export function parseEventName(value: unknown, field: string): string {
   return value;
 }
 
-/** `schema`: null (any payload) or a flat map of field name → one of SCHEMA_TYPES. */
-export function parseSchema(value: unknown): EventSchema | null {
-  if (value === undefined || value === null) return null;
-  if (!isObject(value)) throw validation('The `schema` field must be an object of field names to "string" | "number" | "boolean" | "date", or null.');
-  const keys = Object.keys(value);
-  if (keys.length > MAX_SCHEMA_KEYS) throw validation(`The \`schema\` field must have at most ${MAX_SCHEMA_KEYS} fields.`);
-  const schema: EventSchema = {};
-  for (const key of keys) {
-    if (key.trim() === '' || key.length > MAX_KEY) throw validation(`The \`schema\` field names must be 1 to ${MAX_KEY} characters.`);
-    const type = value[key];
-    if (typeof type !== 'string' || !SCHEMA_TYPES.includes(type as SchemaType)) {
-      throw validation(`The \`schema.${key}\` field must be one of ${SCHEMA_TYPES.map((t) => `"${t}"`).join(' | ')}.`);
-    }
-    schema[key] = type as SchemaType;
-  }
-  return schema;
-}
-
-/** The `payload` of POST /events/send: an object, of at most MAX_PAYLOAD_BYTES as JSON. */
-export function parsePayload(value: unknown): Body {
-  if (value === undefined || value === null) return {};
-  if (!isObject(value)) throw validation('The `payload` field must be an object.');
-  if (Buffer.byteLength(JSON.stringify(value)) > MAX_PAYLOAD_BYTES) {
+/** The `payload` of POST /events/send (an object, checked): at most MAX_PAYLOAD_BYTES as JSON. */
+export function checkPayloadSize(payload: Body): void {
+  if (Buffer.byteLength(JSON.stringify(payload)) > MAX_PAYLOAD_BYTES) {
     throw validation(`The \`payload\` field must be at most ${MAX_PAYLOAD_BYTES / 1024} KB of JSON.`);
   }
-  return value;
 }
 
 /**

@@ -5,20 +5,17 @@
 // fresh DKIM key; its id is the claim's `domain_id`, through which the claim is read and
 // verified; deleting it cancels the claim); verification looks the TXT record up through
 // Postline's resolver and moves the domain (claim-transfer.ts).
-import { ApiError, notFound, validation } from '../api/errors.js';
+import { notFound, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import type { Principal, Route } from '../api/route.js';
-import { boolean, input, string, uuid } from '../api/schema.js';
-import { objectBody, optionalEnum, rejectUnknown, requiredString } from '../api/validate.js';
+import { uuid } from '../api/schema.js';
 import type { Db, Row } from '../db/database.js';
 import type { DnsResolver } from '../dns/resolver.js';
 import { CLAIM_SCHEMA, claimView, insertClaim, latestClaim, LIVE_STATUSES } from './claim-rows.js';
 import { verifyClaim } from './claim-transfer.js';
-import { invalidRegion, parseDomainName, parseLabel, parseSettings, REGIONS, type DomainSettings } from './domain-fields.js';
+import { CLAIM_DOMAIN_SCHEMA, type DomainFields, type DomainSettings, parseDomainName, parseRegion, returnPathOf, settingsOf } from './domain-fields.js';
 import { insertDomain } from './domains.js';
 import type { RecordTargets } from './dns-records.js';
-
-const CLAIM_FIELDS = ['name', 'region', 'custom_return_path', 'open_tracking', 'click_tracking', 'tracking_subdomain'];
 
 export interface DomainClaimsDeps {
   db: Db;
@@ -34,16 +31,9 @@ interface ClaimRequest {
   settings: DomainSettings;
 }
 
-function parseClaimRequest(raw: unknown): ClaimRequest {
-  const body = objectBody(raw);
-  rejectUnknown(body, CLAIM_FIELDS);
-  if (body.name === undefined || body.name === null) throw new ApiError('missing_required_field', 'Missing "name" field');
-  return {
-    name: parseDomainName(requiredString(body, 'name')),
-    region: optionalEnum(body, 'region', REGIONS, invalidRegion()) ?? 'us-east-1',
-    returnPath: parseLabel(body, 'custom_return_path') ?? 'send',
-    settings: parseSettings(body),
-  };
+/** A body that passed CLAIM_DOMAIN_SCHEMA (api/request-schema.ts), read. */
+function claimRequest(fields: DomainFields): ClaimRequest {
+  return { name: parseDomainName(fields.name!), region: parseRegion(fields.region), returnPath: returnPathOf(fields), settings: settingsOf(fields) };
 }
 
 /** Whether the placeholder already has the settings a repeated claim asks for. */
@@ -61,8 +51,8 @@ export class DomainClaims {
   constructor(private deps: DomainClaimsDeps) {}
 
   /** 201 with a new claim; 200 with the pending one when an identical claim is pending (as Resend answers). */
-  async create(principal: Principal, raw: unknown): Promise<{ status: number; body: ReturnType<typeof claimView> }> {
-    const request = parseClaimRequest(raw);
+  async create(principal: Principal, fields: DomainFields): Promise<{ status: number; body: ReturnType<typeof claimView> }> {
+    const request = claimRequest(fields);
     const { name } = request;
     return this.deps.db.tx(async (q) => {
       const rows = await q.query(
@@ -115,20 +105,11 @@ export class DomainClaims {
           summary: 'Claim a domain',
           description:
             'Starts a claim of a domain another account of this installation holds: makes a placeholder domain in this account (with a fresh DKIM key) and answers the TXT record to publish at the domain to prove control of it. 200 with the pending claim when an identical one is pending; a claim with other settings supersedes it. 403 for a domain of this account; 422 for a domain no other account holds (add it with POST /domains).',
-          body: input(
-            {
-              name: string({ format: 'hostname', maxLength: 253 }),
-              region: string({ enum: REGIONS, default: 'us-east-1' }),
-              custom_return_path: string({ default: 'send' }),
-              open_tracking: boolean(),
-              click_tracking: boolean(),
-              tracking_subdomain: string(),
-            },
-            ['name'],
-          ),
+          body: CLAIM_DOMAIN_SCHEMA,
+          validatesBody: true,
           response: { status: 201, schema: CLAIM_SCHEMA },
         },
-        handler: async (c) => this.create(c.principal, c.body),
+        handler: async (c) => this.create(c.principal, c.body as DomainFields),
       },
       {
         method: 'GET',

@@ -1,11 +1,14 @@
-// Validation of the fields POST and PATCH /domains share.
+// The fields POST /domains, PATCH /domains/:id and POST /domains/claim share: their schemas, the
+// check of every request (api/request-schema.ts), and what a schema cannot say: a domain name's
+// form, the region (Resend refuses another as invalid_region, not validation_error), outbound
+// addresses, lower-casing.
 import net from 'node:net';
 import { ApiError, validation } from '../api/errors.js';
 import { array, boolean, input, type JsonSchema, nullable, oneOfValues, string } from '../api/schema.js';
-import { WARMUP_SETTINGS_SCHEMA } from '../warmup/warmup-settings.js';
-import { optionalBoolean, optionalEnum, optionalString, rejectUnknown, type Body } from '../api/validate.js';
+import { WARMUP_SETTINGS_SCHEMA, type WarmupSettings } from '../warmup/warmup-settings.js';
 
 export const REGIONS = ['us-east-1', 'eu-west-1', 'sa-east-1', 'ap-northeast-1'] as const;
+type Region = (typeof REGIONS)[number];
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
 /** A host name of at least two labels, lower-cased (RFC 1035 letters, digits, hyphens). */
@@ -18,10 +21,21 @@ export function parseDomainName(raw: string): string {
   return name;
 }
 
-export function parseLabel(body: Body, field: string): string | undefined {
-  const value = optionalString(body, field, { max: 63 });
-  if (value !== undefined && !LABEL.test(value.toLowerCase())) throw validation(`The \`${field}\` field must be a single DNS label.`);
-  return value?.toLowerCase();
+type Capability = 'enabled' | 'disabled';
+
+/** The body of POST /domains, PATCH /domains/:id or POST /domains/claim once it passed its schema. */
+export interface DomainFields {
+  name?: string;
+  /** Not checked by the schema: parseRegion. */
+  region?: unknown;
+  custom_return_path?: string;
+  open_tracking?: boolean;
+  click_tracking?: boolean;
+  tls?: 'opportunistic' | 'enforced';
+  capabilities?: { sending?: Capability; receiving?: Capability };
+  tracking_subdomain?: string;
+  warmup?: WarmupSettings;
+  outbound_ips?: string[] | null;
 }
 
 export interface DomainSettings {
@@ -33,46 +47,65 @@ export interface DomainSettings {
   trackingSubdomain?: string;
 }
 
-export function parseSettings(body: Body): DomainSettings {
-  const settings: DomainSettings = {
-    openTracking: optionalBoolean(body, 'open_tracking'),
-    clickTracking: optionalBoolean(body, 'click_tracking'),
-    tls: optionalEnum(body, 'tls', ['opportunistic', 'enforced'] as const),
-    trackingSubdomain: parseLabel(body, 'tracking_subdomain'),
+export function settingsOf(fields: DomainFields): DomainSettings {
+  const { sending, receiving } = fields.capabilities ?? {};
+  return {
+    openTracking: fields.open_tracking,
+    clickTracking: fields.click_tracking,
+    tls: fields.tls,
+    trackingSubdomain: fields.tracking_subdomain?.toLowerCase(),
+    ...(sending && { sending: sending === 'enabled' }),
+    ...(receiving && { receiving: receiving === 'enabled' }),
   };
-  const caps = body.capabilities;
-  if (caps !== undefined && caps !== null) {
-    if (typeof caps !== 'object' || Array.isArray(caps)) throw validation('The `capabilities` field must be an object.');
-    const c = caps as Body;
-    rejectUnknown(c, ['sending', 'receiving'], 'capabilities.');
-    const state = (field: string) =>
-      optionalEnum(c, field, ['enabled', 'disabled'] as const, validation(`The \`capabilities.${field}\` field must be "enabled" or "disabled".`));
-    const sending = state('sending');
-    const receiving = state('receiving');
-    if (sending) settings.sending = sending === 'enabled';
-    if (receiving) settings.receiving = receiving === 'enabled';
-  }
-  return settings;
 }
 
-/** LABEL, case-insensitive, as a JSON Schema pattern (without look-arounds). */
-const LABEL_SCHEMA = string({ maxLength: 63, pattern: '^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$' });
+/** The region asked for, 'us-east-1' when none; any other value is Resend's invalid_region. */
+export function parseRegion(region: unknown): Region {
+  if (region === undefined) return 'us-east-1';
+  if (!REGIONS.includes(region as Region)) throw new ApiError('invalid_region', `Region must be ${REGIONS.map((r) => `"${r}"`).join(' | ')}`);
+  return region as Region;
+}
+
+/** The return path's label, lower-cased; 'send' when none. */
+export const returnPathOf = (fields: DomainFields): string => fields.custom_return_path?.toLowerCase() ?? 'send';
+
+/**
+ * A DNS label in any case (stored lower-cased): LABEL as a JSON Schema pattern, without
+ * look-arounds; with the Kelvin sign (U+212A), which lower-cases to k.
+ */
+const LABEL_SCHEMA = string({
+  maxLength: 63,
+  pattern: '^[A-Za-z0-9\\u212A](?:[A-Za-z0-9\\u212A-]{0,61}[A-Za-z0-9\\u212A])?$',
+  'x-message': 'be a single DNS label',
+});
+const CAPABILITY_SCHEMA = oneOfValues(['enabled', 'disabled'], { 'x-message': 'be "enabled" or "disabled"' });
+const NAME_SCHEMA = string({
+  minLength: 1,
+  format: 'hostname',
+  'x-missing': 'Missing "name" field', // Resend's own words for this one (resend-compat-notes §2.3)
+  description: 'A domain name of at least two labels, at most 253 characters (surrounding spaces and a final dot left out), in any case.',
+});
+/** Not a check (another value is Resend's invalid_region, parseRegion): a description. */
+const REGION_SCHEMA: JsonSchema = {
+  description: `One of ${REGIONS.map((r) => `"${r}"`).join(' | ')}; another value is refused with \`invalid_region\`.`,
+  default: 'us-east-1',
+  examples: REGIONS,
+};
+const TRACKING_SCHEMA = { open_tracking: boolean(), click_tracking: boolean() };
 const SETTINGS_SCHEMA: Record<string, JsonSchema> = {
-  open_tracking: boolean(),
-  click_tracking: boolean(),
+  ...TRACKING_SCHEMA,
   tls: oneOfValues(['opportunistic', 'enforced'], { description: 'enforced: never deliver without TLS.' }),
-  capabilities: input({ sending: oneOfValues(['enabled', 'disabled']), receiving: oneOfValues(['enabled', 'disabled']) }),
+  capabilities: input({ sending: CAPABILITY_SCHEMA, receiving: CAPABILITY_SCHEMA }),
   tracking_subdomain: LABEL_SCHEMA,
 };
 
-/** The bodies of POST /domains and PATCH /domains/:id, as parseDomainName, parseLabel and parseSettings read them. */
 export const CREATE_DOMAIN_SCHEMA = input(
-  {
-    name: string({ format: 'hostname', maxLength: 253, description: 'A domain name of at least two labels.' }),
-    region: oneOfValues(REGIONS, { default: 'us-east-1' }),
-    custom_return_path: { ...LABEL_SCHEMA, default: 'send' },
-    ...SETTINGS_SCHEMA,
-  },
+  { name: NAME_SCHEMA, region: REGION_SCHEMA, custom_return_path: { ...LABEL_SCHEMA, default: 'send' }, ...SETTINGS_SCHEMA },
+  ['name'],
+);
+/** POST /domains/claim: the settings of a claim's placeholder domain. */
+export const CLAIM_DOMAIN_SCHEMA = input(
+  { name: NAME_SCHEMA, region: REGION_SCHEMA, custom_return_path: { ...LABEL_SCHEMA, default: 'send' }, ...TRACKING_SCHEMA, tracking_subdomain: LABEL_SCHEMA },
   ['name'],
 );
 /** Postline: a domain's pin to some of POSTLINE_OUTBOUND_IPS; null: any of them. */
@@ -81,17 +114,23 @@ export const OUTBOUND_IPS_SCHEMA = nullable(
     description: "Postline: the outbound addresses the domain's mail leaves from (of POSTLINE_OUTBOUND_IPS); null: any of them, in turn.",
   }),
 );
-export const UPDATE_DOMAIN_SCHEMA = input({ ...SETTINGS_SCHEMA, warmup: WARMUP_SETTINGS_SCHEMA, outbound_ips: OUTBOUND_IPS_SCHEMA });
+const MAX_OUTBOUND_IPS = 64;
+export const UPDATE_DOMAIN_SCHEMA = input({
+  ...SETTINGS_SCHEMA,
+  warmup: WARMUP_SETTINGS_SCHEMA,
+  outbound_ips: {
+    ...OUTBOUND_IPS_SCHEMA,
+    minItems: 1,
+    maxItems: MAX_OUTBOUND_IPS,
+    'x-message': 'be a list of IP addresses, or null',
+  },
+});
 
-/** `outbound_ips`: IP addresses, among `allowed` when the installation lists any; null unpins; undefined: unchanged. */
-export function parseOutboundIps(raw: unknown, allowed: readonly string[]): string[] | null | undefined {
-  if (raw === undefined || raw === null) return raw as null | undefined;
-  if (!Array.isArray(raw) || raw.length === 0 || raw.length > 64 || !raw.every((ip) => typeof ip === 'string' && net.isIP(ip) !== 0)) {
-    throw validation('The `outbound_ips` field must be a list of IP addresses, or null.');
-  }
-  const unknown = raw.find((ip) => allowed.length > 0 && !allowed.includes(ip));
+/** `outbound_ips`: IP addresses, among `allowed` when the installation lists any, each once; null unpins; undefined: unchanged. */
+export function checkOutboundIps(ips: string[] | null | undefined, allowed: readonly string[]): string[] | null | undefined {
+  if (!ips) return ips;
+  if (!ips.every((ip) => net.isIP(ip) !== 0)) throw validation('The `outbound_ips` field must be a list of IP addresses, or null.');
+  const unknown = ips.find((ip) => allowed.length > 0 && !allowed.includes(ip));
   if (unknown !== undefined) throw validation(`The address ${unknown} is not one of POSTLINE_OUTBOUND_IPS (${allowed.join(', ')}).`);
-  return [...new Set(raw as string[])];
+  return [...new Set(ips)];
 }
-
-export const invalidRegion = () => new ApiError('invalid_region', `Region must be ${REGIONS.map((r) => `"${r}"`).join(' | ')}`);

@@ -7,33 +7,30 @@ import { isUuid } from '../api/format.js';
 import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Principal, Route } from '../api/route.js';
 import { deletedObject, objectId } from '../api/schema.js';
-import { objectBody, optionalEnum, rejectUnknown, requiredString } from '../api/validate.js';
 import type { Db, Queryable, Row } from '../db/database.js';
 import type { DnsResolver } from '../dns/resolver.js';
 import { recordEvents } from '../events/record-events.js';
 import { cancelClaims } from './claim-rows.js';
 import { expectedRecords, type RecordTargets, verifyRecords } from './dns-records.js';
 import {
+  checkOutboundIps,
   CREATE_DOMAIN_SCHEMA,
-  OUTBOUND_IPS_SCHEMA,
-  parseOutboundIps,
-  invalidRegion,
-  parseDomainName,
-  parseLabel,
-  parseSettings,
-  REGIONS,
-  UPDATE_DOMAIN_SCHEMA,
+  type DomainFields,
   type DomainSettings,
+  OUTBOUND_IPS_SCHEMA,
+  parseDomainName,
+  parseRegion,
+  returnPathOf,
+  settingsOf,
+  UPDATE_DOMAIN_SCHEMA,
 } from './domain-fields.js';
 import { releaseWaitingForNextDay } from '../queue/warmup-release.js';
-import { parseWarmup } from '../warmup/warmup-settings.js';
+import { checkWarmup } from '../warmup/warmup-settings.js';
 import { WARMUP_SCHEMA, warmupProgress } from '../warmup/warmup-progress.js';
 import { CREATED_DOMAIN_SCHEMA, DOMAIN_COLUMNS, DOMAIN_SCHEMA, DOMAIN_SUMMARY_SCHEMA, domainDetail, domainEventData, domainSummary } from './domain-view.js';
 import { type DkimRotation, DKIM_KEYS_SCHEMA, dkimKeys, newDkimKey, recordFirstDkimKey } from './dkim-rotation.js';
 
 const DKIM_SELECTOR = 'postline';
-const CREATE_FIELDS = ['name', 'region', 'custom_return_path', 'open_tracking', 'click_tracking', 'tls', 'capabilities', 'tracking_subdomain'];
-const UPDATE_FIELDS = ['open_tracking', 'click_tracking', 'tls', 'capabilities', 'tracking_subdomain', 'warmup', 'outbound_ips'];
 
 interface DomainsDeps {
   db: Db;
@@ -124,14 +121,12 @@ export class Domains {
     await recordEvents(q, [{ accountId: row.account_id, type, data: domainEventData(row, this.deps.hosts) }]);
   }
 
-  async create(principal: Principal, raw: unknown) {
-    const body = objectBody(raw);
-    rejectUnknown(body, CREATE_FIELDS);
-    if (body.name === undefined || body.name === null) throw new ApiError('missing_required_field', 'Missing "name" field');
-    const name = parseDomainName(requiredString(body, 'name'));
-    const region = optionalEnum(body, 'region', REGIONS, invalidRegion()) ?? 'us-east-1';
-    const returnPath = parseLabel(body, 'custom_return_path') ?? 'send';
-    const settings = parseSettings(body);
+  /** `fields` passed CREATE_DOMAIN_SCHEMA (api/request-schema.ts). */
+  async create(principal: Principal, fields: DomainFields) {
+    const name = parseDomainName(fields.name!);
+    const region = parseRegion(fields.region);
+    const returnPath = returnPathOf(fields);
+    const settings = settingsOf(fields);
     const row = await this.deps.db.tx(async (q) => {
       const inserted = await insertDomain(q, principal.accountId, { name, region, returnPath, settings, sandboxed: this.deps.sandbox }, this.deps.hosts);
       if (!inserted) throw new ApiError('validation_error', `The \`${name}\` domain has been registered already.`, 403);
@@ -141,12 +136,11 @@ export class Domains {
     return detail;
   }
 
-  async update(principal: Principal, id: string, raw: unknown) {
-    const body = objectBody(raw);
-    rejectUnknown(body, UPDATE_FIELDS);
-    const s: DomainSettings = parseSettings(body);
-    const warmup = parseWarmup(body.warmup);
-    const pin = parseOutboundIps(body.outbound_ips, this.deps.outboundIps ?? []);
+  /** `fields` passed UPDATE_DOMAIN_SCHEMA (api/request-schema.ts). */
+  async update(principal: Principal, id: string, fields: DomainFields) {
+    const s: DomainSettings = settingsOf(fields);
+    const warmup = checkWarmup(fields.warmup);
+    const pin = checkOutboundIps(fields.outbound_ips, this.deps.outboundIps ?? []);
     await this.deps.db.tx(async (q) => {
       const before = await this.find(q, principal, id, true);
       const row = await q.one(
@@ -235,9 +229,10 @@ export class Domains {
         doc: {
           summary: 'Create a domain',
           body: CREATE_DOMAIN_SCHEMA,
+          validatesBody: true,
           response: { status: 201, schema: CREATED_DOMAIN_SCHEMA },
         },
-        handler: async (c) => ({ status: 201, body: await this.create(c.principal, c.body) }),
+        handler: async (c) => ({ status: 201, body: await this.create(c.principal, c.body as DomainFields) }),
       },
       {
         method: 'GET',
@@ -280,8 +275,8 @@ export class Domains {
       {
         method: 'PATCH',
         url: '/domains/:id',
-        doc: { summary: "Update a domain's settings", body: UPDATE_DOMAIN_SCHEMA, response: { status: 200, schema: objectId('domain') } },
-        handler: async (c) => ({ body: await this.update(c.principal, c.params.id!, c.body) }),
+        doc: { summary: "Update a domain's settings", body: UPDATE_DOMAIN_SCHEMA, validatesBody: true, response: { status: 200, schema: objectId('domain') } },
+        handler: async (c) => ({ body: await this.update(c.principal, c.params.id!, c.body as DomainFields) }),
       },
       {
         method: 'DELETE',

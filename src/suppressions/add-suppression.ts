@@ -2,8 +2,6 @@
 // Adding an address that is already listed answers with its existing id.
 import type { Route } from '../api/route.js';
 import { input, objectId } from '../api/schema.js';
-import { objectBody, rejectUnknown } from '../api/validate.js';
-import { missingField } from '../api/errors.js';
 import type { Db } from '../db/database.js';
 import { ADDRESS_SCHEMA, parseAddress } from './suppression-fields.js';
 import { addSuppressions } from './suppression-list.js';
@@ -12,12 +10,14 @@ export function addSuppression(db: Db): Route {
   return {
     method: 'POST',
     url: '/suppressions',
-    doc: { summary: 'Suppress an address', body: input({ email: ADDRESS_SCHEMA }, ['email']), response: { status: 201, schema: objectId('suppression') } },
-    async handler({ principal, body: raw }) {
-      const body = objectBody(raw);
-      rejectUnknown(body, ['email']);
-      if (body.email === undefined || body.email === null) throw missingField('email');
-      const email = parseAddress(body.email, 'email');
+    doc: {
+      summary: 'Suppress an address',
+      body: input({ email: ADDRESS_SCHEMA }, ['email']),
+      validatesBody: true,
+      response: { status: 201, schema: objectId('suppression') },
+    },
+    async handler({ principal, body }) {
+      const email = parseAddress((body as { email: string }).email, 'email');
       const ids = await db.tx((q) => addSuppressions(q, [{ accountId: principal.accountId, email, origin: 'manual', sourceId: null }]));
       return { status: 201, body: { object: 'suppression', id: ids.get(`${principal.accountId} ${email}`) } };
     },

@@ -2,9 +2,8 @@
 // 201 {data: [{object, id}]} in request order. One invalid address refuses the whole batch.
 import type { Route } from '../api/route.js';
 import { array, input, object, objectId } from '../api/schema.js';
-import { objectBody, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
-import { ADDRESS_SCHEMA, batchList, batchSchema, parseAddress } from './suppression-fields.js';
+import { ADDRESS_SCHEMA, batchSchema, parseAddress } from './suppression-fields.js';
 import { addSuppressions } from './suppression-list.js';
 
 export function batchAddSuppressions(db: Db): Route {
@@ -14,12 +13,11 @@ export function batchAddSuppressions(db: Db): Route {
     doc: {
       summary: 'Suppress up to 100 addresses at once',
       body: input({ emails: batchSchema(ADDRESS_SCHEMA) }, ['emails']),
+      validatesBody: true,
       response: { status: 201, schema: object({ data: array(objectId('suppression')) }) },
     },
-    async handler({ principal, body: raw }) {
-      const body = objectBody(raw);
-      rejectUnknown(body, ['emails']);
-      const emails = batchList(body, 'emails').map((value, i) => parseAddress(value, `emails[${i}]`));
+    async handler({ principal, body }) {
+      const emails = (body as { emails: string[] }).emails.map((value, i) => parseAddress(value, `emails[${i}]`));
       const { accountId } = principal;
       const ids = await db.tx((q) =>
         addSuppressions(

@@ -3,18 +3,17 @@ import crypto from 'node:crypto';
 import { restTimestamp } from '../api/format.js';
 import type { Route } from '../api/route.js';
 import { objectId } from '../api/schema.js';
-import { objectBody } from '../api/validate.js';
 import type { Db } from '../db/database.js';
-import { aliasTaken, CREATE_TEMPLATE_SCHEMA, isAliasClash, parseCreate } from './template-fields.js';
+import { aliasTaken, CREATE_TEMPLATE_SCHEMA, createFields, isAliasClash, type TemplateBody } from './template-fields.js';
 import { storedVariables } from './variables.js';
 
 export function createTemplate(db: Db): Route {
   return {
     method: 'POST',
     url: '/templates',
-    doc: { summary: 'Create a template (a draft)', body: CREATE_TEMPLATE_SCHEMA, response: { status: 201, schema: objectId('template') } },
+    doc: { summary: 'Create a template (a draft)', body: CREATE_TEMPLATE_SCHEMA, validatesBody: true, response: { status: 201, schema: objectId('template') } },
     async handler({ principal, body }) {
-      const fields = parseCreate(objectBody(body));
+      const fields = createFields(body as TemplateBody);
       const id = crypto.randomUUID();
       const variables = storedVariables(fields.variables ?? [], [], restTimestamp(new Date())!, crypto.randomUUID);
       try {

@@ -6,9 +6,8 @@
 // defined), and a preview can never disagree with what is sent.
 import type { Route } from '../api/route.js';
 import { constant, nullable, object, string } from '../api/schema.js';
-import { objectBody } from '../api/validate.js';
 import { renderContent } from './render-content.js';
-import { PREVIEW_TEMPLATE_SCHEMA, parsePreview } from './template-fields.js';
+import { PREVIEW_TEMPLATE_SCHEMA, type PreviewBody, previewDraft } from './template-fields.js';
 
 export function previewTemplate(): Route {
   return {
@@ -18,13 +17,14 @@ export function previewTemplate(): Route {
       summary: "Render a template's content with sample values (nothing is stored)",
       addition: true,
       body: PREVIEW_TEMPLATE_SCHEMA,
+      validatesBody: true,
       response: {
         status: 200,
         schema: object({ object: constant('template_preview'), subject: nullable(string()), html: string(), text: nullable(string()) }),
       },
     },
     async handler({ body }) {
-      const draft = parsePreview(objectBody(body));
+      const draft = previewDraft(body as PreviewBody);
       return { body: { object: 'template_preview', ...renderContent(draft, draft.values) } };
     },
   };

@@ -1,19 +1,18 @@
-// The fields of POST and PATCH /templates (resend-compat-notes §2.9), checked once here.
-// `from` and `reply_to` are checked for shape only: like any email's, they are parsed and
-// checked against the account's verified domains when an email is sent with the template
-// (a template may be written before its domain is verified).
-import { missingField, validation } from '../api/errors.js';
-import { isUuid } from '../api/format.js';
-import { array, input, type JsonSchema, nullable, number, oneOfValues, string } from '../api/schema.js';
-import { assertSingleLine, rejectUnknown, type Body } from '../api/validate.js';
+// The bodies of POST and PATCH /templates and POST /templates/preview (resend-compat-notes
+// §2.9): their schemas, which check them before the handlers run (request-schema.ts), and what
+// the handlers make of a checked body. `from` and `reply_to` are checked for shape only: like
+// any email's, they are parsed and checked against the account's verified domains when an
+// email is sent with the template (a template may be written before its domain is verified).
+import { validation } from '../api/errors.js';
+import { array, input, type JsonSchema, nullable, oneOfValues, string } from '../api/schema.js';
 import { checkValue, KEY, MAX_KEY_LENGTH, MAX_VARIABLES, placeholderKeys, RESERVED_KEYS, type VariableType, type VariableValue } from './variables.js';
 
-const FIELDS = ['name', 'alias', 'from', 'subject', 'reply_to', 'html', 'text', 'variables'];
 const MAX_NAME = 255;
 const MAX_ALIAS = 100;
 const ALIAS = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const MAX_REPLY_TO = 50;
 const MAX_ADDRESS = 320;
+const ONE_LINE = '^[^\\r\\n\\u0000]*$';
 
 interface VariableInput {
   key: string;
@@ -21,7 +20,25 @@ interface VariableInput {
   fallback_value: VariableValue | null;
 }
 
-/** The parsed fields; on PATCH, undefined means "leave as is" and null means "clear". */
+/** A body of POST or PATCH /templates once it passed its schema; null clears an optional field. */
+export interface TemplateBody {
+  name?: string;
+  alias?: string | null;
+  from?: string | null;
+  subject?: string | null;
+  reply_to?: string | string[] | null;
+  html?: string;
+  text?: string | null;
+  variables?: { key: string; type: VariableType; fallback_value?: string | number | null }[] | null;
+}
+
+/** The body of POST /templates/preview once it passed PREVIEW_TEMPLATE_SCHEMA. */
+export interface PreviewBody extends Pick<TemplateBody, 'subject' | 'text' | 'variables'> {
+  html: string;
+  values?: Record<string, string | number>;
+}
+
+/** The fields as stored; on PATCH, undefined means "leave as is" and null means "clear". */
 interface TemplateFields {
   name?: string;
   alias?: string | null;
@@ -33,24 +50,98 @@ interface TemplateFields {
   variables?: VariableInput[];
 }
 
-const given = (body: Body, field: string) => body[field] !== undefined;
+/** `pattern`, refused in its own words while the field's type and length keep theirs. */
+const worded = (pattern: string, message: string): Pick<JsonSchema, 'anyOf'> => ({ anyOf: [{ pattern, 'x-message': message }] });
+/**
+ * A field PATCH may change but not clear: its null is kept (not read as left out,
+ * request-schema.ts) and refused.
+ */
+const notClearable = (schema: JsonSchema): JsonSchema => ({
+  anyOf: [schema, { type: 'null' }],
+  not: { type: 'null' },
+  'x-message': 'keep a value (it cannot be cleared)',
+});
 
-function text(body: Body, field: string, options: { required?: boolean; max?: number; singleLine?: boolean } = {}): string | null | undefined {
-  const value = body[field];
-  if (value === undefined || value === null) {
-    if (options.required) throw missingField(field);
-    return value as null | undefined;
-  }
-  if (typeof value !== 'string') throw validation(`The \`${field}\` field must be a string.`);
-  if (options.required && value.trim() === '') throw validation(`The \`${field}\` field must not be empty.`);
-  if (options.max !== undefined && value.length > options.max) throw validation(`The \`${field}\` field must be at most ${options.max} characters.`);
-  if (options.singleLine) assertSingleLine(value, field);
-  return value;
+/** One line; whether it is an address is judged by `address` (and again when an email is sent with it). */
+const ADDRESS_SCHEMA = string({ ...worded(ONE_LINE, 'not contain line breaks'), description: '`addr` or `Name <addr>`, at most 320 characters.' });
+const NAME_SCHEMA = string({ maxLength: MAX_NAME, ...worded('\\S', 'not be empty') });
+const HTML_SCHEMA = string({ ...worded('\\S', 'not be empty'), description: 'May hold `{{{KEY}}}` or `{{{KEY|fallback}}}` placeholders of its variables.' });
+const SUBJECT_SCHEMA = nullable(string({ maxLength: 998, ...worded(ONE_LINE, 'not contain line breaks') }));
+const VARIABLES_SCHEMA = nullable(
+  array(
+    input(
+      {
+        key: string({
+          maxLength: MAX_KEY_LENGTH,
+          pattern: KEY.source,
+          'x-message': `be ASCII letters, digits and underscores, at most ${MAX_KEY_LENGTH} characters`,
+        }),
+        type: oneOfValues(['string', 'number']),
+        fallback_value: { type: ['string', 'number', 'null'], description: "Of the variable's type." },
+      },
+      ['key', 'type'],
+      { 'x-message': 'be a `{key, type, fallback_value}` object' },
+    ),
+    {
+      maxItems: MAX_VARIABLES,
+      'x-message': `be an array of at most ${MAX_VARIABLES} \`{key, type, fallback_value}\` objects`,
+      description: 'Keys unique, none of the reserved ones (FIRST_NAME, LAST_NAME, EMAIL, UNSUBSCRIBE_URL, contact, this); null clears them.',
+    },
+  ),
+);
+
+function fieldSchemas(patch: boolean): Record<string, JsonSchema> {
+  return {
+    name: patch ? notClearable(NAME_SCHEMA) : NAME_SCHEMA,
+    alias: nullable(
+      string({
+        maxLength: MAX_ALIAS,
+        anyOf: [
+          {
+            pattern: ALIAS.source,
+            // An alias shaped like an id would make GET /templates/:id ambiguous.
+            not: { type: 'string', format: 'uuid' },
+            'x-message': 'contain only ASCII letters, digits, `.`, `_` and `-`, start with a letter or digit, and not look like a template id',
+          },
+        ],
+        description: 'Another name to address it by; not shaped like an id.',
+      }),
+    ),
+    from: nullable(ADDRESS_SCHEMA),
+    subject: SUBJECT_SCHEMA,
+    reply_to: {
+      type: ['string', 'array', 'null'],
+      ...worded(ONE_LINE, 'not contain line breaks'),
+      items: ADDRESS_SCHEMA,
+      maxItems: MAX_REPLY_TO,
+      description: 'An address or a list of them (`addr` or `Name <addr>`).',
+    },
+    html: patch ? notClearable(HTML_SCHEMA) : HTML_SCHEMA,
+    text: nullable(string()),
+    variables: VARIABLES_SCHEMA,
+  };
 }
+/** The bodies of POST and PATCH /templates: their check (request-schema.ts) and docs. */
+export const CREATE_TEMPLATE_SCHEMA = input(fieldSchemas(false), ['name', 'html']);
+export const UPDATE_TEMPLATE_SCHEMA = input(fieldSchemas(true));
 
-function address(value: unknown, field: string): string {
-  if (typeof value !== 'string') throw validation(`The \`${field}\` field must be a string or an array of strings.`);
-  assertSingleLine(value, field);
+/** POST /templates/preview's body: a draft's content, as the editor holds it, and sample values. */
+export const PREVIEW_TEMPLATE_SCHEMA = input(
+  {
+    subject: SUBJECT_SCHEMA,
+    html: HTML_SCHEMA,
+    text: nullable(string()),
+    variables: VARIABLES_SCHEMA,
+    values: {
+      type: 'object',
+      additionalProperties: { type: ['string', 'number'] },
+      description: "Sample values by key, as an email's `template.variables`; a variable without one shows its fallback.",
+    },
+  },
+  ['html'],
+);
+
+function address(value: string, field: string): string {
   const trimmed = value.trim();
   if (trimmed.length === 0 || trimmed.length > MAX_ADDRESS || !trimmed.includes('@')) {
     throw validation(`Invalid \`${field}\` field. The email address needs to follow the \`email@example.com\` or \`Name <email@example.com>\` format.`);
@@ -58,49 +149,20 @@ function address(value: unknown, field: string): string {
   return trimmed;
 }
 
-function alias(body: Body): string | null | undefined {
-  const value = text(body, 'alias', { max: MAX_ALIAS });
-  if (value === undefined || value === null) return value;
-  // An alias shaped like an id would make GET /templates/:id ambiguous.
-  if (!ALIAS.test(value) || isUuid(value)) {
-    throw validation(
-      'The `alias` field may contain only ASCII letters, digits, `.`, `_` and `-`, must start with a letter or digit, and must not look like a template id.',
-    );
-  }
-  return value;
-}
-
-function replyTo(body: Body): string[] | null | undefined {
-  const value = body.reply_to;
-  if (value === undefined || value === null) return value as null | undefined;
+function replyTo(value: string | string[] | null): string[] | null {
+  if (value === null) return null;
   const list = (Array.isArray(value) ? value : [value]).map((v) => address(v, 'reply_to'));
-  if (list.length > MAX_REPLY_TO) throw validation(`The \`reply_to\` field must have at most ${MAX_REPLY_TO} addresses.`);
   return list.length ? list : null;
 }
 
-function variables(body: Body): VariableInput[] | undefined {
-  const value = body.variables;
-  if (value === undefined) return undefined;
-  if (value === null) return [];
-  if (!Array.isArray(value)) throw validation('The `variables` field must be an array of `{key, type, fallback_value}` objects.');
-  if (value.length > MAX_VARIABLES) throw validation(`A template can have at most ${MAX_VARIABLES} variables.`);
+/** Keys unique and not reserved; each fallback of its variable's type. null: no variables. */
+function variables(value: NonNullable<TemplateBody['variables']> | null): VariableInput[] {
   const seen = new Set<string>();
-  return value.map((item, i) => {
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) {
-      throw validation('The `variables` field must be an array of `{key, type, fallback_value}` objects.');
-    }
-    const v = item as Body;
-    rejectUnknown(v, ['key', 'type', 'fallback_value'], `variables[${i}].`);
-    if (v.key === undefined || v.key === null) throw missingField(`variables[${i}].key`);
-    if (v.type === undefined || v.type === null) throw missingField(`variables[${i}].type`);
+  return (value ?? []).map((v) => {
     const key = v.key;
-    if (typeof key !== 'string' || !KEY.test(key) || key.length > MAX_KEY_LENGTH) {
-      throw validation(`Variable keys may contain only ASCII letters, digits and underscores, at most ${MAX_KEY_LENGTH} characters (\`variables[${i}].key\`).`);
-    }
     if (RESERVED_KEYS.has(key)) throw validation(`The variable key \`${key}\` is reserved.`);
     if (seen.has(key)) throw validation(`The variable key \`${key}\` is defined more than once.`);
     seen.add(key);
-    if (v.type !== 'string' && v.type !== 'number') throw validation(`The \`variables[${i}].type\` field must be "string" | "number".`);
     const fallback =
       v.fallback_value === undefined || v.fallback_value === null ? null : checkValue(v.fallback_value, v.type, `The fallback value of \`${key}\``);
     if (v.type === 'string' && typeof fallback === 'number') throw validation(`The fallback value of \`${key}\` must be a string.`);
@@ -108,91 +170,40 @@ function variables(body: Body): VariableInput[] | undefined {
   });
 }
 
-const addressSchema = string({ maxLength: MAX_ADDRESS, pattern: '@', description: '`addr` or `Name <addr>`.' });
-const FIELD_SCHEMAS: Record<string, JsonSchema> = {
-  name: string({ maxLength: MAX_NAME, pattern: '\\S' }),
-  alias: nullable(string({ maxLength: MAX_ALIAS, pattern: ALIAS.source, description: 'Another name to address it by; not shaped like an id.' })),
-  from: nullable(addressSchema),
-  subject: nullable(string({ maxLength: 998, pattern: '^[^\\r\\n\\u0000]*$' })),
-  reply_to: nullable({ oneOf: [addressSchema, array(addressSchema, { maxItems: MAX_REPLY_TO })] }),
-  html: string({ pattern: '\\S', description: 'May hold `{{{KEY}}}` or `{{{KEY|fallback}}}` placeholders of its variables.' }),
-  text: nullable(string()),
-  variables: nullable(
-    array(
-      input(
-        {
-          key: string({ maxLength: MAX_KEY_LENGTH, pattern: KEY.source }),
-          type: oneOfValues(['string', 'number']),
-          fallback_value: nullable({ oneOf: [string(), number()] }),
-        },
-        ['key', 'type'],
-      ),
-      { maxItems: MAX_VARIABLES },
-    ),
-  ),
-};
-/** The bodies parseCreate and parseUpdate take, for the routes' docs. */
-export const CREATE_TEMPLATE_SCHEMA = input(FIELD_SCHEMAS, ['name', 'html']);
-export const UPDATE_TEMPLATE_SCHEMA = input(FIELD_SCHEMAS);
-
-/** POST /templates/preview's body: a draft's content, as the editor holds it, and sample values. */
-export const PREVIEW_TEMPLATE_SCHEMA = input(
-  {
-    subject: FIELD_SCHEMAS.subject!,
-    html: FIELD_SCHEMAS.html!,
-    text: FIELD_SCHEMAS.text!,
-    variables: FIELD_SCHEMAS.variables!,
-    values: {
-      type: 'object',
-      additionalProperties: { oneOf: [string(), number()] },
-      description: "Sample values by key, as an email's `template.variables`; a variable without one shows its fallback.",
-    },
-  },
-  ['html'],
-);
-
 /**
- * POST /templates/preview: html is required; the draft is checked as saving checks it (every
- * placeholder defined), so what previews is what can be saved.
+ * POST /templates/preview: the draft is checked as saving checks it (every placeholder
+ * defined), so what previews is what can be saved.
  */
-export function parsePreview(raw: Body): { subject: string | null; html: string; text: string | null; variables: VariableInput[]; values: Body } {
-  rejectUnknown(raw, ['subject', 'html', 'text', 'variables', 'values']);
-  const html = text(raw, 'html', { required: true })!;
-  const subject = text(raw, 'subject', { singleLine: true, max: 998 }) ?? null;
-  const body = text(raw, 'text') ?? null;
-  const defined = variables(raw) ?? [];
-  const values = raw.values ?? {};
-  if (values === null || typeof values !== 'object' || Array.isArray(values)) {
-    throw validation('The `values` field must be an object of strings and numbers.');
-  }
-  checkPlaceholders({ subject, html, text: body, variables: defined });
-  return { subject, html, text: body, variables: defined, values: values as Body };
+export function previewDraft(body: PreviewBody): {
+  subject: string | null;
+  html: string;
+  text: string | null;
+  variables: VariableInput[];
+  values: Record<string, string | number>;
+} {
+  const draft = { subject: body.subject ?? null, html: body.html, text: body.text ?? null, variables: variables(body.variables ?? null) };
+  checkPlaceholders(draft);
+  return { ...draft, values: body.values ?? {} };
 }
 
-/** POST /templates: name and html are required. */
-export function parseCreate(raw: Body): TemplateFields {
-  rejectUnknown(raw, FIELDS);
-  const fields = parseFields(raw, true);
+/** POST /templates: every placeholder must be defined. */
+export function createFields(body: TemplateBody): TemplateFields {
+  const fields = templateFields(body);
   checkPlaceholders(fields);
   return fields;
 }
 
-/** PATCH /templates/:id: every field optional; `merged` is checked as the new draft. */
-export function parseUpdate(raw: Body): TemplateFields {
-  rejectUnknown(raw, FIELDS);
-  return parseFields(raw, false);
-}
-
-function parseFields(body: Body, create: boolean): TemplateFields {
+/** The fields given in a checked body, addresses trimmed; PATCH checks the merged draft itself. */
+export function templateFields(body: TemplateBody): TemplateFields {
   const fields: TemplateFields = {};
-  if (create || given(body, 'name')) fields.name = text(body, 'name', { required: true, max: MAX_NAME })!;
-  if (create || given(body, 'html')) fields.html = text(body, 'html', { required: true })!;
-  if (given(body, 'alias')) fields.alias = alias(body);
-  if (given(body, 'from')) fields.from = body.from === null ? null : address(body.from, 'from');
-  if (given(body, 'subject')) fields.subject = text(body, 'subject', { singleLine: true, max: 998 });
-  if (given(body, 'reply_to')) fields.replyTo = replyTo(body);
-  if (given(body, 'text')) fields.text = text(body, 'text');
-  if (given(body, 'variables')) fields.variables = variables(body);
+  if (body.name !== undefined) fields.name = body.name;
+  if (body.html !== undefined) fields.html = body.html;
+  if (body.alias !== undefined) fields.alias = body.alias;
+  if (body.from !== undefined) fields.from = body.from === null ? null : address(body.from, 'from');
+  if (body.subject !== undefined) fields.subject = body.subject;
+  if (body.reply_to !== undefined) fields.replyTo = replyTo(body.reply_to);
+  if (body.text !== undefined) fields.text = body.text;
+  if (body.variables !== undefined) fields.variables = variables(body.variables);
   return fields;
 }
 

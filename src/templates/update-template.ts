@@ -5,10 +5,9 @@ import crypto from 'node:crypto';
 import { restTimestamp } from '../api/format.js';
 import type { Route } from '../api/route.js';
 import { objectId, string } from '../api/schema.js';
-import { objectBody } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import { findTemplate } from './find-template.js';
-import { aliasTaken, checkPlaceholders, isAliasClash, parseUpdate, UPDATE_TEMPLATE_SCHEMA } from './template-fields.js';
+import { aliasTaken, checkPlaceholders, isAliasClash, type TemplateBody, templateFields, UPDATE_TEMPLATE_SCHEMA } from './template-fields.js';
 import { storedVariables, type TemplateVariable } from './variables.js';
 
 export function updateTemplate(db: Db): Route {
@@ -19,10 +18,11 @@ export function updateTemplate(db: Db): Route {
       summary: "Edit a template's draft",
       params: { id: string({ description: 'The template id, or its alias.' }) },
       body: UPDATE_TEMPLATE_SCHEMA,
+      validatesBody: true,
       response: { status: 200, schema: objectId('template') },
     },
     async handler({ principal, params, body }) {
-      const fields = parseUpdate(objectBody(body));
+      const fields = templateFields(body as TemplateBody);
       const id = await db
         .tx(async (q) => {
           const row = await findTemplate(q, principal.accountId, params.id!, { lock: true });

@@ -4,7 +4,6 @@
 import { ApiError } from '../api/errors.js';
 import type { Principal, Route, RouteContext, RouteResult } from '../api/route.js';
 import { boolean, constant, input, object, string, uuid } from '../api/schema.js';
-import { objectBody, optionalString, rejectUnknown, requiredString } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import { decoyHash, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
 import { type Sessions, sessionCookie } from './sessions.js';
@@ -49,15 +48,15 @@ export function dashboardSessionRoutes(db: Db, sessions: Sessions, publicUrl: st
         summary: 'Sign in to the dashboard',
         description: `Sets the session cookie. At most 10 attempts a minute per client address and per address signed in as (429).`,
         addition: true,
-        body: input({ email: string(), password: string() }, ['email', 'password']),
+        body: input({ email: string({ minLength: 1 }), password: string({ maxLength: MAX_PASSWORD_LENGTH }) }, ['email', 'password']),
+        validatesBody: true,
         response: { status: 200, schema: sessionSchema, headers: { 'set-cookie': string() } },
       },
       async handler(ctx) {
         sameOrigin(ctx);
-        const body = objectBody(ctx.body);
-        rejectUnknown(body, ['email', 'password']);
-        const email = normalizeEmail(requiredString(body, 'email')) ?? '';
-        const password = requiredString(body, 'password', { max: MAX_PASSWORD_LENGTH, allowEmpty: true });
+        const body = ctx.body as { email: string; password: string };
+        const email = normalizeEmail(body.email) ?? '';
+        const password = body.password;
         const wait = throttle.attempt(ctx.ip, email);
         if (wait > 0) {
           const err = new ApiError('rate_limit_exceeded', `Too many sign-in attempts. Try again in ${wait} seconds.`);
@@ -79,21 +78,20 @@ export function dashboardSessionRoutes(db: Db, sessions: Sessions, publicUrl: st
         addition: true,
         body: input(
           {
-            token: string(),
+            token: string({ minLength: 1 }),
+            // No x-message: its words would quote the password refused.
             password: string({ minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH }),
-            email: string({ description: 'Set-up link only.' }),
+            email: string({ minLength: 1, description: 'Set-up link only.' }),
           },
           ['token', 'password'],
         ),
+        validatesBody: true,
         response: { status: 200, schema: sessionSchema, headers: { 'set-cookie': string() } },
       },
       async handler(ctx) {
         sameOrigin(ctx);
-        const body = objectBody(ctx.body);
-        rejectUnknown(body, ['token', 'password', 'email']);
-        const token = requiredString(body, 'token');
-        const password = requiredString(body, 'password', { allowEmpty: true });
-        const userId = await setPasswordWithToken(db, token, password, optionalString(body, 'email'));
+        const { token, password, email } = ctx.body as { token: string; password: string; email?: string };
+        const userId = await setPasswordWithToken(db, token, password, email);
         return signedIn(userId);
       },
     },

@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import { ApiError, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import type { Db, Queryable } from '../db/database.js';
-import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.js';
+import { hashPassword } from './passwords.js';
 
 const LINK_LIFETIME = '1 hour';
 
@@ -57,17 +57,13 @@ export async function firstRunSetupToken(db: Db): Promise<string | undefined> {
   return newPasswordToken(db, null);
 }
 
-function checkNewPassword(password: string): void {
-  if (password.length < MIN_PASSWORD_LENGTH) throw validation(`The password must have at least ${MIN_PASSWORD_LENGTH} characters.`);
-  if (password.length > MAX_PASSWORD_LENGTH) throw validation(`The password must have at most ${MAX_PASSWORD_LENGTH} characters.`);
-}
-
 /**
  * Uses a set-password link: sets its user's password, or for the set-up link creates the
  * first user with `email`. The token is spent in the same transaction. Returns the user's id.
+ * The password's length (MIN_PASSWORD_LENGTH to MAX_PASSWORD_LENGTH) is checked by the route's
+ * schema (routes.ts).
  */
 export async function setPasswordWithToken(db: Db, token: string, password: string, email: string | undefined): Promise<string> {
-  checkNewPassword(password);
   const passwordHash = await hashPassword(password);
   return db.tx(async (q) => {
     const link = await q.one<{ user_id: string | null }>('DELETE FROM password_tokens WHERE token_hash = $1 AND expires_at > now() RETURNING user_id', [

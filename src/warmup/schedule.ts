@@ -48,31 +48,23 @@ export function capOf(schedule: readonly WarmupStep[], day: number): number | nu
   return [...schedule].reverse().find((step) => step.day <= day)!.perProviderDaily;
 }
 
+/** A step of `warmup.schedule` as the API sends and stores it (warmup-settings.ts). */
+export interface ScheduleStep {
+  day: number;
+  per_provider_daily: number;
+}
+
 /** A schedule as stored (warmup_schedule: [{day, per_provider_daily}]), the default for null. */
-export function storedSchedule(stored: { day: number; per_provider_daily: number }[] | null): readonly WarmupStep[] {
+export function storedSchedule(stored: ScheduleStep[] | null): readonly WarmupStep[] {
   return stored ? stored.map((s) => ({ day: s.day, perProviderDaily: s.per_provider_daily })) : DEFAULT_SCHEDULE;
 }
 
-const MAX_STEPS = 365;
-
-/** The API's `warmup.schedule` ([{day, per_provider_daily}]) checked: days from 1, rising; caps positive. */
-export function parseSchedule(raw: unknown): { day: number; per_provider_daily: number }[] {
-  if (!Array.isArray(raw) || raw.length === 0 || raw.length > MAX_STEPS) {
-    throw validation(`The \`warmup.schedule\` field must be a list of 1 to ${MAX_STEPS} steps {day, per_provider_daily}, or null for the default.`);
-  }
-  return raw.map((step, i) => {
-    const s = step as Record<string, unknown>;
-    const wholePositive = (v: unknown) => Number.isSafeInteger(v) && (v as number) > 0;
-    if (typeof step !== 'object' || step === null || Object.keys(s).some((k) => k !== 'day' && k !== 'per_provider_daily')) {
-      throw validation(`\`warmup.schedule[${i}]\` must be an object {day, per_provider_daily}.`);
-    }
-    if (!wholePositive(s.day) || !wholePositive(s.per_provider_daily)) {
-      throw validation(`\`warmup.schedule[${i}]\`: day and per_provider_daily must be positive integers.`);
-    }
-    const previous = i > 0 ? (raw[i - 1] as Record<string, unknown>).day : 0;
-    if (i === 0 ? s.day !== 1 : (s.day as number) <= (previous as number)) {
+/** The API's `warmup.schedule`, its steps' shape checked by its schema (warmup-settings.ts): days from 1, rising. */
+export function checkScheduleDays(steps: ScheduleStep[]): ScheduleStep[] {
+  steps.forEach((step, i) => {
+    if (i === 0 ? step.day !== 1 : step.day <= steps[i - 1]!.day) {
       throw validation('`warmup.schedule` must start on day 1 and list its days in rising order.');
     }
-    return { day: s.day as number, per_provider_daily: s.per_provider_daily as number };
   });
+  return steps;
 }

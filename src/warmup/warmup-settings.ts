@@ -1,32 +1,42 @@
 // The `warmup` field of PATCH /domains/:id, Postline's addition to the domain routes:
 // {enabled?, schedule?}. enabled true starts a warm-up on day 1 (a domain warming up already
 // keeps its day), false ends it; schedule sets a custom one, null goes back to the default.
-import { validation } from '../api/errors.js';
-import { array, boolean, input, integer, nullable, object } from '../api/schema.js';
-import { rejectUnknown } from '../api/validate.js';
-import { parseSchedule } from './schedule.js';
+// The schema is the check of its shape (api/request-schema.ts); the order of a schedule's days
+// is checked here.
+import { array, boolean, input, integer, nullable } from '../api/schema.js';
+import { checkScheduleDays, type ScheduleStep } from './schedule.js';
+
+const MAX_STEPS = 365;
+const POSITIVE = integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, 'x-message': 'be a positive integer' });
 
 export const WARMUP_SETTINGS_SCHEMA = input(
   {
     enabled: boolean({ description: 'true: warm up (from day 1 unless warming up already); false: send without warm-up caps.' }),
     schedule: nullable(
-      array(object({ day: integer({ minimum: 1 }), per_provider_daily: integer({ minimum: 1 }) }), {
-        description: 'Daily caps per mailbox provider from each day on, starting on day 1; the warm-up ends after the last day. null: the default schedule.',
+      array(input({ day: POSITIVE, per_provider_daily: POSITIVE }, ['day', 'per_provider_daily'], { 'x-message': 'be an object {day, per_provider_daily}' }), {
+        minItems: 1,
+        maxItems: MAX_STEPS,
+        'x-message': `be a list of 1 to ${MAX_STEPS} steps {day, per_provider_daily}, or null for the default`,
+        description:
+          'Daily caps per mailbox provider from each day on, starting on day 1, days rising; the warm-up ends after the last day. null: the default schedule.',
       }),
     ),
   },
   [],
-  { description: 'Postline: the sending warm-up of the domain.' },
+  { description: 'Postline: the sending warm-up of the domain.', 'x-message': 'be an object {enabled, schedule}' },
 );
 
-export function parseWarmup(raw: unknown): { enabled?: boolean; schedule?: { day: number; per_provider_daily: number }[] | null } {
-  if (raw === undefined || raw === null) return {};
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw validation('The `warmup` field must be an object {enabled, schedule}.');
-  const body = raw as Record<string, unknown>;
-  rejectUnknown(body, ['enabled', 'schedule'], 'warmup.');
-  if (body.enabled !== undefined && typeof body.enabled !== 'boolean') throw validation('The `warmup.enabled` field must be a boolean.');
+/** The `warmup` field once it passed WARMUP_SETTINGS_SCHEMA. */
+export interface WarmupSettings {
+  enabled?: boolean;
+  schedule?: ScheduleStep[] | null;
+}
+
+/** `warmup` with its schedule's days checked; {} when absent. */
+export function checkWarmup(warmup: WarmupSettings | undefined): WarmupSettings {
+  if (!warmup) return {};
   return {
-    enabled: body.enabled as boolean | undefined,
-    ...(body.schedule !== undefined && { schedule: body.schedule === null ? null : parseSchedule(body.schedule) }),
+    enabled: warmup.enabled,
+    ...(warmup.schedule !== undefined && { schedule: warmup.schedule && checkScheduleDays(warmup.schedule) }),
   };
 }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from '../../src/api/errors.js';
 import { requestCheck } from '../../src/api/request-schema.js';
-import { array, boolean, input, integer, nullable, oneOfValues, string, uuid } from '../../src/api/schema.js';
+import { array, boolean, input, integer, nullable, oneOfValues, SINGLE_LINE_TEXT, string, uuid } from '../../src/api/schema.js';
 
 const check = requestCheck(
   input(
@@ -18,6 +18,7 @@ const check = requestCheck(
       id: uuid(),
       tags: array(input({ name: string(), value: string() }, ['name']), { maxItems: 2 }),
       code: string({ pattern: '^[A-Z]+$', 'x-message': 'be upper-case letters' }),
+      line: string({ pattern: SINGLE_LINE_TEXT, maxLength: 100_000 }),
     },
     ['name'],
   ),
@@ -56,5 +57,22 @@ describe('unit: a request checked against its schema', () => {
     assert.equal(refusal({ name: 'x', id: 'nope' }).message, 'The `id` field must be an id, not "nope".');
     assert.equal(refusal({ name: 'x', tags: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] }).message, 'The `tags` field must have at most 2 items.');
     assert.equal(refusal({ name: 'x', code: 'abc' }).message, 'The `code` field must be upper-case letters, not "abc".');
+    assert.equal(refusal({ name: '😀😀😀' }).message, 'The `name` field must be at most 5 characters.', 'lengths in UTF-16 units, as JavaScript counts');
+  });
+
+  it("says a missing field in the schema's own words where Resend has its own", () => {
+    const own = requestCheck(input({ title: string({ 'x-missing': 'Missing "title" field' }) }, ['title']));
+    assert.throws(
+      () => own({}),
+      (err: ApiError) => err.toBody().message === 'Missing "title" field' && err.errorName === 'missing_required_field',
+    );
+  });
+
+  it('checks a single line of text in linear time, whatever the value', () => {
+    const started = performance.now();
+    assert.equal(refusal({ name: 'x', line: `${'a'.repeat(50_000)}\n` }).message.startsWith('The `line` field must have the documented form'), true);
+    assert.equal(refusal({ name: 'x', line: ' '.repeat(50_000) }).message.startsWith('The `line` field must have the documented form'), true);
+    assert.ok(performance.now() - started < 1_000, `${performance.now() - started} ms`);
+    assert.deepEqual(check({ name: 'x', line: ' one line ' }), { name: 'x', line: ' one line ' });
   });
 });

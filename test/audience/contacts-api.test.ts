@@ -152,7 +152,11 @@ describe('/contacts: create, get by id or address, list, update, delete', () => 
       [{ email: 'bad@example.com', properties: { plan: true } }, 'validation_error', /`properties.plan`/],
       [{ email: 'bad@example.com', properties: { plan: 'pro' } }, 'validation_error', /property `plan` does not exist/],
       [{ email: 'bad@example.com', segments: 'x' }, 'validation_error', /`segments` field must be an array/],
-      [{ email: 'bad@example.com', segments: ['nope'] }, 'invalid_parameter', /segments\[0\]/],
+      [
+        { email: 'bad@example.com', segments: ['nope'] },
+        'validation_error',
+        /^The `segments\[0\]` field must be a segment id, or an object `\{"id": <segment id>\}`, not "nope"\.$/,
+      ],
       [{ email: 'bad@example.com', topics: [{ id: crypto.randomUUID(), subscription: 'maybe' }] }, 'validation_error', /subscription/],
       [{ email: 'bad@example.com', first_name: 'x'.repeat(257) }, 'validation_error', /at most 256/],
     ];

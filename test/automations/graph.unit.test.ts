@@ -4,27 +4,37 @@
 // the limits, and which steps a completed step leads to.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CONNECTION_TYPES, parseGraph, successors, type ConnectionDef } from '../../src/automations/graph.js';
+import { requestCheck } from '../../src/api/request-schema.js';
+import { CREATE_AUTOMATION_SCHEMA } from '../../src/automations/automation-fields.js';
+import { CONNECTION_TYPES, type ConnectionDef, type ConnectionInput, parseGraph, type StepInput, successors } from '../../src/automations/graph.js';
+
+// A graph as a request gives it: its shape checked by the routes' schema (request-schema.ts),
+// then judged as a whole by parseGraph, as POST /automations does.
+const check = requestCheck(CREATE_AUTOMATION_SCHEMA);
+function checkedGraph(steps: unknown, connections: unknown) {
+  const body = check({ name: 'x', steps, connections }) as { steps: StepInput[]; connections: ConnectionInput[] };
+  return parseGraph(body.steps, body.connections);
+}
 
 const TRIGGER = { key: 'start', type: 'trigger', config: { event_name: 'user.created' } };
 const step = (key: string, type = 'delay', config: unknown = { duration: '1 hour' }) => ({ key, type, config });
 const refuses = (steps: unknown, connections: unknown, message: string, name = 'validation_error') =>
   assert.throws(
-    () => parseGraph(steps, connections),
+    () => checkedGraph(steps, connections),
     (err: any) => err.errorName === name && err.statusCode === 422 && err.message === message,
     message,
   );
 
 describe('unit: parseGraph, the shape', () => {
   it('returns a lone trigger with its event', () => {
-    assert.deepEqual(parseGraph([TRIGGER], []), { steps: [TRIGGER], connections: [], triggerEvent: 'user.created' });
+    assert.deepEqual(checkedGraph([TRIGGER], []), { steps: [TRIGGER], connections: [], triggerEvent: 'user.created' });
   });
 
   it("fills in a connection's type as default and contact_delete's missing config as {}", () => {
-    const graph = parseGraph([TRIGGER, { key: 'bye', type: 'contact_delete' }], [{ from: 'start', to: 'bye' }]);
+    const graph = checkedGraph([TRIGGER, { key: 'bye', type: 'contact_delete' }], [{ from: 'start', to: 'bye' }]);
     assert.deepEqual(graph.steps[1], { key: 'bye', type: 'contact_delete', config: {} });
     assert.deepEqual(graph.connections, [{ from: 'start', to: 'bye', type: 'default' }]);
-    assert.deepEqual(parseGraph([TRIGGER, { key: 'bye', type: 'contact_delete', config: null }], []).steps[1]!.config, {});
+    assert.deepEqual(checkedGraph([TRIGGER, { key: 'bye', type: 'contact_delete', config: null }], []).steps[1]!.config, {});
   });
 
   it('names steps and connections missing', () => {
@@ -34,34 +44,37 @@ describe('unit: parseGraph, the shape', () => {
   });
 
   it('takes 1 to 150 steps and at most 500 connections', () => {
-    refuses([], [], 'The `steps` field must be an array of 1 to 150 steps.');
-    refuses({ 0: TRIGGER }, [], 'The `steps` field must be an array of 1 to 150 steps.');
+    refuses([], [], 'The `steps` field must be an array of 1 to 150 steps, not [].');
+    refuses({ 0: TRIGGER }, [], `The \`steps\` field must be an array of 1 to 150 steps, not ${JSON.stringify({ 0: TRIGGER })}.`);
     const many = (n: number) => [TRIGGER, ...Array.from({ length: n - 1 }, (_, i) => ({ key: `s${i}`, type: 'contact_delete' }))];
-    assert.equal(parseGraph(many(150), []).steps.length, 150);
+    assert.equal(checkedGraph(many(150), []).steps.length, 150);
     refuses(many(151), [], 'The `steps` field must be an array of 1 to 150 steps.');
-    refuses([TRIGGER], {}, 'The `connections` field must be an array of at most 500 connections.');
+    refuses([TRIGGER], {}, 'The `connections` field must be an array of at most 500 connections, not {}.');
     refuses([TRIGGER], Array(501).fill({ from: 'start', to: 'x' }), 'The `connections` field must be an array of at most 500 connections.');
   });
 
   it('refuses a step that is not `{key, type, config}`, naming its index', () => {
-    refuses([TRIGGER, 'delay'], [], 'The `steps[1]` field must be an object: `{key, type, config}`.');
+    refuses([TRIGGER, 'delay'], [], 'The `steps[1]` field must be an object: `{key, type, config}`, not "delay".');
     refuses([TRIGGER, { ...step('a'), next: 'b' }], [], 'Unknown field `steps[1].next`.');
   });
 
   it('takes keys of 1 to 100 ASCII letters, digits, _ - . and :', () => {
-    assert.equal(parseGraph([TRIGGER, step('a-b_c.d:e')], []).steps[1]!.key, 'a-b_c.d:e');
-    assert.equal(parseGraph([TRIGGER, step('k'.repeat(100))], []).steps[1]!.key, 'k'.repeat(100));
-    const message = 'The `steps[1].key` field must be 1 to 100 ASCII letters, digits, `_`, `-`, `.` or `:`.';
-    for (const key of ['', 'a b', 'ü', 'a/b', 'a\nb', 'k'.repeat(101), 5, undefined]) refuses([TRIGGER, step(key as string)], [], message);
+    assert.equal(checkedGraph([TRIGGER, step('a-b_c.d:e')], []).steps[1]!.key, 'a-b_c.d:e');
+    assert.equal(checkedGraph([TRIGGER, step('k'.repeat(100))], []).steps[1]!.key, 'k'.repeat(100));
+    const message = 'The `steps[1].key` field must be 1 to 100 ASCII letters, digits, `_`, `-`, `.` or `:`';
+    for (const key of ['', 'a b', 'ü', 'a/b', 'a\nb', 5]) refuses([TRIGGER, step(key as string)], [], `${message}, not ${JSON.stringify(key)}.`);
+    // A value too long to quote is not repeated; a key left out is missing.
+    refuses([TRIGGER, step('k'.repeat(101))], [], `${message}.`);
+    refuses([TRIGGER, step(undefined as unknown as string)], [], 'Missing `steps[1].key` field.', 'missing_required_field');
   });
 
-  it('refuses an unknown step type, case included, naming the step', () => {
+  it('refuses an unknown step type, case included, naming the step by its index', () => {
     refuses(
       [TRIGGER, step('hook', 'webhook', {})],
       [],
-      'Step `hook`: `type` must be one of "trigger" | "send_email" | "delay" | "wait_for_event" | "condition" | "contact_update" | "contact_delete" | "add_to_segment".',
+      'The `steps[1].type` field must be one of "trigger" | "send_email" | "delay" | "wait_for_event" | "condition" | "contact_update" | "contact_delete" | "add_to_segment", not "webhook".',
     );
-    assert.throws(() => parseGraph([TRIGGER, step('a', 'Delay')], []), /Step `a`: `type` must be one of/);
+    assert.throws(() => checkedGraph([TRIGGER, step('a', 'Delay')], []), /`steps\[1\]\.type` field must be one of .*, not "Delay"\./);
   });
 
   it("prefixes a config's error with the step's key and type", () => {
@@ -90,10 +103,10 @@ describe('unit: parseGraph, the connections', () => {
 
   it('refuses a connection that is not `{from, to, type?}` between existing steps', () => {
     const steps = [TRIGGER, step('a')];
-    refuses(steps, ['start->a'], 'The `connections[0]` field must be an object: `{from, to, type?}`.');
+    refuses(steps, ['start->a'], 'The `connections[0]` field must be an object: `{from, to, type?}`, not "start->a".');
     refuses(steps, [{ from: 'start', to: 'a', label: 'x' }], 'Unknown field `connections[0].label`.');
-    refuses(steps, [{ from: 'start' }], 'The `connections[0].to` field must be a step key.');
-    refuses(steps, [{ from: 5, to: 'a' }], 'The `connections[0].from` field must be a step key.');
+    refuses(steps, [{ from: 'start' }], 'Missing `connections[0].to` field.', 'missing_required_field');
+    refuses(steps, [{ from: 5, to: 'a' }], 'The `connections[0].from` field must be a step key, not 5.');
     refuses(
       steps,
       [
@@ -105,7 +118,7 @@ describe('unit: parseGraph, the connections', () => {
     refuses(
       steps,
       [{ from: 'start', to: 'a', type: 'next' }],
-      'The `connections[0].type` field must be one of "default" | "condition_met" | "condition_not_met" | "timeout" | "event_received".',
+      'The `connections[0].type` field must be one of "default" | "condition_met" | "condition_not_met" | "timeout" | "event_received", not "next".',
     );
   });
 
@@ -116,7 +129,7 @@ describe('unit: parseGraph, the connections', () => {
   });
 
   it('reads a null type as default', () => {
-    assert.deepEqual(parseGraph([TRIGGER, step('a')], [{ from: 'start', to: 'a', type: null }]).connections, [{ from: 'start', to: 'a', type: 'default' }]);
+    assert.deepEqual(checkedGraph([TRIGGER, step('a')], [{ from: 'start', to: 'a', type: null }]).connections, [{ from: 'start', to: 'a', type: 'default' }]);
   });
 
   it('lets each step type lead on only by its own connection types', () => {
@@ -137,7 +150,7 @@ describe('unit: parseGraph, the connections', () => {
       [{ from: 'd', to: 'a', type: 'condition_met' }],
       'Step `d` (delay): its connections must be of type "default", not "condition_met" (`connections[0]`).',
     );
-    const graph = parseGraph(
+    const graph = checkedGraph(
       [TRIGGER, wait, step('got'), step('late'), step('also')],
       [
         { from: 'start', to: 'wait' },
@@ -173,7 +186,7 @@ describe('unit: parseGraph, the connections', () => {
       'The connection from `start` to `a` (default) is given twice.',
     );
     const check = { key: 'check', type: 'condition', config: { field: 'event.plan', operator: 'exists' } };
-    const graph = parseGraph(
+    const graph = checkedGraph(
       [TRIGGER, check, step('a')],
       [
         { from: 'check', to: 'a', type: 'condition_met' },
@@ -209,7 +222,7 @@ describe('unit: parseGraph, the connections', () => {
 
   it('accepts a diamond: two branches joining again is no cycle', () => {
     const check = { key: 'check', type: 'condition', config: { field: 'event.x', operator: 'exists' } };
-    const graph = parseGraph(
+    const graph = checkedGraph(
       [TRIGGER, check, step('yes'), step('no'), { key: 'end', type: 'contact_delete' }],
       [
         { from: 'start', to: 'check' },
@@ -226,13 +239,13 @@ describe('unit: parseGraph, the connections', () => {
   });
 
   it('accepts steps that nothing leads to', () => {
-    assert.equal(parseGraph([TRIGGER, step('orphan')], []).steps.length, 2);
+    assert.equal(checkedGraph([TRIGGER, step('orphan')], []).steps.length, 2);
   });
 
   it('checks a long chain of 150 steps without a stack problem', () => {
     const steps = [TRIGGER, ...Array.from({ length: 149 }, (_, i) => step(`s${i}`))];
     const connections = steps.slice(1).map((s, i) => ({ from: steps[i]!.key, to: s.key }));
-    assert.equal(parseGraph(steps, connections).connections.length, 149);
+    assert.equal(checkedGraph(steps, connections).connections.length, 149);
   });
 });
 

@@ -202,7 +202,8 @@ describe('managing automations', () => {
       },
     });
     assert.equal(unknownType.status, 422);
-    assert.match(unknownType.body.message, /Step `hook`: `type` must be one of/);
+    assert.equal(unknownType.body.name, 'validation_error');
+    assert.match(unknownType.body.message, /^The `steps\[1\]\.type` field must be one of "trigger" \| .*, not "webhook"\.$/);
     const noName = await rawRequest(t, 'POST', '/automations', { body: { steps: base.steps, connections: [] } });
     assert.deepEqual(noName.body, { statusCode: 422, message: 'Missing `name` field.', name: 'missing_required_field' });
     assert.equal(await count(), before, 'nothing was written');

@@ -163,8 +163,10 @@ describe('broadcasts API', () => {
     assert.deepEqual(data!.reply_to, ['a@news.test']);
     const bad = await rawRequest(t, 'PATCH', `/broadcasts/${id}`, { body: { from: null } });
     assert.equal(bad.status, 422);
+    assert.deepEqual(bad.body, { statusCode: 422, name: 'validation_error', message: 'The `from` field must keep a value (it cannot be cleared), not null.' });
     const unknown = await rawRequest(t, 'PATCH', `/broadcasts/${id}`, { body: { send: true } });
     assert.equal(unknown.status, 422);
+    assert.deepEqual(unknown.body, { statusCode: 422, name: 'validation_error', message: 'Unknown field `send`.' });
   });
 
   it('schedules with ISO or natural language, reschedules, cancels; a canceled one that sent nothing can be deleted', async () => {

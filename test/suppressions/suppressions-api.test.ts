@@ -96,7 +96,8 @@ describe('/suppressions: add, list, get, remove, batch', () => {
     assert.equal(neither.status, 422);
     const badId = await rawRequest(t, 'POST', '/suppressions/batch/remove', { body: { ids: ['nope'] } });
     assert.equal(badId.status, 422);
-    assert.equal(badId.body.name, 'invalid_parameter');
+    assert.equal(badId.body.name, 'validation_error');
+    assert.equal(badId.body.message, 'The `ids[0]` field must be an id, not "nope".');
   });
 
   it('lists newest first, paginated, filtered by origin', async () => {

@@ -215,12 +215,17 @@ describe('managing templates by id and by alias', () => {
     await expect({ ...ok, react: {} }, 422, 'validation_error', 'Unknown field `react`.');
     await expect({ ...ok, subject: 'a\r\nBcc: x@y.z' }, 422, 'validation_error', /`subject` field must not contain line breaks/);
     await expect({ ...ok, from: 'not an address' }, 422, 'validation_error', /Invalid `from` field/);
-    await expect({ ...ok, reply_to: ['a@b.co', 5] }, 422, 'validation_error', /`reply_to`/);
+    await expect({ ...ok, reply_to: ['a@b.co', 5] }, 422, 'validation_error', 'The `reply_to[1]` field must be a string.');
     await expect({ ...ok, alias: '00000000-0000-4000-8000-000000000000' }, 422, 'validation_error', /alias/);
     await expect({ ...ok, alias: 'has space' }, 422, 'validation_error', /alias/);
 
     const vars = (n: number) => Array.from({ length: n }, (_, i) => ({ key: `V${i}`, type: 'string' }));
-    await expect({ ...ok, variables: vars(51) }, 422, 'validation_error', 'A template can have at most 50 variables.');
+    await expect(
+      { ...ok, variables: vars(51) },
+      422,
+      'validation_error',
+      'The `variables` field must be an array of at most 50 `{key, type, fallback_value}` objects.',
+    );
     const fifty = await post({ ...ok, variables: vars(50) });
     assert.equal(fifty.status, 201, 'exactly 50 variables is fine');
     await expect({ ...ok, variables: [{ key: 'has-dash', type: 'string' }] }, 422, 'validation_error', /ASCII letters, digits and underscores/);
@@ -259,9 +264,18 @@ describe('managing templates by id and by alias', () => {
 
     const { data } = await t.resend.templates.create({ name: 'Patch me', html: '<p>{{{A}}}</p>', variables: [{ key: 'A', type: 'string' }] });
     const patch = (body: object) => rawRequest(t, 'PATCH', `/templates/${data!.id}`, { body });
-    assert.equal((await patch({ name: null })).body.name, 'missing_required_field');
+    // A name can be changed, not cleared: null is refused, not read as left out.
+    const noName = await patch({ name: null });
+    assert.equal(noName.status, 422);
+    assert.deepEqual(noName.body, {
+      statusCode: 422,
+      name: 'validation_error',
+      message: 'The `name` field must keep a value (it cannot be cleared), not null.',
+    });
     assert.equal((await patch({ html: '' })).status, 422);
     assert.equal((await patch({ unknown: 1 })).body.message, 'Unknown field `unknown`.');
+    // null clears an optional field, as the dashboard's editor sends it.
+    assert.equal((await patch({ alias: null, from: null, subject: null, text: null })).status, 200);
     const dropsUsed = await patch({ variables: [] });
     assert.equal(dropsUsed.status, 422, 'the html still uses A');
     assert.match(dropsUsed.body.message, /Variable 'A' is used/);

@@ -1,10 +1,18 @@
 // Warm-up schedules: the default's shape, the cap of each day, days counted from the start in
-// 24-hour periods, and what the API refuses as a custom schedule.
+// 24-hour periods, and what the API refuses as a custom schedule (PATCH /domains/:id's schema,
+// then the order of the days).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { capOf, DEFAULT_SCHEDULE, lastDay, parseSchedule, warmupDay } from '../../src/warmup/schedule.js';
+import { requestCheck } from '../../src/api/request-schema.js';
+import { UPDATE_DOMAIN_SCHEMA } from '../../src/domains/domain-fields.js';
+import { capOf, DEFAULT_SCHEDULE, lastDay, warmupDay } from '../../src/warmup/schedule.js';
+import { checkWarmup, type WarmupSettings } from '../../src/warmup/warmup-settings.js';
 
 const HOUR = 60 * 60_000;
+
+const checkPatch = requestCheck(UPDATE_DOMAIN_SCHEMA);
+/** `warmup.schedule` as PATCH /domains/:id reads it: the route's schema, then the order of the days. */
+const parseSchedule = (raw: unknown) => checkWarmup((checkPatch({ warmup: { schedule: raw } }) as { warmup: WarmupSettings }).warmup).schedule;
 
 describe('warm-up schedules', () => {
   it('starts at 50 a provider, grows every day and ends after day 14', () => {
@@ -47,6 +55,22 @@ describe('warm-up schedules', () => {
       'soon',
     ];
     for (const raw of refused) assert.throws(() => parseSchedule(raw), { errorName: 'validation_error' }, JSON.stringify(raw));
+    assert.throws(() => parseSchedule([]), {
+      message: 'The `warmup.schedule` field must be a list of 1 to 365 steps {day, per_provider_daily}, or null for the default, not [].',
+    });
+    assert.throws(() => parseSchedule([{ day: 2, per_provider_daily: 5 }]), {
+      message: '`warmup.schedule` must start on day 1 and list its days in rising order.',
+    });
+    assert.throws(() => parseSchedule([{ day: 1, per_provider_daily: 0 }]), {
+      message: 'The `warmup.schedule[0].per_provider_daily` field must be a positive integer, not 0.',
+    });
+    assert.throws(() => parseSchedule([{ day: 1, per_provider_daily: 5, extra: 1 }]), { message: 'Unknown field `warmup.schedule[0].extra`.' });
+    assert.throws(() => parseSchedule(['day 1']), { message: 'The `warmup.schedule[0]` field must be an object {day, per_provider_daily}, not "day 1".' });
+    assert.throws(() => parseSchedule([{ day: 1 }]), {
+      errorName: 'missing_required_field',
+      message: 'Missing `warmup.schedule[0].per_provider_daily` field.',
+    });
+    assert.deepEqual(parseSchedule(null), null, 'null: the default schedule');
     assert.deepEqual(
       parseSchedule([
         { day: 1, per_provider_daily: 5 },
