@@ -13,8 +13,8 @@ import { ApiError, missingField, validation } from './errors.js';
 import type { JsonSchema } from './schema.js';
 
 // verbose: the refused value comes with the error, so a message can say what was sent.
-// unicode off: lengths count UTF-16 units, as JavaScript's (and the API's earlier checks') `length` does.
-const ajv = new Ajv2020({ allErrors: false, strict: false, validateFormats: true, verbose: true, unicode: false });
+// Lengths count characters (code points): an emoji is one, as a person counts it.
+const ajv = new Ajv2020({ allErrors: false, strict: false, validateFormats: true, verbose: true });
 ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
 ajv.addKeyword({ keyword: 'x-missing', schemaType: 'string' });
 ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);

@@ -57,7 +57,8 @@ describe('unit: a request checked against its schema', () => {
     assert.equal(refusal({ name: 'x', id: 'nope' }).message, 'The `id` field must be an id, not "nope".');
     assert.equal(refusal({ name: 'x', tags: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] }).message, 'The `tags` field must have at most 2 items.');
     assert.equal(refusal({ name: 'x', code: 'abc' }).message, 'The `code` field must be upper-case letters, not "abc".');
-    assert.equal(refusal({ name: '😀😀😀' }).message, 'The `name` field must be at most 5 characters.', 'lengths in UTF-16 units, as JavaScript counts');
+    assert.equal(refusal({ name: '😀😀😀😀😀😀' }).message, 'The `name` field must be at most 5 characters.');
+    assert.deepEqual(check({ name: '😀😀😀😀😀' }), { name: '😀😀😀😀😀' }, 'lengths in characters: an emoji is one');
   });
 
   it("says a missing field in the schema's own words where Resend has its own", () => {
