@@ -1,6 +1,6 @@
 // A route's documented request schema (RouteDoc.body, schema.ts) as the check of its requests:
-// compiled once with Ajv (JSON Schema 2020-12, the dialect OpenAPI 3.1 embeds) when the routes
-// are mounted, so /openapi.json and the validation cannot disagree. The first failure becomes
+// compiled once with Ajv (JSON Schema 2020-12, the dialect OpenAPI 3.1 embeds) at the route's
+// first request, so /openapi.json and the validation cannot disagree. The first failure becomes
 // Resend's error body with the messages the API has always given (`Missing \`x\` field.`,
 // `Unknown field \`x\`.`, `The \`x\` field must be a string.`…); a schema that wants its own
 // words for a value it refuses says them in `x-message`.
