@@ -6,12 +6,13 @@
 // (/shared/emails/:id/body) under the policy made for mail (mail-content-policy.ts: sandboxed,
 // no scripts, no remote content), so the email's HTML never runs as this origin's.
 import { notFound, validation } from '../api/errors.js';
-import { isUuid, restTimestamp } from '../api/format.js';
+import { restTimestamp } from '../api/format.js';
 import type { Route } from '../api/route.js';
 import { constant, input, object, string, uuid } from '../api/schema.js';
 import { objectBody, optionalString, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import { accountEmailOr404 } from '../email-row/account-email.js';
+import { checkDownloadUrl } from '../signed-urls/signed-download.js';
 import { SIGNED_URL_QUERY, type UrlSigner } from '../signed-urls/url-signing.js';
 import { DETAIL_COLUMNS, emailDetail } from './email-view.js';
 import { mailContentPolicy } from './mail-content-policy.js';
@@ -72,10 +73,7 @@ export function shareEmail(db: Db, links: () => Promise<{ publicUrl: string; sig
 
 /** The email a shared link names, or 404 (a wrong link) / 403 (an expired one). */
 async function sharedEmail(db: Db, signer: () => Promise<UrlSigner>, id: string | undefined, query: Record<string, string | undefined>) {
-  const { expires, signature } = query;
-  const valid = isUuid(id) && /^\d{1,12}$/.test(expires ?? '') && typeof signature === 'string';
-  if (!valid || !(await signer()).verify(signature!, 'share', id!, expires!)) throw notFound('Email');
-  if (Number(expires) * 1000 < Date.now()) throw validation('This shared link has expired; ask for a new one.', 403);
+  checkDownloadUrl(await signer(), { id, query, scope: 'share', what: 'Email', expired: 'This shared link has expired; ask for a new one.' });
   const row = await db.one(`SELECT ${DETAIL_COLUMNS} FROM emails WHERE id = $1`, [id]);
   if (!row) throw notFound('Email');
   if (row.bodies_message) Object.assign(row, await bodiesOfSubmitted(row.bodies_message as Buffer));
