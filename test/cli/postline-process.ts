@@ -33,8 +33,9 @@ export function cleanupsAfterSuite(): (() => Promise<unknown>)[] {
 export function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
-    // The test's own database settings must not leak into the child unless asked for.
-    if (v !== undefined && !['DATABASE_URL', 'REDIS_URL', 'NODE_TEST_CONTEXT', 'NODE_OPTIONS', 'POSTLINE_TEST_DB'].includes(k)) env[k] = v;
+    // The test's own database settings must not leak into the child unless asked for, nor the
+    // test runner's POSTLINE_TEST_* (the CLI would warn of them as unknown settings).
+    if (v !== undefined && !['DATABASE_URL', 'REDIS_URL', 'NODE_TEST_CONTEXT', 'NODE_OPTIONS'].includes(k) && !k.startsWith('POSTLINE_TEST_')) env[k] = v;
   }
   return {
     ...env,

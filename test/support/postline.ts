@@ -2,16 +2,20 @@
 // directory, or a fresh database on TEST_DATABASE_URL when POSTLINE_TEST_DB=external), a
 // loopback DNS server it resolves through, and an MX sink on the outbound port. Tests then
 // talk to it only through public interfaces: the resend SDK, SMTP, webhooks.
+import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { Resend } from 'resend';
 import { loadConfig, type Role } from '../../src/config.js';
 import { startPostline, type Postline } from '../../src/server.js';
 import { TestDnsServer } from './dns-server.js';
 import { MxSink } from './mx-sink.js';
+
+const run = promisify(execFile);
 
 export interface TestPostline {
   postline: Postline;
@@ -37,15 +41,22 @@ export const TEST_SECRET_KEY = Buffer.from('postline tests: not a real key!!').t
 
 export const testDbMode = () => (process.env.POSTLINE_TEST_DB === 'external' ? 'external' : 'embedded');
 
-/** A fresh database on TEST_DATABASE_URL, dropped by `drop()`. */
-export async function createExternalDatabase(prefix = 'postline_test'): Promise<{ url: string; drop: () => Promise<void> }> {
+/**
+ * A fresh database on TEST_DATABASE_URL, dropped by `drop()`; `migrated`: a copy of the database
+ * scripts/test.mjs prepared (prepare-database.ts), when there is one, instead of an empty one.
+ */
+export async function createExternalDatabase(
+  prefix = 'postline_test',
+  options: { migrated?: boolean } = {},
+): Promise<{ url: string; drop: () => Promise<void> }> {
   const base = process.env.TEST_DATABASE_URL;
   if (!base) throw new Error('POSTLINE_TEST_DB=external needs TEST_DATABASE_URL');
   const name = `${prefix}_${crypto.randomBytes(6).toString('hex')}`;
+  const template = options.migrated ? process.env.POSTLINE_TEST_TEMPLATE_DB : undefined;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
   } finally {
     await admin.end();
   }
@@ -62,6 +73,17 @@ export async function createExternalDatabase(prefix = 'postline_test'): Promise<
   };
 }
 
+/**
+ * The embedded server's files as prepare-database.ts left them (initialised and migrated), into
+ * `dataDir`, when scripts/test.mjs prepared them. `cp -a` keeps the owner and modes PostgreSQL
+ * insists on (as root, the files belong to the postgres user).
+ */
+async function copyPreparedEmbedded(dataDir: string): Promise<void> {
+  const template = process.env.POSTLINE_TEST_TEMPLATE_DIR;
+  if (!template) return;
+  await run('cp', ['-a', path.join(template, 'pg'), path.join(template, 'pg-password'), dataDir]);
+}
+
 export async function startTestPostline(options: { env?: Record<string, string>; roles?: Role[] } = {}): Promise<TestPostline> {
   const dns = await new TestDnsServer().start();
   const sink = await new MxSink('127.0.0.1').start();
@@ -72,7 +94,8 @@ export async function startTestPostline(options: { env?: Record<string, string>;
     await Promise.allSettled([dns.stop(), sink.stop(), external?.drop(), fs.rm(dataDir, { recursive: true, force: true })]);
     throw err;
   };
-  if (testDbMode() === 'external') external = await createExternalDatabase().catch(undoStart);
+  if (testDbMode() === 'external') external = await createExternalDatabase('postline_test', { migrated: true }).catch(undoStart);
+  else await copyPreparedEmbedded(dataDir).catch(undoStart);
   const apiKey = `re_${crypto.randomBytes(4).toString('hex')}_${crypto.randomBytes(12).toString('hex')}`;
   const baseEnv: Record<string, string> = {
     PORT: '0',
