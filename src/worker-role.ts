@@ -3,13 +3,13 @@
 // the role on one database. Started in this order, stopped in this order: the producers of
 // queue rows (scheduled releases, broadcast fan-out) stop before the delivery worker they
 // feed, and each part finishes the work it has in hand.
-import { ContactImportWorker, releaseImportsOfNodes } from './audience/imports/import-worker.js';
-import { releaseStepsOfNodes } from './automations/claim-steps.js';
+import { ContactImportWorker, importLeases } from './audience/imports/import-worker.js';
+import { stepLeases } from './automations/claim-steps.js';
 import { AutomationWorker } from './automations/worker.js';
-import { BroadcastFanOut, LEASE_MS as BROADCAST_LEASE_MS, releaseBroadcastsOfNodes } from './broadcasts/fan-out.js';
+import { BroadcastFanOut, broadcastLeases, LEASE_MS as BROADCAST_LEASE_MS } from './broadcasts/fan-out.js';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
-import { releaseDeliveriesOfNodes } from './queue/claim.js';
+import { deliveryLeases } from './queue/claim.js';
 import { DeliveryWorker } from './delivery/worker.js';
 import { DnsResolver } from './dns/resolver.js';
 import { foldEmailMetricShards } from './events/email-metrics.js';
@@ -20,9 +20,9 @@ import { purgeOldTlsReportCounts } from './tls-policy/tls-report-counts.js';
 import { composeDeferred } from './emails/compose-deferred.js';
 import { ScheduledEmailReleaser } from './emails/release-scheduled.js';
 import { acceptDeps } from './emails/routes.js';
-import { purgeExpiredIdempotencyKeys, releaseIdempotencyClaimsOfNodes } from './idempotency/idempotency-keys.js';
+import { idempotencyLeases, purgeExpiredIdempotencyKeys } from './idempotency/idempotency-keys.js';
 import { purgeReceivedMail } from './inbound/retention.js';
-import { releaseAgentJobsOfNodes } from './inboxes/agent-jobs.js';
+import { agentJobLeases } from './inboxes/agent-jobs.js';
 import { InboxAgentWorker } from './inboxes/agent-worker.js';
 import type { Logger } from './logger.js';
 import { RequestLogs } from './logs/request-logs.js';
@@ -30,12 +30,14 @@ import { NodePresence } from './cluster/node-presence.js';
 import { failExpired } from './queue/repair.js';
 import { resumeOrphans } from './queue/pauses.js';
 import { signers } from './signed-urls/url-signing.js';
-import { releaseWebhookMessagesOfNodes } from './webhooks/claim.js';
+import { webhookMessageLeases } from './webhooks/claim.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { webhookDestinations } from './webhooks/webhook-fields.js';
 import { DkimRotation, dkimRotationDeps } from './domains/dkim-rotation.js';
 
 const HOUSEKEEPING_MS = 10 * 60_000;
+/** Every table of work claimed under a lease with a node's id: the claims a dead node's reaping releases. */
+export const LEASED_TABLES = [deliveryLeases, webhookMessageLeases, importLeases, broadcastLeases, stepLeases, agentJobLeases, idempotencyLeases];
 /** Queue upkeep (expired mail, orphaned pauses) runs every 1 % of the max queue age, within these bounds. */
 const QUEUE_UPKEEP_MIN_MS = 1_000;
 const QUEUE_UPKEEP_MAX_MS = 60_000;
@@ -83,22 +85,9 @@ export function startWorkerRole(
 ): () => Promise<void> {
   const unsubscribeSigner = signers(db);
   // Every claiming event loop is a node with a presence: started before the parts that claim
-  // with its id, stopped after them (they give their claims back first). Any live node hands
-  // back what a dead one held, whatever the kind.
-  const presence = new NodePresence(
-    db,
-    logger.child({ role: 'worker' }),
-    [
-      releaseDeliveriesOfNodes,
-      releaseWebhookMessagesOfNodes,
-      releaseImportsOfNodes,
-      releaseBroadcastsOfNodes,
-      releaseStepsOfNodes,
-      releaseAgentJobsOfNodes,
-      releaseIdempotencyClaimsOfNodes,
-    ],
-    presenceId,
-  );
+  // with its id, stopped after them (they give their claims back first). Any live node releases
+  // what a dead one held in every leased table (concurrency/leased-work.ts), whatever the kind.
+  const presence = new NodePresence(db, logger.child({ role: 'worker' }), LEASED_TABLES, presenceId);
   const nodeId = presence.id;
   const queueing: Part[] = [
     // Scheduled emails enter the queue when due.

@@ -2,11 +2,13 @@
 // per contact, chunk by chunk (fan-out-chunk.ts), until the segment is walked and the
 // broadcast is `sent`.
 //
-// Claiming: a broadcast that is due (scheduled_at passed, or sent without a time) or whose
-// lease ran out is taken with FOR UPDATE SKIP LOCKED and leased to this node, which extends
-// the lease with every committed chunk. Any number of nodes may run it: they take different
-// broadcasts, and a node that dies simply stops extending its lease, so another one resumes
-// after the last committed chunk. Nothing lives in memory: after a restart (or a node being
+// Claiming: broadcasts are leased work (concurrency/leased-work.ts, whose contract they keep). A
+// broadcast that is due (scheduled_at passed, or sent without a time) or whose lease ran out is
+// taken with FOR UPDATE SKIP LOCKED and leased to this node, which extends the lease with every
+// committed chunk. Any number of nodes may run it: they take different broadcasts, and a node
+// that dies stops extending its lease (or is reaped), so another one resumes after the last
+// committed chunk. Chunks are fenced by the cursor they start from (fan-out-chunk.ts), the
+// give-back by the claim token. Nothing lives in memory: after a restart (or a node being
 // down at the due time) the next poll finds every overdue broadcast and starts it.
 //
 // One broadcast at a time per node, chunk after chunk, two in flight: the next one is read and
@@ -17,8 +19,9 @@
 //
 // Shutdown (stop): the chunk in progress finishes (its transaction commits or rolls back),
 // then the lease is given back so another node need not wait for it to run out.
+import { LeasedWork } from '../concurrency/leased-work.js';
 import { PollingLoop } from '../concurrency/polling-loop.js';
-import type { Db, Queryable } from '../db/database.js';
+import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import { BROADCAST_COLUMNS } from './broadcast-view.js';
 import { acceptChunk, BroadcastLost, markSent, prepareChunk, sendingBroadcast, type FanOutDeps, type SendingBroadcast } from './fan-out-chunk.js';
@@ -29,50 +32,45 @@ const ERROR_BACKOFF_MS = 1_000;
 const RETRY_AFTER_MS = 10_000;
 export const LEASE_MS = 60_000;
 
-/** Takes one due broadcast, or one whose lease ran out, for this node. */
-export async function claimBroadcast(db: Db, leaseMs = LEASE_MS, nodeId?: string): Promise<SendingBroadcast | undefined> {
-  const row = await db.one(
-    `UPDATE broadcasts b
-        SET status = 'sending', sent_at = COALESCE(b.sent_at, now()),
-            lease_until = now() + $1 * interval '1 millisecond', claimed_by = $2, updated_at = now()
-      WHERE b.id = (
-        SELECT id FROM broadcasts
-         WHERE status IN ('scheduled', 'sending')
-           AND (status = 'sending' OR scheduled_at <= now())
-           AND (lease_until IS NULL OR lease_until < now())
-         ORDER BY scheduled_at NULLS FIRST, created_at
-         LIMIT 1
-         FOR UPDATE SKIP LOCKED)
-      RETURNING ${BROADCAST_COLUMNS.split(', ')
-        .map((c) => `b.${c}`)
-        .join(', ')}`,
-    [leaseMs, nodeId ?? null],
-  );
-  return row && sendingBroadcast(row);
-}
-
 /**
- * Makes the broadcasts that nodes presumed dead were fanning out claimable at once
- * (cluster/node-presence.ts). A stalled old holder cannot add a chunk twice: each chunk moves
- * the cursor only from where it found it (fan-out-chunk.ts).
+ * The broadcasts being fanned out as leased work: lease_until is the lease, claim_token the
+ * token. A stalled old holder whose claim was released cannot add a chunk twice either: each
+ * chunk moves the cursor only from where it found it (fan-out-chunk.ts).
  */
-export async function releaseBroadcastsOfNodes(q: Queryable, nodeIds: string[]): Promise<number> {
-  const released = await q.query(
-    `UPDATE broadcasts SET lease_until = NULL, claimed_by = NULL, updated_at = now()
-      WHERE claimed_by = ANY($1::uuid[]) AND status = 'sending' AND lease_until > now()
-  RETURNING id`,
-    [nodeIds],
-  );
-  return released.length;
+export const broadcastLeases = new LeasedWork({
+  table: 'broadcasts',
+  key: { column: 'id', type: 'uuid' },
+  lease: 'lease_until',
+  token: 'claim_token',
+  due: "status IN ('scheduled', 'sending') AND (status = 'sending' OR scheduled_at <= now()) AND (lease_until IS NULL OR lease_until < now())",
+  held: "status = 'sending' AND lease_until > now()",
+  released: 'lease_until = NULL, updated_at = now()',
+});
+
+type ClaimedBroadcast = SendingBroadcast & { claimToken: string };
+
+/** Takes one due broadcast, or one whose lease ran out, for this node. */
+export async function claimBroadcast(db: Db, leaseMs = LEASE_MS, nodeId?: string): Promise<ClaimedBroadcast | undefined> {
+  const [row] = await broadcastLeases.claim(db, {
+    limit: 1,
+    leaseMs,
+    nodeId,
+    order: 'scheduled_at NULLS FIRST, created_at',
+    set: "status = 'sending', sent_at = COALESCE(t.sent_at, now()), updated_at = now()",
+    returning: BROADCAST_COLUMNS.split(', ')
+      .map((c) => `t.${c}`)
+      .join(', '),
+  });
+  return row && { ...sendingBroadcast(row), claimToken: row.fence_token };
 }
 
 /** Gives the lease back (now, or after `delayMs`) if this node still holds the broadcast where it left it. */
-async function releaseLease(db: Db, b: SendingBroadcast, delayMs = 0): Promise<void> {
-  await db.query(
-    `UPDATE broadcasts SET lease_until = CASE WHEN $3 > 0 THEN now() + $3 * interval '1 millisecond' END
-      WHERE id = $1 AND status = 'sending' AND cursor IS NOT DISTINCT FROM $2::uuid`,
-    [b.id, b.cursor, delayMs],
-  );
+async function releaseLease(db: Db, b: ClaimedBroadcast, delayMs = 0): Promise<void> {
+  await broadcastLeases.settle(db, [{ key: b.id, token: b.claimToken }], {
+    set: `lease_until = CASE WHEN $4 > 0 THEN now() + $4 * interval '1 millisecond' END`,
+    where: "t.status = 'sending' AND t.cursor IS NOT DISTINCT FROM $3::uuid",
+    params: [b.cursor, delayMs],
+  });
 }
 
 export class BroadcastFanOut {
@@ -106,7 +104,7 @@ export class BroadcastFanOut {
    * Two chunks are in flight: the next is prepared while the previous one commits (acceptChunk
    * commits them in order).
    */
-  private async send(broadcast: SendingBroadcast): Promise<void> {
+  private async send(broadcast: ClaimedBroadcast): Promise<void> {
     const { db, logger } = this.deps;
     let from = broadcast.cursor;
     let accepting: Promise<void> | undefined;

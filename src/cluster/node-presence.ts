@@ -1,13 +1,12 @@
 // Worker nodes' presence. Each event loop that claims work (a worker node; beside api/smtp, the
 // worker thread and the main thread's queueing parts) has an id, keeps a row in `nodes` and
 // beats every HEARTBEAT_MS. Every such node also looks, at each beat, for nodes silent for
-// DEAD_AFTER_MS: in one transaction it deletes them and hands what they had claimed back
-// through the owners' release functions (deliveries, webhook messages, contact imports,
-// broadcast fan-out, automation steps, and the idempotency keys that the api and smtp roles
-// beside it claimed and had not answered; see worker-role.ts), so a crashed node's work is taken
-// up within seconds rather than when its leases run out (they remain the fallback). A node
-// presumed dead that was only stalled finds its claims gone: its writes are fenced off by each
-// owner's lease or token, and at worst work that was in flight is done twice.
+// DEAD_AFTER_MS: in one transaction it deletes them and releases what they had claimed in every
+// leased table it is given (worker-role.ts lists them: deliveries, webhook messages, contact
+// imports, broadcast fan-out, automation steps, inbox agent jobs, and the idempotency keys that
+// the api and smtp roles beside it claimed and had not answered), so a crashed node's work is
+// taken up within seconds rather than when its leases run out (they remain the fallback). The
+// contract this keeps, stalled nodes included, is concurrency/leased-work.ts's.
 import crypto from 'node:crypto';
 import os from 'node:os';
 import { PollingLoop } from '../concurrency/polling-loop.js';
@@ -18,8 +17,11 @@ const HEARTBEAT_MS = 2_000;
 /** Five missed beats: long enough that a busy event loop or a slow commit is not taken for a crash. */
 const DEAD_AFTER_MS = 10_000;
 
-/** Gives back the rows that `nodes` had claimed; returns how many. Called in the reaping transaction. */
-type ReleaseClaimsOfNodes = (q: Queryable, nodes: string[]) => Promise<number>;
+/** A leased table (concurrency/leased-work.ts LeasedWork) whose dead nodes' claims the reaping transaction releases. */
+interface NodeClaims {
+  readonly table: string;
+  releaseOfNodes(q: Queryable, nodeIds: string[]): Promise<number>;
+}
 
 export class NodePresence {
   private loop: PollingLoop;
@@ -27,7 +29,7 @@ export class NodePresence {
   constructor(
     private db: Db,
     private logger: Logger,
-    private releases: ReleaseClaimsOfNodes[],
+    private leased: NodeClaims[],
     readonly id: string = crypto.randomUUID(),
   ) {
     this.loop = new PollingLoop({
@@ -69,12 +71,13 @@ export class NodePresence {
         [DEAD_AFTER_MS],
       );
       if (dead.length === 0) return;
-      let released = 0;
-      for (const release of this.releases) {
-        released += await release(
+      const released: Record<string, number> = {};
+      for (const work of this.leased) {
+        const n = await work.releaseOfNodes(
           q,
-          dead.map((n) => n.id),
+          dead.map((d) => d.id),
         );
+        if (n > 0) released[work.table] = n;
       }
       this.logger.warn({ nodes: dead, released }, 'nodes stopped beating: what they had claimed is queued again');
     });

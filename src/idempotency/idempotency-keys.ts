@@ -3,17 +3,32 @@
 // response; another body under the same key is 409 invalid_idempotent_request; a key whose
 // first request has not finished is 409 concurrent_idempotent_requests. The response is
 // stored in the same transaction that commits the work (RouteContext.saveIdempotentResponse),
-// so a crash can never leave the work done but the key unanswered. A claim names the node
-// whose presence vouches for its process (cluster/node-presence.ts) when there is one: a node
-// that stops beating has its unanswered claims deleted with its other claims, so a client's
-// retry after a crash is served within seconds instead of meeting 409 until ABANDONED_SQL.
+// so a crash can never leave the work done but the key unanswered. Claims are leased work
+// (concurrency/leased-work.ts, whose contract they keep; the lease is ABANDONED_SQL from the
+// claim). A claim names the node whose presence vouches for its process (cluster/node-presence.ts)
+// when there is one: a node that stops beating has its unanswered claims deleted with its other
+// claims, so a client's retry after a crash is served within seconds instead of meeting 409
+// until ABANDONED_SQL. A claim's token fences its answer: a request whose claim was deleted or
+// taken over since commits nothing (409), so its work is not done twice.
 import crypto from 'node:crypto';
 import { ApiError } from '../api/errors.js';
+import { LeasedWork } from '../concurrency/leased-work.js';
 import type { Db, Queryable } from '../db/database.js';
 
 const LIFETIME_SQL = `interval '24 hours'`;
 /** An in-flight claim older than this belongs to a request that died; it may be taken over. */
 const ABANDONED_SQL = `interval '2 minutes'`;
+
+/** Unanswered claims as leased work: claim_token is the token; released, a claim is forgotten. */
+export const idempotencyLeases = new LeasedWork({
+  table: 'idempotency_keys',
+  token: 'claim_token',
+  held: 'response_status IS NULL',
+  released: 'delete',
+});
+
+const inProgress = () =>
+  new ApiError('concurrent_idempotent_requests', 'Same idempotency key used while original request is still in progress. Try the request again later.');
 
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
@@ -47,15 +62,16 @@ export async function claimIdempotencyKey(
     .update(canonical(body ?? null))
     .digest('hex');
   const args = [accountId, endpoint, key];
+  const token = crypto.randomUUID();
   const claimed = await db.one(
-    `INSERT INTO idempotency_keys AS k (account_id, endpoint, key, request_hash, claimed_by) VALUES ($1, $2, $3, $4, $5)
+    `INSERT INTO idempotency_keys AS k (account_id, endpoint, key, request_hash, claimed_by, claim_token) VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (account_id, endpoint, key) DO UPDATE
        SET request_hash = EXCLUDED.request_hash, created_at = now(), response_status = NULL, response_body = NULL,
-           claimed_by = EXCLUDED.claimed_by
+           claimed_by = EXCLUDED.claimed_by, claim_token = EXCLUDED.claim_token
        WHERE k.created_at < now() - ${LIFETIME_SQL}
           OR (k.response_status IS NULL AND k.request_hash = EXCLUDED.request_hash AND k.created_at < now() - ${ABANDONED_SQL})
      RETURNING 1`,
-    [...args, hash, claimedBy ?? null],
+    [...args, hash, claimedBy ?? null, token],
   );
   if (!claimed) {
     const row = await db.one(
@@ -66,36 +82,28 @@ export async function claimIdempotencyKey(
     if (row.request_hash !== hash) {
       throw new ApiError('invalid_idempotent_request', 'Same idempotency key used with a different request payload. Change your idempotency key or payload.');
     }
-    if (row.response_status === null) {
-      throw new ApiError(
-        'concurrent_idempotent_requests',
-        'Same idempotency key used while original request is still in progress. Try the request again later.',
-      );
-    }
+    if (row.response_status === null) throw inProgress();
     return { kind: 'replay', status: row.response_status, body: row.response_body };
   }
   return {
     kind: 'claimed',
+    /** Throws 409 when the claim is no longer this request's: in the work's transaction, the work is not committed either. */
     async save(q, status, responseBody) {
-      await q.query(
-        'UPDATE idempotency_keys SET response_status = $4, response_body = $5, claimed_by = NULL WHERE account_id = $1 AND endpoint = $2 AND key = $3',
-        [...args, status, JSON.stringify(responseBody)],
+      const saved = await q.query(
+        `UPDATE idempotency_keys SET response_status = $4, response_body = $5, claimed_by = NULL, claim_token = NULL
+          WHERE account_id = $1 AND endpoint = $2 AND key = $3 AND ${idempotencyLeases.fence('$6')} RETURNING 1`,
+        [...args, status, JSON.stringify(responseBody), token],
       );
+      if (saved.length === 0) throw inProgress();
     },
-    /** After a failed request: forget the claim unless a response was committed. */
+    /** After a failed request: forget the claim, if it is still this request's and unanswered. */
     async release() {
-      await db.query('DELETE FROM idempotency_keys WHERE account_id = $1 AND endpoint = $2 AND key = $3 AND response_status IS NULL', args);
+      await db.query(`DELETE FROM idempotency_keys WHERE account_id = $1 AND endpoint = $2 AND key = $3 AND ${idempotencyLeases.fence('$4')}`, [
+        ...args,
+        token,
+      ]);
     },
   };
-}
-
-/**
- * Forgets the unanswered claims of nodes presumed dead (node presence's reaping transaction): no
- * request holds them any more, and the client's retry may claim the key anew. Answered keys stay.
- */
-export async function releaseIdempotencyClaimsOfNodes(q: Queryable, nodeIds: string[]): Promise<number> {
-  const released = await q.query(`DELETE FROM idempotency_keys WHERE response_status IS NULL AND claimed_by = ANY($1::uuid[]) RETURNING 1`, [nodeIds]);
-  return released.length;
 }
 
 export async function purgeExpiredIdempotencyKeys(db: Db): Promise<void> {

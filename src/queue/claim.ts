@@ -1,19 +1,19 @@
 // Claiming work from the queue (`deliveries`), and giving back what was claimed but never tried.
 //
-// A claim is one statement: lock due rows with FOR UPDATE SKIP LOCKED (so any number of
-// workers on any number of nodes take disjoint rows without waiting on each other) and push
-// their next_attempt_at forward by a lease. The lease is the only ownership record: a worker
-// that dies simply stops, and its rows become due again when the lease runs out. The lease
-// timestamp doubles as a fencing token: outcomes are written only where next_attempt_at still
-// equals the lease we set (delivery/outcomes.ts), so a worker that overran its lease cannot overwrite
-// the work of the one that took the rows over.
+// The queue is leased work (concurrency/leased-work.ts, whose contract it keeps): a claim is one
+// statement that locks due rows with FOR UPDATE SKIP LOCKED and pushes their next_attempt_at
+// forward by a lease. The lease timestamp doubles as the fencing token: outcomes are written
+// only where next_attempt_at still equals the lease we set (queue/settle.ts), so a worker that
+// overran its lease, or whose node was presumed dead, cannot overwrite the work of the one that
+// took the rows over. The claim itself is the queue's own: per priority, bounded in bytes.
 //
 // The emails' columns the events need (from, subject, message_id, tags, created_at) come back
 // in the same statement, and the message bytes only on the first row of each email, so a
 // claim is one round trip however many recipients an email has.
 import { claimSizeSql, signedMessageSql } from '../email-row/stored-message.js';
+import { LeasedWork } from '../concurrency/leased-work.js';
 import { PAUSES_VERSION_SQL } from './pauses.js';
-import type { Db, Queryable } from '../db/database.js';
+import type { Db } from '../db/database.js';
 import { storedSchedule } from '../warmup/schedule.js';
 import type { DomainWarmup } from '../warmup/warmup-gate.js';
 
@@ -71,24 +71,33 @@ interface ClaimOptions {
   nodeId?: string | null;
 }
 
+/** The queue's rows as leased work: next_attempt_at is the lease and the token. */
+export const deliveryLeases = new LeasedWork<number, Date>({
+  table: 'deliveries',
+  key: { column: 'id', type: 'bigint' },
+  lease: 'next_attempt_at',
+  token: 'next_attempt_at',
+  due: "status = 'queued' AND next_attempt_at <= now()",
+  held: "status = 'queued' AND next_attempt_at > now()",
+  released: 'next_attempt_at = now(), updated_at = now()',
+});
+
 // Transactional rows (priority 0) are taken first; bulk rows (priority 1: broadcasts) fill
 // what is left of the batch, so a large broadcast never holds up a password reset
 // (0014_broadcasts.sql). Within a class, ordered by next_attempt_at alone so the
 // deliveries_due index (priority, next_attempt_at) yields the rows in order and the scan
 // stops at the limit (adding id would sort every due row on each claim). Rows of one email
 // share next_attempt_at and sit next to each other in that index.
-// The lease is truncated to milliseconds so that the JS Date we keep compares equal to the
-// stored value when it is used as the fencing token.
 const CLAIM_SQL = `
 WITH transactional AS (
   SELECT id, email_id FROM deliveries
-   WHERE status = 'queued' AND priority = 0 AND next_attempt_at <= now()
+   WHERE ${deliveryLeases.dueSql} AND priority = 0
    ORDER BY next_attempt_at
    LIMIT $1
    FOR UPDATE SKIP LOCKED
 ), bulk AS (
   SELECT id, email_id FROM deliveries
-   WHERE status = 'queued' AND priority = 1 AND next_attempt_at <= now()
+   WHERE ${deliveryLeases.dueSql} AND priority = 1
    ORDER BY next_attempt_at
    LIMIT $1 - (SELECT count(*) FROM transactional)
    FOR UPDATE SKIP LOCKED
@@ -109,8 +118,7 @@ WITH transactional AS (
   SELECT id, first FROM budget WHERE running <= $3 OR n = 1
 )
 UPDATE deliveries d
-   SET next_attempt_at = date_trunc('milliseconds', now() + $2 * interval '1 millisecond'),
-       claimed_by = $4,
+   SET ${deliveryLeases.claimSql('$2', '$4')},
        updated_at = now()
   FROM chosen c, emails e LEFT JOIN domains dm ON dm.id = e.domain_id
  WHERE d.id = c.id AND e.id = d.email_id
@@ -167,13 +175,14 @@ export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedDe
  * a row that has none yet (a row that has one keeps the server's last reply).
  */
 export async function releaseClaims(db: Db, rows: ClaimedDelivery[], wait?: { until: Date; reason: string }): Promise<void> {
-  if (rows.length === 0) return;
-  await db.query(
-    `UPDATE deliveries d SET next_attempt_at = coalesce($3::timestamptz, now()), last_response = coalesce(d.last_response, $4),
-            claimed_by = NULL, updated_at = now()
-       FROM unnest($1::bigint[], $2::timestamptz[]) AS v(id, lease)
-      WHERE d.id = v.id AND d.status = 'queued' AND d.next_attempt_at = v.lease`,
-    [rows.map((r) => r.id), rows.map((r) => r.leaseUntil), wait?.until ?? null, wait?.reason ?? null],
+  await deliveryLeases.settle(
+    db,
+    rows.map((r) => ({ key: r.id, token: r.leaseUntil })),
+    {
+      set: 'next_attempt_at = coalesce($3::timestamptz, now()), last_response = coalesce(t.last_response, $4), updated_at = now()',
+      where: "t.status = 'queued'",
+      params: [wait?.until ?? null, wait?.reason ?? null],
+    },
   );
 }
 
@@ -183,27 +192,6 @@ export async function releaseClaims(db: Db, rows: ClaimedDelivery[], wait?: { un
  * was lost before the answer) and rows whose give-back failed. Without this they would wait out
  * their lease although the node is alive.
  */
-export async function releaseForgottenClaims(db: Db, nodeId: string, held: number[]): Promise<number> {
-  const released = await db.query(
-    `UPDATE deliveries SET next_attempt_at = now(), claimed_by = NULL, updated_at = now()
-      WHERE status = 'queued' AND next_attempt_at > now() AND claimed_by = $1 AND id <> ALL($2::bigint[])
-  RETURNING id`,
-    [nodeId, held],
-  );
-  return released.length;
-}
-
-/**
- * Gives the rows claimed by nodes presumed dead (cluster/node-presence.ts) back to the queue, due
- * now. Changing next_attempt_at also fences the old lease: should such a node only have been
- * stalled, its outcomes for these rows are not written.
- */
-export async function releaseDeliveriesOfNodes(q: Queryable, nodeIds: string[]): Promise<number> {
-  const released = await q.query(
-    `UPDATE deliveries SET next_attempt_at = now(), claimed_by = NULL, updated_at = now()
-      WHERE status = 'queued' AND next_attempt_at > now() AND claimed_by = ANY($1::uuid[])
-  RETURNING id`,
-    [nodeIds],
-  );
-  return released.length;
+export function releaseForgottenClaims(db: Db, nodeId: string, held: number[]): Promise<number> {
+  return deliveryLeases.releaseOfNodes(db, [nodeId], held);
 }

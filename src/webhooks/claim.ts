@@ -1,14 +1,14 @@
-// Claiming due messages, like the mail queue (queue/claim.ts): lock due rows with FOR
-// UPDATE SKIP LOCKED, so nodes take disjoint messages, and push next_attempt_at forward by a
-// lease, which a crashed node's messages simply run out of. The lease is also the fencing
-// token of the outcome write (outcomes.ts).
+// Claiming due messages, like the mail queue (queue/claim.ts): leased work
+// (concurrency/leased-work.ts, whose contract it keeps) whose lease, next_attempt_at, is also the
+// fencing token of the outcome write (outcomes.ts).
 //
 // The claim walks the enabled endpoints (in random order, for fairness when the room is
 // short) and takes as many due messages of each as this node has room for (limits.ts: about
 // a second of work, judged by the endpoint's latency). So a slow or dead endpoint's backlog
 // stays in the database instead of filling the dispatcher's memory, and the other
 // endpoints' messages are claimed past it.
-import type { Db, Queryable } from '../db/database.js';
+import { LeasedWork } from '../concurrency/leased-work.js';
+import type { Db } from '../db/database.js';
 import { webhookPayload } from './payload.js';
 import { openSecret } from '../secrets/keyring.js';
 
@@ -41,7 +41,17 @@ interface ClaimOptions {
   nodeId?: string | null;
 }
 
-// The lease is truncated to milliseconds so the Date we keep equals the stored value.
+/** The messages as leased work: next_attempt_at is the lease and the token. */
+export const webhookMessageLeases = new LeasedWork<string, Date>({
+  table: 'webhook_messages',
+  key: { column: 'id', type: 'text' },
+  lease: 'next_attempt_at',
+  token: 'next_attempt_at',
+  due: "status IN ('pending', 'attempting') AND next_attempt_at <= now()",
+  held: "status IN ('pending', 'attempting') AND next_attempt_at > now()",
+  released: 'next_attempt_at = now()',
+});
+
 const CLAIM_SQL = `
 WITH due AS (
   SELECT m.id
@@ -51,7 +61,7 @@ WITH due AS (
            ORDER BY random()) w
    CROSS JOIN LATERAL (
      SELECT id FROM webhook_messages
-      WHERE webhook_id = w.id AND status IN ('pending', 'attempting') AND next_attempt_at <= now()
+      WHERE webhook_id = w.id AND ${webhookMessageLeases.dueSql}
       ORDER BY next_attempt_at
       LIMIT w.room
       FOR UPDATE SKIP LOCKED
@@ -59,8 +69,7 @@ WITH due AS (
    LIMIT $1
 )
 UPDATE webhook_messages m
-   SET next_attempt_at = date_trunc('milliseconds', now() + $3 * interval '1 millisecond'),
-       claimed_by = $6
+   SET ${webhookMessageLeases.claimSql('$3', '$6')}
   FROM due, events e, webhooks w
  WHERE m.id = due.id AND e.id = m.event_id AND w.id = m.webhook_id
 RETURNING m.id, m.webhook_id, m.attempts, m.retry, m.next_attempt_at AS lease_until,
@@ -86,22 +95,8 @@ export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedMe
 
 /** Makes claimed messages that were never tried due again at once, where we still hold them. */
 export async function releaseClaims(db: Db, messages: ClaimedMessage[]): Promise<void> {
-  if (messages.length === 0) return;
-  await db.query(
-    `UPDATE webhook_messages m SET next_attempt_at = now(), claimed_by = NULL
-       FROM unnest($1::text[], $2::timestamptz[]) AS v(id, lease)
-      WHERE m.id = v.id AND m.next_attempt_at = v.lease`,
-    [messages.map((m) => m.id), messages.map((m) => m.leaseUntil)],
+  await webhookMessageLeases.settle(
+    db,
+    messages.map((m) => ({ key: m.id, token: m.leaseUntil })),
   );
-}
-
-/** Gives the messages claimed by nodes presumed dead (cluster/node-presence.ts) back, due now; fences their leases. */
-export async function releaseWebhookMessagesOfNodes(q: Queryable, nodeIds: string[]): Promise<number> {
-  const released = await q.query(
-    `UPDATE webhook_messages SET next_attempt_at = now(), claimed_by = NULL
-      WHERE status IN ('pending', 'attempting') AND next_attempt_at > now() AND claimed_by = ANY($1::uuid[])
-  RETURNING id`,
-    [nodeIds],
-  );
-  return released.length;
 }

@@ -3,17 +3,18 @@
 // lease ran out), runs it batch by batch (run-import.ts), and deletes uploads whose request
 // died before the import was queued.
 //
-// Any number of nodes may run it: a claim takes the row with SKIP LOCKED and sets a lease
-// token that fences every batch; each batch renews the lease. A node that dies leaves its
-// import to be taken over when the lease runs out, and the taker resumes after the last
-// committed batch. One import at a time per node: imports are bulk work and must not crowd
+// Any number of nodes may run it: imports are leased work (concurrency/leased-work.ts, whose
+// contract they keep): a claim takes the row with SKIP LOCKED and sets a lease token that fences
+// every batch; each batch renews the lease. A node that dies leaves its import to be taken over
+// (at once when it is reaped, else when the lease runs out), and the taker resumes after the
+// last committed batch. One import at a time per node: imports are bulk work and must not crowd
 // out delivery on the same cores.
 //
 // Shutdown (stop): the import in progress stops after its current batch and gives its lease
 // back, so the next start (this node or another) resumes it at once.
-import crypto from 'node:crypto';
+import { LeasedWork } from '../../concurrency/leased-work.js';
 import { PollingLoop } from '../../concurrency/polling-loop.js';
-import type { Db, Queryable, Row } from '../../db/database.js';
+import type { Db, Row } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
 import type { ColumnMap } from './import-options.js';
 import { purgeAbandonedUploads } from './import-upload.js';
@@ -95,20 +96,28 @@ export class ContactImportWorker {
   }
 }
 
+/** The imports as leased work: lease_until is the lease, lease_token the token. */
+export const importLeases = new LeasedWork({
+  table: 'contact_imports',
+  key: { column: 'id', type: 'uuid' },
+  lease: 'lease_until',
+  token: 'lease_token',
+  due: "status = 'queued' OR (status = 'in_progress' AND lease_until < now())",
+  held: "status = 'in_progress' AND lease_token IS NOT NULL",
+  released: 'lease_until = now()',
+});
+
 /** Takes the oldest import waiting to run (queued, or in progress under a lease that ran out). */
-async function claimImport(db: Db, nodeId: string | undefined): Promise<{ job: ImportJob; columnMap: ColumnMap } | undefined> {
-  const leaseToken = crypto.randomUUID();
-  const row = await db.one(
-    `UPDATE contact_imports
-        SET status = 'in_progress', started_at = COALESCE(started_at, now()),
-            lease_token = $1, lease_until = now() + $2 * interval '1 millisecond', claimed_by = $3
-      WHERE id = (SELECT id FROM contact_imports
-                   WHERE status = 'queued' OR (status = 'in_progress' AND lease_until < now())
-                   ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-     RETURNING id, account_id, on_conflict, column_map, segment_ids, topics, total, jsonb_array_length(errors) AS errors_kept`,
-    [leaseToken, LEASE_MS, nodeId ?? null],
-  );
-  return row ? { job: toJob(row, leaseToken), columnMap: row.column_map as ColumnMap } : undefined;
+export async function claimImport(db: Db, nodeId: string | undefined): Promise<{ job: ImportJob; columnMap: ColumnMap } | undefined> {
+  const [row] = await importLeases.claim(db, {
+    limit: 1,
+    leaseMs: LEASE_MS,
+    nodeId,
+    order: 'created_at',
+    set: "status = 'in_progress', started_at = COALESCE(t.started_at, now())",
+    returning: 't.id, t.account_id, t.on_conflict, t.column_map, t.segment_ids, t.topics, t.total, jsonb_array_length(t.errors) AS errors_kept',
+  });
+  return row ? { job: toJob(row, row.fence_token), columnMap: row.column_map as ColumnMap } : undefined;
 }
 
 function toJob(row: Row, leaseToken: string): ImportJob {
@@ -125,28 +134,12 @@ function toJob(row: Row, leaseToken: string): ImportJob {
   };
 }
 
-/**
- * Gives the imports that nodes presumed dead were running back at once (cluster/node-presence.ts).
- * Dropping the lease token fences the old runner's batches (run-import.ts), should it only
- * have been stalled.
- */
-export async function releaseImportsOfNodes(q: Queryable, nodeIds: string[]): Promise<number> {
-  const released = await q.query(
-    `UPDATE contact_imports SET lease_token = NULL, lease_until = now(), claimed_by = NULL
-      WHERE claimed_by = ANY($1::uuid[]) AND status = 'in_progress' AND lease_token IS NOT NULL
-  RETURNING id`,
-    [nodeIds],
-  );
-  return released.length;
-}
-
 /** Gives the lease back so the import runs again after `delayMs`; returns its failed attempts. */
 async function releaseImport(db: Db, job: ImportJob, delayMs: number, failed: boolean): Promise<number> {
-  const row = await db.one<{ attempts: number }>(
-    `UPDATE contact_imports
-        SET lease_token = NULL, lease_until = now() + $3 * interval '1 millisecond', attempts = attempts + $4
-      WHERE id = $1 AND lease_token = $2 RETURNING attempts`,
-    [job.id, job.leaseToken, delayMs, failed ? 1 : 0],
-  );
+  const [row] = await importLeases.settle<{ attempts: number }>(db, [{ key: job.id, token: job.leaseToken }], {
+    set: `lease_until = now() + $3 * interval '1 millisecond', attempts = t.attempts + $4`,
+    params: [delayMs, failed ? 1 : 0],
+    returning: 't.attempts',
+  });
   return row?.attempts ?? 0;
 }
