@@ -32,6 +32,7 @@ export interface JsonSchema {
   dependentRequired?: Record<string, readonly string[]>;
   oneOf?: readonly JsonSchema[];
   anyOf?: readonly JsonSchema[];
+  allOf?: readonly JsonSchema[];
   not?: JsonSchema;
   contentMediaType?: string;
   contentEncoding?: string;

@@ -1,17 +1,14 @@
 // /contacts request bodies: their schemas, which check them before the handlers run
 // (request-schema.ts), and what the handlers make of a checked body: the store's fields (the
-// store judges addresses and properties). PATCH /contacts/:contact/topics, whose body is an
-// array or an object, still reads its choices with parseTopicChoices.
-import { ApiError, missingField, validation } from '../api/errors.js';
-import { isUuid } from '../api/format.js';
+// store judges addresses and properties).
+import { missingField } from '../api/errors.js';
 import { array, boolean, input, type JsonSchema, oneOfValues, string, uuid } from '../api/schema.js';
-import { rejectUnknown, type Body } from '../api/validate.js';
 import type { ContactFields, PropertyValue, Subscription, TopicChoice } from './contact-store.js';
 import { CONTACT_EMAIL_SCHEMA, NAME_SCHEMA, PROPERTIES_SCHEMA } from './contact-fields.js';
 
 const MAX_LIST = 100;
 
-/** What parseTopicChoices takes, and the `topics` of POST /contacts. */
+/** The `topics` of POST /contacts, and the choices of PATCH /contacts/:contact/topics. */
 export const TOPIC_CHOICES_SCHEMA = array(input({ id: uuid(), subscription: oneOfValues(['opt_in', 'opt_out']) }, ['id', 'subscription']), {
   maxItems: MAX_LIST,
 });
@@ -83,32 +80,4 @@ export function contactChanges(body: ContactBody): Partial<ContactFields> {
     unsubscribed: body.unsubscribed,
     properties: body.properties,
   };
-}
-
-/** `[{id, subscription}]`, for POST /contacts `topics` and PATCH /contacts/:contact/topics. */
-export function parseTopicChoices(value: unknown, field: string): TopicChoice[] {
-  if (value === undefined || value === null) return [];
-  return parseList(value, field).map((item, i) => {
-    const where = `${field}[${i}]`;
-    if (typeof item !== 'object' || item === null || Array.isArray(item)) throw validation(`The \`${where}\` field must be an object.`);
-    const choice = item as Body;
-    rejectUnknown(choice, ['id', 'subscription'], `${where}.`);
-    if (choice.id === undefined || choice.id === null) throw missingField(`${where}.id`);
-    if (choice.subscription === undefined || choice.subscription === null) throw missingField(`${where}.subscription`);
-    if (choice.subscription !== 'opt_in' && choice.subscription !== 'opt_out') {
-      throw validation(`The \`${where}.subscription\` field must be one of "opt_in" | "opt_out".`);
-    }
-    return { topicId: parseId(choice.id, `${where}.id`), subscription: choice.subscription };
-  });
-}
-
-function parseList(value: unknown, field: string): unknown[] {
-  if (!Array.isArray(value)) throw validation(`The \`${field}\` field must be an array.`);
-  if (value.length > MAX_LIST) throw validation(`The \`${field}\` field must have at most ${MAX_LIST} items.`);
-  return value;
-}
-
-function parseId(value: unknown, field: string): string {
-  if (!isUuid(value)) throw new ApiError('invalid_parameter', `The \`${field}\` must be a valid UUID.`);
-  return value.toLowerCase();
 }

@@ -1,16 +1,34 @@
 // PATCH /contacts/:contact/topics: the contact's explicit choices. The SDK sends the bare
 // array `[{id, subscription}]` (contacts.topics.update sends `payload.topics`), the OpenAPI
-// contract documents `{topics: [...]}`: both are taken. Answers 200
+// contract documents `{topics: [...]}`: both are taken, checked by one schema. Answers 200
 // {object:'contact_topics', id, contact_id, topics}. Another account's topic is 404 and
 // nothing is changed; contact.updated is recorded with the change.
-import { missingField, validation } from '../api/errors.js';
-import { objectBody, rejectUnknown } from '../api/validate.js';
+import { validation } from '../api/errors.js';
 import type { Route } from '../api/route.js';
-import { array, constant, input, object, oneOfValues, uuid } from '../api/schema.js';
+import { array, constant, type JsonSchema, object, oneOfValues, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { CONTACT_KEY_SCHEMA, pathContact } from './contact-paths.js';
-import { parseTopicChoices, TOPIC_CHOICES_SCHEMA } from './contact-request.js';
-import { setTopicSubscriptions } from './contact-store.js';
+import { TOPIC_CHOICES_SCHEMA } from './contact-request.js';
+import { type Subscription, setTopicSubscriptions } from './contact-store.js';
+
+const MAX_CHOICES = TOPIC_CHOICES_SCHEMA.maxItems!;
+
+/**
+ * Either form: the keywords of an object apply to the object, those of an array to the array,
+ * so each form's failures are said in its own terms (a oneOf would report its first branch's
+ * failure for both). The bare array's count is checked in the handler: a failure of the body
+ * itself would be reported without a field name (request-schema.ts), where `topics` is meant.
+ */
+const UPDATE_TOPICS_SCHEMA: JsonSchema = {
+  type: ['object', 'array'],
+  description: `The choices, 1 to ${MAX_CHOICES}: \`{topics: [{id, subscription}]}\` (as Resend describes it), or the bare array (as the SDK sends it).`,
+  properties: { topics: { ...TOPIC_CHOICES_SCHEMA, minItems: 1 } },
+  required: ['topics'],
+  additionalProperties: false,
+  items: TOPIC_CHOICES_SCHEMA.items,
+};
+
+type Choice = { id: string; subscription: Subscription };
 
 export function updateContactTopics(db: Db): Route {
   return {
@@ -20,8 +38,8 @@ export function updateContactTopics(db: Db): Route {
     doc: {
       summary: "Set a contact's topic subscriptions",
       params: { contact: CONTACT_KEY_SCHEMA },
-      // The SDK sends the bare array, Resend's description the object: both are taken.
-      body: { oneOf: [input({ topics: { ...TOPIC_CHOICES_SCHEMA, minItems: 1 } }, ['topics']), { ...TOPIC_CHOICES_SCHEMA, minItems: 1 }] },
+      body: UPDATE_TOPICS_SCHEMA,
+      validatesBody: true,
       response: {
         status: 200,
         schema: object({
@@ -33,8 +51,10 @@ export function updateContactTopics(db: Db): Route {
       },
     },
     async handler({ principal, params, body }) {
-      const choices = parseTopicChoices(Array.isArray(body) ? body : topicsField(body), 'topics');
-      if (choices.length === 0) throw validation('The `topics` field must have at least 1 item.');
+      const given = Array.isArray(body) ? (body as Choice[]) : (body as { topics: Choice[] }).topics;
+      if (given.length === 0) throw validation('The `topics` field must have at least 1 item.');
+      if (given.length > MAX_CHOICES) throw validation(`The \`topics\` field must have at most ${MAX_CHOICES} items.`);
+      const choices = given.map((c) => ({ topicId: c.id.toLowerCase(), subscription: c.subscription }));
       const contactId = await db.tx(async (q) => {
         const contact = await pathContact(q, principal.accountId, params);
         await setTopicSubscriptions(q, principal.accountId, contact.id, choices);
@@ -50,12 +70,4 @@ export function updateContactTopics(db: Db): Route {
       };
     },
   };
-}
-
-/** The `{topics: [...]}` form of the body. */
-function topicsField(body: unknown): unknown {
-  const fields = objectBody(body);
-  rejectUnknown(fields, ['topics']);
-  if (fields.topics === undefined) throw missingField('topics');
-  return fields.topics;
 }

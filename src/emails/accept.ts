@@ -2,7 +2,7 @@
 // (single or batch), SMTP submission (src/smtp/), broadcasts (src/broadcasts/) and automations
 // (src/automations/).
 //
-//   render template → validate → resolve sender domain (and topic: apply-topic.ts) → load
+//   (check) → render template → validate → resolve sender domain (and topic: apply-topic.ts) → load
 //   attachments → compose (with tracking) → sign → apply suppressions and topic opt-outs →
 //   persist and enqueue (one transaction)
 //
@@ -59,6 +59,11 @@ interface Submission {
   source: EmailSource;
   /** The emails as received; `validate` turns each into an EmailRequest or throws an ApiError. */
   payloads: unknown[];
+  /**
+   * Each email's schema check, before the render step, where no route checked them (a batch's
+   * items): an email it refuses is that email's error, as any other.
+   */
+  check?(payload: unknown): unknown;
   validate(payload: unknown): EmailRequest;
   /**
    * strict: the first invalid email (by position) rejects the whole submission, nothing is
@@ -97,7 +102,8 @@ interface Candidate {
 }
 
 export async function acceptEmails(deps: AcceptDeps, submission: Submission): Promise<AcceptResult> {
-  const rendered = await renderTemplates(deps.db, submission.principal.accountId, submission.payloads);
+  const payloads = submission.check ? submission.payloads.map((payload) => refusalOr(() => submission.check!(payload))) : submission.payloads;
+  const rendered = await renderTemplates(deps.db, submission.principal.accountId, payloads);
   const candidates = validate(submission, rendered);
   // The two lookups run side by side (one round trip, not two): the suppression list is read
   // for every valid email, including any the sender check then refuses.
@@ -127,17 +133,23 @@ export async function acceptEmails(deps: AcceptDeps, submission: Submission): Pr
   return result;
 }
 
+/** What `run` returns, or the ApiError it throws. */
+function refusalOr<T>(run: () => T): T | ApiError {
+  try {
+    return run();
+  } catch (err) {
+    if (err instanceof ApiError) return err;
+    throw err;
+  }
+}
+
 function validate(submission: Submission, rendered: Rendered[]): Candidate[] {
   return rendered.map(({ payload, templateId }, index) => {
-    if (payload instanceof ApiError) return { index, error: payload }; // from the render step
-    try {
-      const request = submission.validate(payload);
-      if (templateId) request.templateId = templateId;
-      return { index, request };
-    } catch (err) {
-      if (err instanceof ApiError) return { index, error: err };
-      throw err;
-    }
+    if (payload instanceof ApiError) return { index, error: payload }; // from the check or render step
+    const request = refusalOr(() => submission.validate(payload));
+    if (request instanceof ApiError) return { index, error: request };
+    if (templateId) request.templateId = templateId;
+    return { index, request };
   });
 }
 

@@ -1,7 +1,9 @@
 // Attachments of POST /emails (resend-compat-notes §10), in two steps of the accept pipeline:
-// - parseAttachments (validate): each attachment has exactly one of `content` (base64, or the
-//   `{"type":"Buffer","data":[…]}` form a Buffer takes in JSON) or `path` (an http(s) URL);
-//   content is decoded here, so bad base64 is refused before any work is done;
+// - attachmentRequests (validate), on attachments ATTACHMENT_SCHEMA checked: each has exactly
+//   one of `content` (base64, or the `{"type":"Buffer","data":[…]}` form a Buffer takes in JSON)
+//   or `path` (an http(s) URL); content is decoded here, so bad base64 is refused before any
+//   work is done. Those two are judged here, not by the schema: Resend refuses them as
+//   invalid_attachment, not validation_error;
 // - loadAttachments (after the sender domain is known): paths are fetched (fetch-attachment.ts),
 //   names and content types settled, and the whole email held to 40 MB after base64 encoding.
 // MailComposer then writes them (compose.ts) and attachment-parts.ts records where each one
@@ -9,7 +11,7 @@
 import * as mimeFuncs from 'nodemailer/lib/mime-funcs';
 import { ApiError, validation } from '../api/errors.js';
 import { MAX_EMAIL_BYTES, MAX_EMAIL_SIZE } from '../api/limits.js';
-import { rejectUnknown, type Body } from '../api/validate.js';
+import { constant, input, type JsonSchema, string } from '../api/schema.js';
 import { fetchAttachment, type FetchPolicy } from './fetch-attachment.js';
 
 /** An attachment as validated: its content decoded, or the URL to fetch it from. */
@@ -31,52 +33,66 @@ export interface Attachment {
   content: Buffer;
 }
 
-const FIELDS = ['content', 'filename', 'path', 'content_type', 'content_id'];
+/** An attachment that passed ATTACHMENT_SCHEMA: `content` and `path` are still to judge. */
+export interface AttachmentBody {
+  content?: unknown;
+  path?: unknown;
+  /** The SDK's type allows `false` (no name), as nodemailer does. */
+  filename?: string | false;
+  content_type?: string;
+  content_id?: string;
+}
+
 /** type/subtype with optional parameters; never a line break. */
 const CONTENT_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(?:\s*;\s*[\w!#$&^.+-]+=(?:[\w!#$&^.+-]+|"[^"\\\r\n]*"))*$/;
-/** Printable ASCII without space and angle brackets (it is written as `<id>`), under 128. */
-const CONTENT_ID = /^[!-;=?-~]{1,127}$/;
+const NO_LINE_BREAKS = '^[^\\r\\n\\u0000]*$';
+
+/** One attachment of POST /emails: its check (with the email's, request-schema.ts) and its description. */
+export const ATTACHMENT_SCHEMA: JsonSchema = input(
+  {
+    // Not checks: another value is Resend's invalid_attachment (attachmentRequests).
+    content: { description: 'The file: base64, or a Node Buffer as JSON (`{"type":"Buffer","data":[…bytes]}`).' },
+    path: { description: 'An http(s) URL the file is fetched from, instead of `content`.', examples: ['https://example.com/invoice.pdf'] },
+    filename: {
+      anyOf: [string({ maxLength: 255, anyOf: [{ pattern: NO_LINE_BREAKS, 'x-message': 'not contain line breaks' }] }), constant(false)],
+      description: 'Default: from the `path`, else `attachment-<n>`.',
+    },
+    content_type: string({
+      pattern: CONTENT_TYPE.source,
+      'x-message': 'be a media type such as `application/pdf`',
+      description: 'Default: from the file name.',
+    }),
+    content_id: string({
+      pattern: '^[!-;=?-~]{1,127}$',
+      'x-message': 'be under 128 printable characters without spaces or angle brackets',
+      description: 'Makes it an inline part, referenced from the html as `cid:<content_id>`.',
+    }),
+  },
+  [],
+  { description: 'Exactly one of `content` and `path` (else `invalid_attachment`).' },
+);
 
 /** Bytes of `size` bytes once base64-encoded. */
 const encodedSize = (size: number) => 4 * Math.ceil(size / 3);
 
 const invalid = (message: string) => new ApiError('invalid_attachment', message);
 
-export function parseAttachments(value: unknown): AttachmentRequest[] | null {
-  if (value === undefined || value === null) return null;
-  if (!Array.isArray(value)) throw validation('The `attachments` field must be an array of objects.');
-  return value.map((item, i) => parseAttachment(item, `attachments[${i}]`));
+/** Attachments ATTACHMENT_SCHEMA checked, their content decoded and paths read. */
+export function attachmentRequests(attachments: AttachmentBody[] | undefined): AttachmentRequest[] | null {
+  return attachments ? attachments.map((attachment, i) => attachmentRequest(attachment, `attachments[${i}]`)) : null;
 }
 
-function parseAttachment(item: unknown, where: string): AttachmentRequest {
-  if (item === null || typeof item !== 'object' || Array.isArray(item)) throw validation('The `attachments` field must be an array of objects.');
-  const body = item as Body;
-  rejectUnknown(body, FIELDS, `${where}.`);
-  const hasContent = body.content !== undefined && body.content !== null && body.content !== '';
-  const hasPath = body.path !== undefined && body.path !== null && body.path !== '';
+function attachmentRequest(body: AttachmentBody, where: string): AttachmentRequest {
+  const hasContent = body.content !== undefined && body.content !== '';
+  const hasPath = body.path !== undefined && body.path !== '';
   if (!hasContent && !hasPath) throw invalid('Attachment must have either a `content` or `path`.');
   if (hasContent && hasPath) throw invalid('Attachment must have either a `content` or `path`, not both.');
   return {
-    filename: filename(body.filename, where),
-    contentType: optional(body.content_type, `${where}.content_type`, CONTENT_TYPE, 'a media type such as `application/pdf`'),
-    contentId: optional(body.content_id, `${where}.content_id`, CONTENT_ID, 'under 128 printable characters without spaces or angle brackets'),
+    filename: body.filename || null,
+    contentType: body.content_type ?? null,
+    contentId: body.content_id ?? null,
     ...(hasContent ? { content: decodeContent(body.content, `${where}.content`) } : { path: parsePath(body.path, `${where}.path`) }),
   };
-}
-
-function filename(value: unknown, where: string): string | null {
-  // The SDK's type allows `false` (no name), as nodemailer does.
-  if (value === undefined || value === null || value === false || value === '') return null;
-  if (typeof value !== 'string') throw validation(`The \`${where}.filename\` field must be a string.`);
-  if (/[\r\n\0]/.test(value)) throw validation(`The \`${where}.filename\` field must not contain line breaks.`);
-  if (value.length > 255) throw validation(`The \`${where}.filename\` field must be at most 255 characters.`);
-  return value;
-}
-
-function optional(value: unknown, field: string, pattern: RegExp, what: string): string | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'string' || !pattern.test(value)) throw validation(`The \`${field}\` field must be ${what}.`);
-  return value;
 }
 
 function parsePath(value: unknown, field: string): URL {

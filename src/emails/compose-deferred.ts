@@ -14,7 +14,7 @@ import type { TrackingSigners } from '../tracking/tracking-links.js';
 import { buildSignedMessage, tracksAny } from './build-message.js';
 import { textFromHtml, textPart } from './compose.js';
 import { signMessage } from '../message/dkim.js';
-import { parseEmailRequest, type EmailRequest } from './email-request.js';
+import { emailRequestOf, type EmailRequest } from './email-request.js';
 
 interface ComposedMessage {
   mime: Buffer;
@@ -24,7 +24,7 @@ interface ComposedMessage {
 
 /**
  * emails.text of an email composed later: the request's text with "generate from html" kept
- * apart from "no text part" (null and "", which parseEmailRequest reads back as they were).
+ * apart from "no text part" (null and "", which emailRequestOf reads back as they were).
  */
 export function deferredText(request: EmailRequest): string | null {
   if (request.text === undefined) return null;
@@ -68,7 +68,8 @@ export async function composeDeferred(q: Queryable, tracking: () => Promise<Trac
           composed.set(row.id, { mime: await signMessage(stored.message, domain), text: row.text });
           return;
         }
-        const request = parseEmailRequest({
+        // Its fields were checked when it was accepted: read back, not checked again.
+        const request = emailRequestOf({
           from: row.from_address,
           to: row.to_addresses,
           cc: row.cc ?? undefined,

@@ -1,13 +1,18 @@
 // The validate step for the API: one `SendEmailRequest` (resend-compat-notes §2.1) → an
-// EmailRequest, or a Resend error. Every string that becomes a header line is checked for
-// CR/LF here, so nothing a caller sends can add a header of its own.
+// EmailRequest, or a Resend error. Its schema (emailRequestSchema) is the check of POST /emails
+// (the route's, api/request-schema.ts), of each email of a batch and of the payloads Postline
+// builds itself (parseEmailRequest); emailRequestOf then does what a schema cannot say:
+// addresses' syntax, html or text, the email's size, the headers Postline writes, the time
+// `scheduled_at` names, tags in Resend's own words. Every string that becomes a header line is
+// kept to one line by the schema or by address parsing, so nothing a caller sends can add a
+// header of its own.
 import { missingField, validation } from '../api/errors.js';
-import { isUuid } from '../api/format.js';
 import { MAX_EMAIL_BYTES, MAX_EMAIL_SIZE, MAX_RECIPIENTS } from '../api/limits.js';
-import { array, input, integer, type JsonSchema, number, SINGLE_LINE_TEXT, string, uuid } from '../api/schema.js';
-import { assertSingleLine, rejectUnknown, type Body } from '../api/validate.js';
+import { type RequestCheck, requestCheck } from '../api/request-schema.js';
+import { array, input, type JsonSchema, string } from '../api/schema.js';
 import { parseMailbox, type Mailbox } from '../addresses/mailbox.js';
-import { parseAttachments, type AttachmentRequest } from './attachments.js';
+import { MAX_STRING_VALUE } from '../templates/variables.js';
+import { ATTACHMENT_SCHEMA, type AttachmentBody, attachmentRequests, type AttachmentRequest } from './attachments.js';
 import { MAX_SCHEDULED_AT_LENGTH, parseScheduledAt } from './schedule.js';
 
 export interface EmailRequest {
@@ -56,10 +61,29 @@ export interface EmailRequest {
   templateId?: string;
 }
 
-// (`template` never gets here: the render step, render-template.ts, replaces it with content.)
-const FIELDS = ['from', 'to', 'cc', 'bcc', 'reply_to', 'subject', 'html', 'text', 'headers', 'tags', 'scheduled_at', 'attachments', 'topic_id'];
-/** What POST /emails/batch never supports (interface-spec §2.1). */
-const NOT_IN_BATCH = ['scheduled_at', 'attachments'];
+type Addresses = string | string[];
+
+/** A body that passed emailRequestSchema (nulls of optional fields dropped). */
+export interface EmailBody {
+  from?: string;
+  to: Addresses;
+  subject?: string;
+  cc?: Addresses;
+  bcc?: Addresses;
+  reply_to?: Addresses;
+  html?: string;
+  text?: string;
+  headers?: Record<string, string>;
+  tags?: { name: string; value: string }[];
+  scheduled_at?: string;
+  attachments?: AttachmentBody[];
+  topic_id?: string;
+  template?: { id: string; variables?: Record<string, string | number> };
+  react?: null;
+}
+
+/** What emailRequestOf reads: a checked body with its content, from a template's render step (render-template.ts) if it named one. */
+export type SendableBody = Omit<EmailBody, 'template'> & { from: string; subject: string };
 
 /** Headers the composer writes from the request's own fields or that Postline owns. */
 const OWNED_HEADERS = new Set([
@@ -80,43 +104,32 @@ const OWNED_HEADERS = new Set([
   'content-disposition',
 ]);
 /** RFC 5322 §3.6.8 field-name: printable ASCII except ':'. */
-const FIELD_NAME = /^[!-9;-~]{1,100}$/;
+const FIELD_NAME = '^[!-9;-~]{1,100}$';
+/** Resend's pattern for a tag's name and value, refused in Resend's words (emailRequestOf), so not a schema pattern. */
 const TAG = /^[A-Za-z0-9_-]{1,256}$/;
+const NO_LINE_BREAKS = '^[^\\r\\n\\u0000]*$';
 
-const mailbox = (description: string) => string({ minLength: 1, description: `${description}: \`addr\` or \`Name <addr>\`.` });
-const addresses = (description: string, minItems = 0): JsonSchema => ({
-  description,
-  oneOf: [mailbox('An address'), array(mailbox('An address'), { minItems, maxItems: MAX_RECIPIENTS })],
-});
-const tagPart = string({ pattern: TAG.source });
-const ATTACHMENT_SCHEMA: JsonSchema = input(
-  {
-    content: {
-      description: 'The file, base64-encoded, or a Node Buffer as JSON.',
-      oneOf: [
-        string({ contentEncoding: 'base64', minLength: 1 }),
-        input({ type: { const: 'Buffer' }, data: array(integer({ minimum: 0, maximum: 255 })) }, ['type', 'data']),
-      ],
-    },
-    path: string({ format: 'uri', description: 'An http(s) URL the file is fetched from (instead of `content`).' }),
-    filename: string({ maxLength: 255, pattern: '^[^\\r\\n\\u0000]*$' }),
-    content_type: string({ description: 'A media type such as `application/pdf`; default: from the file name.' }),
-    content_id: string({ pattern: '^[!-;=?-~]{1,127}$', description: 'Makes it an inline part, referenced from the html as `cid:<content_id>`.' }),
-  },
-  [],
-  { oneOf: [{ required: ['content'] }, { required: ['path'] }] },
-);
+/** `pattern`, refused in its own words while the field's type keeps its. */
+const worded = (pattern: string, message: string): JsonSchema => ({ anyOf: [{ pattern, 'x-message': message }] });
+
+// No minLength: an empty address is refused as any malformed one is, in Resend's words (mailbox.ts).
+const ADDRESS = string({ description: '`addr` or `Name <addr>`.' });
+const addresses = (description: string): JsonSchema => ({ type: ['string', 'array'], items: ADDRESS, maxItems: MAX_RECIPIENTS, description });
+const TAG_PART = string({ description: 'ASCII letters, digits, `_` and `-`, at most 256 characters.' });
+/** A template's content replaces html and text (`react` is refused anyway). */
+const NOT_WITH_TEMPLATE: JsonSchema = { not: {}, 'x-message': 'be left out when a `template` is given' };
+const NOT_IN_BATCH: JsonSchema = { not: {}, description: 'Not supported in batch emails.', 'x-message': 'be left out of batch emails' };
 
 /**
- * The JSON Schema of what parseEmailRequest accepts (POST /emails, each email of a batch):
- * change the two together. `from` and `subject` may also come from a template; the schema
- * asks for them, as Resend's does.
+ * The JSON Schema of a POST /emails body and of each email of a batch: the check of every
+ * request, and its description in /openapi.json. `from` and `subject` may come from a template
+ * instead; html or text (not empty) is needed without one, which emailRequestOf checks.
  */
 export function emailRequestSchema(options: { batch?: boolean } = {}): JsonSchema {
   const fields: Record<string, JsonSchema> = {
-    from: mailbox('The sender'),
-    to: addresses(`The recipients, at most ${MAX_RECIPIENTS}.`, 1),
-    subject: string({ pattern: SINGLE_LINE_TEXT }),
+    from: string({ minLength: 1, description: 'The sender: `addr` or `Name <addr>`.' }),
+    to: addresses(`The recipients: at least one, at most ${MAX_RECIPIENTS}.`),
+    subject: string({ allOf: [worded('\\S', 'not be empty'), worded(NO_LINE_BREAKS, 'not contain line breaks')] }),
     cc: addresses(`At most ${MAX_RECIPIENTS}.`),
     bcc: addresses(`At most ${MAX_RECIPIENTS}.`),
     reply_to: addresses(`At most ${MAX_RECIPIENTS}.`),
@@ -125,169 +138,116 @@ export function emailRequestSchema(options: { batch?: boolean } = {}): JsonSchem
     headers: {
       type: 'object',
       description: 'Extra header fields; not those the fields above set (From, To, Subject, Message-ID, …).',
-      propertyNames: { pattern: FIELD_NAME.source },
-      additionalProperties: string({ pattern: '^[^\\r\\n\\u0000]*$' }),
+      propertyNames: { pattern: FIELD_NAME, 'x-message': 'have header field names of printable ASCII without spaces or colons' },
+      additionalProperties: string(worded(NO_LINE_BREAKS, 'not contain line breaks')),
     },
-    tags: array(input({ name: tagPart, value: tagPart }, ['name', 'value'])),
-    ...(options.batch
-      ? {}
-      : {
-          scheduled_at: string({
-            maxLength: MAX_SCHEDULED_AT_LENGTH,
-            description: 'When to send: ISO 8601, or natural language ("in 1 min", "tomorrow at 9am"); at most 30 days ahead.',
-          }),
-          attachments: array(ATTACHMENT_SCHEMA, { description: `All of the email at most ${MAX_EMAIL_SIZE} once base64-encoded.` }),
+    tags: array(input({ name: TAG_PART, value: TAG_PART }, ['name', 'value'])),
+    scheduled_at: options.batch
+      ? NOT_IN_BATCH
+      : string({
+          maxLength: MAX_SCHEDULED_AT_LENGTH,
+          description: 'When to send: ISO 8601, or natural language ("in 1 min", "tomorrow at 9am"); at most 30 days ahead.',
         }),
-    topic_id: uuid('Send only to recipients subscribed to this topic.'),
+    attachments: options.batch ? NOT_IN_BATCH : array(ATTACHMENT_SCHEMA, { description: `All of the email at most ${MAX_EMAIL_SIZE} once base64-encoded.` }),
+    topic_id: string({ format: 'uuid', description: 'Send only to recipients subscribed to this topic.', 'x-message': 'be the id of one of your topics' }),
     template: input(
       {
-        id: string({ minLength: 1, description: 'A published template: its id or alias.' }),
-        variables: { type: 'object', additionalProperties: { oneOf: [string(), number()] } },
+        id: string({ description: 'A published template: its id or alias.', ...worded('\\S', 'be a template id or alias') }),
+        variables: {
+          type: 'object',
+          additionalProperties: {
+            type: ['string', 'number'],
+            maxLength: MAX_STRING_VALUE,
+            minimum: -Number.MAX_SAFE_INTEGER,
+            maximum: Number.MAX_SAFE_INTEGER,
+          },
+        },
       },
       ['id'],
+      { description: 'A published template gives the content, and `from`, `subject` and `reply_to` where the email leaves them out.' },
     ),
+    react: {
+      type: 'null',
+      description: 'Not taken: the SDK renders `react` to `html` before sending.',
+      'x-message': 'be rendered to `html` by the SDK before sending',
+    },
   };
-  return input(fields, ['from', 'to', 'subject'], {
-    // html or text, or a template instead of both.
-    oneOf: [
+  return input(fields, ['to'], {
+    description: 'Without a template, `html` or `text` (not both empty) is required.',
+    allOf: [
+      { description: '`from` and `subject`, or a template that gives them.', anyOf: [{ required: ['from', 'subject'] }, { required: ['template'] }] },
       {
-        anyOf: [
-          { required: ['html'], properties: { html: string({ minLength: 1 }) } },
-          { required: ['text'], properties: { text: string({ minLength: 1 }) } },
-        ],
+        description: 'With a template, no `html` or `text`.',
+        anyOf: [{ properties: { html: NOT_WITH_TEMPLATE, text: NOT_WITH_TEMPLATE } }, { not: { required: ['template'] } }],
       },
-      { required: ['template'] },
     ],
   });
 }
 
-const present = (body: Body, field: string) => body[field] !== undefined && body[field] !== null;
+const checks: { single?: RequestCheck; batch?: RequestCheck } = {};
 
+/** A body against emailRequestSchema, compiled at its first use: the body without its nulls, or the first failure. */
+export function checkEmailBody(raw: unknown, options: { batch?: boolean } = {}): EmailBody {
+  const check = options.batch ? (checks.batch ??= requestCheck(emailRequestSchema({ batch: true }))) : (checks.single ??= requestCheck(emailRequestSchema()));
+  return check(raw) as EmailBody;
+}
+
+/**
+ * A payload no route has checked (the ones broadcasts, automations, inboxes and reports build):
+ * checked as POST /emails checks its body, then read.
+ */
 export function parseEmailRequest(raw: unknown, options: { batch?: boolean } = {}): EmailRequest {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw validation(options.batch ? 'Each email in the batch must be a JSON object.' : 'The request body must be a JSON object.');
-  }
-  const body = raw as Body;
-  rejectUnknown(body, [...FIELDS, 'react']);
-  for (const field of options.batch ? NOT_IN_BATCH : []) {
-    if (present(body, field)) throw validation(`The \`${field}\` field is not supported in batch emails.`);
-  }
-  if (present(body, 'react')) throw validation('The `react` field must be rendered to `html` by the SDK before sending.');
+  return emailRequestOf(checkEmailBody(raw, options) as SendableBody);
+}
 
-  const from = requiredText(body, 'from');
-  const sender = parseMailbox(from, 'from');
-  if (!present(body, 'to')) throw missingField('to');
-  const to = addressList(body, 'to');
+/** A checked body as the accept pipeline takes it, with what the schema cannot check. */
+export function emailRequestOf(body: SendableBody): EmailRequest {
+  const sender = parseMailbox(body.from, 'from');
+  const to = addressList(body.to, 'to');
   if (to.length === 0) throw missingField('to');
-  const subject = requiredText(body, 'subject');
-  assertSingleLine(subject, 'subject');
-  const cc = optionalAddressList(body, 'cc');
-  const bcc = optionalAddressList(body, 'bcc');
-  const replyTo = optionalAddressList(body, 'reply_to');
+  const cc = addressList(body.cc, 'cc');
+  const bcc = addressList(body.bcc, 'bcc');
+  const replyTo = addressList(body.reply_to, 'reply_to');
 
-  const html = optionalText(body, 'html');
-  const text = optionalText(body, 'text');
+  const { html, text } = body;
   if (!html && !text) throw validation('Missing `html` or `text` field.');
   if (Buffer.byteLength(html ?? '') + Buffer.byteLength(text ?? '') > MAX_EMAIL_BYTES) {
     throw validation(`The email is larger than the maximum of ${MAX_EMAIL_SIZE}.`);
   }
+  for (const name of Object.keys(body.headers ?? {})) {
+    if (OWNED_HEADERS.has(name.toLowerCase())) throw validation(`The \`${name}\` header cannot be set in \`headers\`; it is set from the email's fields.`);
+  }
+  for (const tag of body.tags ?? []) {
+    if (!TAG.test(tag.name) || !TAG.test(tag.value)) {
+      throw validation('Tags should only contain ASCII letters, numbers, underscores, or dashes, and be at most 256 characters long.');
+    }
+  }
 
   return {
-    from: from.trim(),
+    from: body.from.trim(),
     sender,
     to: to.map((m) => m.given),
     toMailboxes: to.map((m) => m.mailbox),
-    cc: cc === null ? null : cc.map((m) => m.given),
-    ccMailboxes: cc ? cc.map((m) => m.mailbox) : [],
-    bcc: bcc === null ? null : bcc.map((m) => m.given),
-    bccMailboxes: bcc ? bcc.map((m) => m.mailbox) : [],
-    replyTo: replyTo === null ? null : replyTo.map((m) => m.given),
-    replyToMailboxes: replyTo ? replyTo.map((m) => m.mailbox) : [],
-    subject,
+    cc: cc.length ? cc.map((m) => m.given) : null,
+    ccMailboxes: cc.map((m) => m.mailbox),
+    bcc: bcc.length ? bcc.map((m) => m.given) : null,
+    bccMailboxes: bcc.map((m) => m.mailbox),
+    replyTo: replyTo.length ? replyTo.map((m) => m.given) : null,
+    replyToMailboxes: replyTo.map((m) => m.mailbox),
+    subject: body.subject,
     html: html || null,
     text: text === undefined ? (html ? undefined : null) : text === '' ? null : text,
-    headers: customHeaders(body),
-    tags: tags(body),
-    scheduledAt: present(body, 'scheduled_at') ? parseScheduledAt(body.scheduled_at) : null,
-    attachments: parseAttachments(body.attachments),
-    topicId: present(body, 'topic_id') ? topicId(body.topic_id) : undefined,
+    headers: body.headers && Object.keys(body.headers).length ? body.headers : null,
+    tags: body.tags ?? null,
+    scheduledAt: body.scheduled_at === undefined ? null : parseScheduledAt(body.scheduled_at),
+    attachments: attachmentRequests(body.attachments),
+    topicId: body.topic_id?.toLowerCase(),
   };
-}
-
-function topicId(value: unknown): string {
-  if (!isUuid(value)) throw validation('The `topic_id` field must be the id of one of your topics.');
-  return value.toLowerCase();
-}
-
-function requiredText(body: Body, field: string): string {
-  if (!present(body, field)) throw missingField(field);
-  const value = body[field];
-  if (typeof value !== 'string') throw validation(`The \`${field}\` field must be a string.`);
-  if (value.trim() === '') throw validation(`The \`${field}\` field must not be empty.`);
-  return value;
-}
-
-function optionalText(body: Body, field: string): string | undefined {
-  if (!present(body, field)) return undefined;
-  const value = body[field];
-  if (typeof value !== 'string') throw validation(`The \`${field}\` field must be a string.`);
-  return value;
 }
 
 type ParsedAddress = { given: string; mailbox: Mailbox };
 
-function addressList(body: Body, field: string): ParsedAddress[] {
-  const value = body[field];
-  const list = Array.isArray(value) ? value : [value];
-  if (list.length > MAX_RECIPIENTS) {
-    throw validation(`The \`${field}\` field must have at most ${MAX_RECIPIENTS} addresses.`);
-  }
-  return list.map((item) => {
-    if (typeof item !== 'string') throw validation(`The \`${field}\` field must be a string or an array of strings.`);
-    return { given: item.trim(), mailbox: parseMailbox(item, field) };
-  });
-}
-
-function optionalAddressList(body: Body, field: string): ParsedAddress[] | null {
-  if (!present(body, field)) return null;
-  const list = addressList(body, field);
-  return list.length ? list : null;
-}
-
-function customHeaders(body: Body): Record<string, string> | null {
-  if (!present(body, 'headers')) return null;
-  const value = body.headers;
-  if (typeof value !== 'object' || Array.isArray(value)) throw validation('The `headers` field must be an object of strings.');
-  const headers: Record<string, string> = {};
-  for (const [name, headerValue] of Object.entries(value as Body)) {
-    if (!FIELD_NAME.test(name)) throw validation(`The header name \`${name.replace(/[\r\n]/g, ' ')}\` is not a valid header field name.`);
-    if (OWNED_HEADERS.has(name.toLowerCase())) {
-      throw validation(`The \`${name}\` header cannot be set in \`headers\`; it is set from the email's fields.`);
-    }
-    if (typeof headerValue !== 'string') throw validation(`The \`headers.${name}\` value must be a string.`);
-    assertSingleLine(headerValue, `headers.${name}`);
-    headers[name] = headerValue;
-  }
-  return Object.keys(headers).length ? headers : null;
-}
-
-function tags(body: Body): { name: string; value: string }[] | null {
-  if (!present(body, 'tags')) return null;
-  const value = body.tags;
-  if (!Array.isArray(value)) throw validation('The `tags` field must be an array of `{name, value}` objects.');
-  return value.map((tag, i) => {
-    if (tag === null || typeof tag !== 'object' || Array.isArray(tag)) {
-      throw validation('The `tags` field must be an array of `{name, value}` objects.');
-    }
-    rejectUnknown(tag as Body, ['name', 'value'], `tags[${i}].`);
-    const { name, value: tagValue } = tag as Body;
-    if (name === undefined || name === null) throw missingField(`tags[${i}].name`);
-    if (tagValue === undefined || tagValue === null) throw missingField(`tags[${i}].value`);
-    for (const part of [name, tagValue]) {
-      if (typeof part !== 'string' || !TAG.test(part)) {
-        throw validation('Tags should only contain ASCII letters, numbers, underscores, or dashes, and be at most 256 characters long.');
-      }
-    }
-    return { name: name as string, value: tagValue as string };
-  });
+function addressList(value: Addresses | undefined, field: string): ParsedAddress[] {
+  if (value === undefined) return [];
+  return (Array.isArray(value) ? value : [value]).map((item) => ({ given: item.trim(), mailbox: parseMailbox(item, field) }));
 }

@@ -2,12 +2,23 @@
 // `x-batch-validation: strict` (the SDK's default) rejects the whole batch with the first
 // invalid email's error and writes nothing; `permissive` accepts the valid emails and reports
 // the others in `errors` (always present in that mode). Ids come back in request order.
+//
+// Each email is checked by the schema its items are documented with (POST /emails' without
+// scheduled_at and attachments), one by one in the accept pipeline rather than as one body
+// before the handler (validatesBody): an invalid email is then that email's error, which
+// decides a strict batch by its position and is reported by its index in a permissive one.
 import { validation } from '../api/errors.js';
 import { MAX_BATCH_EMAILS } from '../api/limits.js';
 import type { Route } from '../api/route.js';
 import { array, integer, object, oneOfValues, string, uuid } from '../api/schema.js';
 import { acceptEmails, type AcceptDeps, type AcceptResult } from './accept.js';
-import { emailRequestSchema, parseEmailRequest } from './email-request.js';
+import { checkEmailBody, emailRequestOf, emailRequestSchema, type SendableBody } from './email-request.js';
+
+/** One email of the batch, against the schema its items are documented with. */
+function checkItem(payload: unknown): unknown {
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw validation('Each email in the batch must be a JSON object.');
+  return checkEmailBody(payload, { batch: true });
+}
 
 function batchMode(header: string | string[] | undefined): 'strict' | 'permissive' {
   if (header === undefined) return 'strict';
@@ -56,7 +67,8 @@ export function sendBatchEmails(deps: AcceptDeps): Route {
         // Composed and signed by the delivery worker: the answer waits for one commit only.
         composeAt: 'delivery',
         payloads,
-        validate: (payload) => parseEmailRequest(payload, { batch: true }),
+        check: checkItem,
+        validate: (payload) => emailRequestOf(payload as SendableBody),
         mode,
         beforeCommit: async (q, accepted) => ctx.saveIdempotentResponse?.(q, 200, responseBody(accepted, mode)),
       });

@@ -9,7 +9,6 @@ import { notFound, validation } from '../api/errors.js';
 import { restTimestamp } from '../api/format.js';
 import type { Route } from '../api/route.js';
 import { constant, input, object, string, uuid } from '../api/schema.js';
-import { objectBody, optionalString, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import { accountEmailOr404 } from '../email-row/account-email.js';
 import { checkDownloadUrl } from '../signed-urls/signed-download.js';
@@ -24,17 +23,25 @@ const UNIT_MS: Record<string, number> = { minute: MINUTE, hour: 60 * MINUTE, day
 const UNIT_OF: Record<string, string> = { m: 'minute', min: 'minute', h: 'hour', hr: 'hour', d: 'day', w: 'week' };
 const DEFAULT_MS = 48 * UNIT_MS.hour!;
 const MAX_MS = 30 * UNIT_MS.day!;
-const EXPIRES_IN = /^(\d{1,6})\s*(m|min|minutes?|h|hr|hours?|d|days?|w|weeks?)$/i;
+const UNITS = ['m', 'min', 'minutes?', 'h', 'hr', 'hours?', 'd', 'days?', 'w', 'weeks?'];
+const EXPIRES_IN = new RegExp(`^(\\d{1,6})\\s*(${UNITS.join('|')})$`, 'i');
+/** EXPIRES_IN as a JSON Schema pattern, which has no flags: each letter in either case. */
+const anyCase = (word: string) => word.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`);
+const EXPIRES_IN_PATTERN = `^\\s*\\d{1,6}\\s*(?:${UNITS.map(anyCase).join('|')})\\s*$`;
+const DURATION = 'be a duration from 1 minute to 30 days, such as "30 minutes", "2 hours" or "7 days"';
 
-/** "2 hours", "30 minutes", "7d": how long the link works, ms (1 minute to 30 days). */
+/** A body of POST /emails/:id/share once it passed its schema. */
+interface ShareBody {
+  expires_in?: string;
+}
+
+/** "2 hours", "30 minutes", "7d" (the schema checked the form): how long the link works, ms (1 minute to 30 days). */
 function expiresInMs(value: string | undefined): number {
   if (value === undefined) return DEFAULT_MS;
   const match = EXPIRES_IN.exec(value.trim());
   const unit = match && (UNIT_OF[match[2]!.toLowerCase()] ?? match[2]!.toLowerCase().replace(/s$/, ''));
   const ms = match ? Number(match[1]) * UNIT_MS[unit!]! : Number.NaN;
-  if (!(ms >= MINUTE && ms <= MAX_MS)) {
-    throw validation('Invalid `expires_in`: give a duration from 1 minute to 30 days, such as "30 minutes", "2 hours" or "7 days".');
-  }
+  if (!(ms >= MINUTE && ms <= MAX_MS)) throw validation(`The \`expires_in\` field must ${DURATION}.`);
   return ms;
 }
 
@@ -55,13 +62,18 @@ export function shareEmail(db: Db, links: () => Promise<{ publicUrl: string; sig
       summary: 'Share email',
       description:
         'A link to a read-only page of the email that works without an API key until it expires (`expires_in`: 1 minute to 30 days; default 48 hours).',
-      body: input({ expires_in: string({ description: 'How long the link works: "30 minutes", "2 hours", "7 days" (also 30m, 2h, 7d, 1w).' }) }),
+      body: input({
+        expires_in: string({
+          pattern: EXPIRES_IN_PATTERN,
+          'x-message': DURATION,
+          description: 'How long the link works: "30 minutes", "2 hours", "7 days" (also 30m, 2h, 7d, 1w).',
+        }),
+      }),
+      validatesBody: true,
       response: { status: 200, schema: object({ object: constant('email'), id: uuid(), url: string({ format: 'uri' }) }) },
     },
     async handler({ principal, params, body }) {
-      const fields = objectBody(body);
-      rejectUnknown(fields, ['expires_in']);
-      const ms = expiresInMs(optionalString(fields, 'expires_in'));
+      const ms = expiresInMs((body as ShareBody).expires_in);
       const emailId = await accountEmailOr404(db, principal.accountId, params.id);
       const { publicUrl, signer } = await links();
       const expires = String(Math.ceil((Date.now() + ms) / 1000));

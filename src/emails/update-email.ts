@@ -3,11 +3,10 @@
 // Its waiting deliveries move with it. Only while it is scheduled: once released to the
 // queue (or canceled) it is 403, like cancel-email.ts. The email's row is held for the
 // transaction, so a reschedule and the releaser never cross.
-import { missingField, notFound, validation } from '../api/errors.js';
+import { notFound, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
 import { input, objectId, string } from '../api/schema.js';
-import { objectBody, rejectUnknown } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import { MAX_SCHEDULED_AT_LENGTH, parseScheduledAt } from './schedule.js';
 import { reschedule } from '../queue/transitions.js';
@@ -22,14 +21,12 @@ export function updateEmail(db: Db): Route {
         { scheduled_at: string({ maxLength: MAX_SCHEDULED_AT_LENGTH, description: 'ISO 8601, or natural language ("in 1 min"); at most 30 days ahead.' }) },
         ['scheduled_at'],
       ),
+      validatesBody: true,
       response: { status: 200, schema: objectId('email') },
     },
     async handler({ principal, params, body }) {
       const id = params.id!;
-      const fields = objectBody(body);
-      rejectUnknown(fields, ['scheduled_at']);
-      if (fields.scheduled_at === undefined || fields.scheduled_at === null) throw missingField('scheduled_at');
-      const scheduledAt = parseScheduledAt(fields.scheduled_at);
+      const scheduledAt = parseScheduledAt((body as { scheduled_at: string }).scheduled_at);
       await db.tx(async (q) => {
         const email = isUuid(id)
           ? await q.one('SELECT id, last_event FROM emails WHERE id = $1 AND account_id = $2 FOR NO KEY UPDATE', [id, principal.accountId])

@@ -2,10 +2,9 @@
 // SDK's INBOX_AGENT_TONES and INBOX_AGENT_ACTIONS), stored and returned. With a model endpoint
 // (POSTLINE_AGENT_URL), `draft_reply` makes the agent draft replies to new threads
 // (agent-worker.ts); the other actions are kept and not acted on.
-import { missingField, validation } from '../api/errors.js';
+import { missingField } from '../api/errors.js';
 import type { Route } from '../api/route.js';
-import { array, constant, input, nullable, object, objectId, oneOfValues, string } from '../api/schema.js';
-import { objectBody, rejectUnknown } from '../api/validate.js';
+import { array, constant, input, type JsonSchema, nullable, object, objectId, oneOfValues, string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { findInbox } from './find-inbox.js';
 import { INBOX_PARAM, recordInboxEvent } from './inbox-routes.js';
@@ -14,12 +13,30 @@ const TONES = ['concise_professional', 'concise_casual', 'expanded_professional'
 const ACTIONS = ['draft_reply', 'forward_thread', 'add_labels', 'assign_thread', 'mark_as_spam', 'archive', 'move_to_trash'] as const;
 const MAX_INSTRUCTIONS = 10_000;
 
+/** One of the tones, or null (nullable() alone would leave null out of the enum). */
+const TONE_SCHEMA: JsonSchema = { type: ['string', 'null'], enum: [...TONES, null] };
 const AGENT_SCHEMA = object({
   object: constant('inbox_agent'),
   instructions: nullable(string()),
-  tone: nullable(oneOfValues(TONES)),
+  tone: TONE_SCHEMA,
   actions: array(oneOfValues(ACTIONS)),
 });
+const UPDATE_AGENT_SCHEMA = input(
+  {
+    instructions: nullable(string({ maxLength: MAX_INSTRUCTIONS, description: 'null clears them.' })),
+    tone: { ...TONE_SCHEMA, description: 'null clears it.' },
+    actions: array(oneOfValues(ACTIONS), { description: 'Replaces the actions; each is kept once.' }),
+  },
+  [],
+  { description: 'At least one of `instructions`, `tone` and `actions`.' },
+);
+
+/** The body of PATCH /inboxes/:inbox/agent once it passed UPDATE_AGENT_SCHEMA; null clears instructions or tone. */
+interface AgentFields {
+  instructions?: string | null;
+  tone?: (typeof TONES)[number] | null;
+  actions?: (typeof ACTIONS)[number][];
+}
 
 export function agentRoutes(db: Db): Route[] {
   return [
@@ -38,27 +55,14 @@ export function agentRoutes(db: Db): Route[] {
       doc: {
         summary: "Update an inbox agent's settings",
         params: INBOX_PARAM,
-        body: input({
-          instructions: nullable(string({ maxLength: MAX_INSTRUCTIONS })),
-          tone: nullable(oneOfValues(TONES)),
-          actions: array(oneOfValues(ACTIONS)),
-        }),
+        body: UPDATE_AGENT_SCHEMA,
+        validatesBody: true,
         response: { status: 200, schema: objectId('inbox_agent') },
       },
-      async handler({ principal, params, body: raw }) {
-        const body = objectBody(raw);
-        rejectUnknown(body, ['instructions', 'tone', 'actions']);
-        const has = (field: string) => body[field] !== undefined;
-        if (!has('instructions') && !has('tone') && !has('actions')) throw missingField('instructions');
-        const { instructions, tone, actions } = body;
-        if (instructions !== undefined && instructions !== null && (typeof instructions !== 'string' || instructions.length > MAX_INSTRUCTIONS)) {
-          throw validation(`The \`instructions\` field must be a string of at most ${MAX_INSTRUCTIONS} characters, or null.`);
-        }
-        if (tone !== undefined && tone !== null && !(TONES as readonly unknown[]).includes(tone))
-          throw validation(`The \`tone\` field must be one of ${TONES.join(', ')}, or null.`);
-        if (actions !== undefined && (!Array.isArray(actions) || !actions.every((a) => (ACTIONS as readonly unknown[]).includes(a)))) {
-          throw validation(`The \`actions\` field must be an array of ${ACTIONS.join(', ')}.`);
-        }
+      async handler({ principal, params, body }) {
+        const { instructions, tone, actions } = body as AgentFields;
+        // At least one: in code, so that a misspelt field is refused as unknown rather than as this.
+        if (instructions === undefined && tone === undefined && actions === undefined) throw missingField('instructions');
         const inbox = await findInbox(db, principal.accountId, params.inbox!);
         await db.tx(async (q) => {
           await q.query(
@@ -66,7 +70,14 @@ export function agentRoutes(db: Db): Route[] {
                               agent_tone = CASE WHEN $4 THEN $5 ELSE agent_tone END,
                               agent_actions = coalesce($6, agent_actions), updated_at = now()
             WHERE id = $1`,
-            [inbox.id, has('instructions'), instructions ?? null, has('tone'), tone ?? null, actions === undefined ? null : [...new Set(actions as string[])]],
+            [
+              inbox.id,
+              instructions !== undefined,
+              instructions ?? null,
+              tone !== undefined,
+              tone ?? null,
+              actions === undefined ? null : [...new Set(actions)],
+            ],
           );
           await recordInboxEvent(q, inbox, 'inbox.updated');
         });

@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import * as mimeFuncs from 'nodemailer/lib/mime-funcs';
 import { ApiError, validation } from '../api/errors.js';
 import type { Queryable } from '../db/database.js';
-import { type AttachmentRequest, parseAttachments } from '../emails/attachments.js';
+import { type AttachmentBody, type AttachmentRequest, attachmentRequests } from '../emails/attachments.js';
 import { type FetchPolicy, fetchAttachment } from '../emails/fetch-attachment.js';
 
 const MAX_DRAFT_ATTACHMENT_BYTES = 25 * 1024 * 1024;
@@ -31,11 +31,13 @@ export interface DraftAttachmentView {
 
 const invalid = (message: string) => new ApiError('invalid_attachment', message);
 
-/** Validates `value` (null or [] clears: no files) before any download is made. */
-export function parseDraftAttachments(value: unknown): AttachmentRequest[] {
-  const requests = parseAttachments(value) ?? [];
+/**
+ * The files of a body that passed its schema (each named: outgoing-fields.ts), their content
+ * decoded and judged before any download is made; null, absent or []: no files.
+ */
+export function parseDraftAttachments(value: AttachmentBody[] | null | undefined): AttachmentRequest[] {
+  const requests = attachmentRequests(value ?? undefined) ?? [];
   for (const [i, request] of requests.entries()) {
-    if (!request.filename) throw validation(`The \`attachments[${i}].filename\` field is required on a draft's file.`);
     if (request.content && request.content.length === 0) throw invalid(`The file at \`attachments[${i}]\` is empty.`);
   }
   const given = requests.reduce((sum, a) => sum + (a.content?.length ?? 0), 0);

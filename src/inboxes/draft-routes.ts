@@ -3,13 +3,13 @@
 // (draft-attachments.ts) and keeps the draft, read-only, with the email's id.
 import crypto from 'node:crypto';
 import { missingField, validation } from '../api/errors.js';
-import { isoTimestamp, isUuid } from '../api/format.js';
+import { isoTimestamp } from '../api/format.js';
 import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import { array, constant, deletedObject, input, integer, isoTime, nullable, object, objectId, oneOfValues, string, uuid } from '../api/schema.js';
-import { type Body, objectBody, rejectUnknown } from '../api/validate.js';
 import type { Db, Row } from '../db/database.js';
 import type { AcceptDeps } from '../emails/accept.js';
+import type { AttachmentBody } from '../emails/attachments.js';
 import { parseMailbox } from '../addresses/mailbox.js';
 import { draftCommon, eventDraft, eventEmailById } from './event-objects.js';
 import { findInbox, findInInbox, findThreadMessage } from './find-inbox.js';
@@ -17,6 +17,7 @@ import { threadSummary } from './thread-view.js';
 import { draftEvent, insertDraft } from './draft-rows.js';
 import { INBOX_PARAM } from './inbox-routes.js';
 import { answerReferences, sendFromInbox } from './send-from-inbox.js';
+import { DRAFT_CONTENT_FIELDS, HEADERS_SCHEMA } from './outgoing-fields.js';
 import {
   type DraftFile,
   draftAttachmentViews,
@@ -29,26 +30,17 @@ import {
 const DRAFT_PARAMS = { ...INBOX_PARAM, draft: uuid('The draft id.') };
 const CONTENT = ['to', 'cc', 'bcc', 'subject', 'text', 'html', 'attachments'] as const;
 const MAX_SNIPPET = 200;
-const ADDRESSES = nullable({ oneOf: [string(), array(string())] });
-const CONTENT_FIELDS = {
-  to: ADDRESSES,
-  cc: ADDRESSES,
-  bcc: ADDRESSES,
-  subject: nullable(string()),
-  text: nullable(string()),
-  html: nullable(string()),
-  attachments: nullable(
-    array(
-      object({
-        filename: string(),
-        content: string({ description: 'base64' }),
-        path: string({ description: 'An http(s) URL, downloaded now.' }),
-        content_type: string(),
-        content_id: string(),
-      }),
-    ),
-  ),
-};
+const AT_LEAST_ONE = `Provide at least one of ${CONTENT.map((f) => `\`${f}\``).join(', ')}.`;
+const CREATE_DRAFT_SCHEMA = input(
+  {
+    ...DRAFT_CONTENT_FIELDS,
+    thread_id: uuid('A reply: the thread, with `reply_to_email_id`.'),
+    reply_to_email_id: uuid('A reply: the message of the thread it answers, with `thread_id`.'),
+  },
+  [],
+  { description: `${AT_LEAST_ONE} A reply gives both \`thread_id\` and \`reply_to_email_id\`, a standalone draft neither.` },
+);
+const UPDATE_DRAFT_SCHEMA = input(DRAFT_CONTENT_FIELDS, [], { description: `${AT_LEAST_ONE} A field left out is kept; null clears it.` });
 const ATTACHMENT_VIEW = object({ id: uuid(), filename: string(), content_type: string(), size: integer() });
 const COMMON = {
   id: uuid(),
@@ -72,30 +64,35 @@ const DRAFT_SCHEMA = object({
 });
 const DRAFT_ITEM_SCHEMA = object({ ...COMMON, snippet: nullable(string()), updated_at: isoTime() });
 
-type Content = Partial<Record<'to' | 'cc' | 'bcc', string[] | null> & Record<'subject' | 'text' | 'html', string | null>>;
-
-function addresses(body: Body, field: string): string[] | null | undefined {
-  const value = body[field];
-  if (value === undefined || value === null) return value as null | undefined;
-  const list = typeof value === 'string' ? [value] : value;
-  if (!Array.isArray(list) || !list.every((a) => typeof a === 'string')) throw validation(`The \`${field}\` field must be a string or an array of strings.`);
-  for (const a of list as string[]) parseMailbox(a, field);
-  return list as string[];
+/** The body of POST and PATCH /inboxes/:inbox/drafts once it passed its schema; null clears a field. */
+interface DraftBody {
+  to?: string | string[] | null;
+  cc?: string | string[] | null;
+  bcc?: string | string[] | null;
+  subject?: string | null;
+  text?: string | null;
+  html?: string | null;
+  attachments?: AttachmentBody[] | null;
+  thread_id?: string;
+  reply_to_email_id?: string;
 }
 
-/** The content fields present in `body` (null clears one); throws when none is. */
-function content(body: Body): Content {
-  if (!CONTENT.some((f) => body[f] !== undefined)) throw validation(`Provide at least one of ${CONTENT.map((f) => `\`${f}\``).join(', ')}.`);
+type Content = Partial<Record<'to' | 'cc' | 'bcc', string[] | null> & Record<'subject' | 'text' | 'html', string | null>>;
+
+/** The content fields given (null clears one), each address judged (mailbox.ts); throws when none is given. */
+function content(body: DraftBody): Content {
+  // At least one: in code, so that a misspelt field is refused as unknown rather than as this.
+  if (!CONTENT.some((f) => body[f] !== undefined)) throw validation(AT_LEAST_ONE);
   const out: Content = {};
   for (const field of ['to', 'cc', 'bcc'] as const) {
-    const list = addresses(body, field);
-    if (list !== undefined) out[field] = list;
-  }
-  for (const field of ['subject', 'text', 'html'] as const) {
     const value = body[field];
     if (value === undefined) continue;
-    if (value !== null && typeof value !== 'string') throw validation(`The \`${field}\` field must be a string or null.`);
-    out[field] = value as string | null;
+    const list = value === null ? null : typeof value === 'string' ? [value] : value;
+    for (const a of list ?? []) parseMailbox(a, field);
+    out[field] = list;
+  }
+  for (const field of ['subject', 'text', 'html'] as const) {
+    if (body[field] !== undefined) out[field] = body[field];
   }
   return out;
 }
@@ -145,22 +142,19 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
       doc: {
         summary: 'Create a draft',
         params: INBOX_PARAM,
-        body: input({ ...CONTENT_FIELDS, thread_id: uuid(), reply_to_email_id: uuid() }),
+        body: CREATE_DRAFT_SCHEMA,
+        validatesBody: true,
         response: { status: 201, schema: objectId('inbox_draft') },
       },
       async handler(ctx) {
-        const body = objectBody(ctx.body);
-        rejectUnknown(body, [...CONTENT, 'thread_id', 'reply_to_email_id']);
+        const body = ctx.body as DraftBody;
         const fields = content(body);
         const requests = parseDraftAttachments(body.attachments);
         const { thread_id: threadId, reply_to_email_id: replyToId } = body;
-        if ((threadId === undefined || threadId === null) !== (replyToId === undefined || replyToId === null)) {
-          throw validation('Give both `thread_id` and `reply_to_email_id` for a reply, or neither.');
-        }
+        if ((threadId === undefined) !== (replyToId === undefined)) throw validation('Give both `thread_id` and `reply_to_email_id` for a reply, or neither.');
         const inbox = await findInbox(db, ctx.principal.accountId, ctx.params.inbox!);
         let reply: { threadId: string; messageId: string } | undefined;
-        if (threadId !== undefined && threadId !== null) {
-          if (!isUuid(threadId) || !isUuid(replyToId)) throw validation('The `thread_id` and `reply_to_email_id` fields must be ids.');
+        if (threadId !== undefined && replyToId !== undefined) {
           const thread = await findInInbox(db, 'inbox_threads', inbox.id, threadId, 'Thread');
           const message = await findThreadMessage(db, thread.id, replyToId);
           reply = { threadId: thread.id, messageId: message.id };
@@ -213,12 +207,12 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
       doc: {
         summary: 'Update a draft not yet sent',
         params: DRAFT_PARAMS,
-        body: input(CONTENT_FIELDS),
+        body: UPDATE_DRAFT_SCHEMA,
+        validatesBody: true,
         response: { status: 200, schema: objectId('inbox_draft') },
       },
       async handler({ principal, params, body: raw }) {
-        const body = objectBody(raw);
-        rejectUnknown(body, CONTENT);
+        const body = raw as DraftBody;
         const fields = content(body);
         // Given (null and [] included), the files replace every file on the draft.
         const requests = body.attachments === undefined ? undefined : parseDraftAttachments(body.attachments);
@@ -274,12 +268,12 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
       doc: {
         summary: "Send a draft from the inbox's address",
         params: DRAFT_PARAMS,
-        body: input({ headers: nullable(object({})) }),
+        body: input({ headers: HEADERS_SCHEMA }),
+        validatesBody: true,
         response: { status: 200, schema: object({ id: uuid() }) },
       },
       async handler(ctx) {
-        const body = objectBody(ctx.body);
-        rejectUnknown(body, ['headers']);
+        const body = ctx.body as { headers?: Record<string, string> };
         const { inbox, draft } = await find(ctx.principal.accountId, ctx.params);
         if (draft.email_id) throw validation('This draft was already sent.');
         const to = draft.to_addresses as string[] | null;

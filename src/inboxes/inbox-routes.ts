@@ -5,8 +5,7 @@ import crypto from 'node:crypto';
 import { missingField, validation } from '../api/errors.js';
 import { accountList } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
-import { boolean, deletedObject, input, objectId, string } from '../api/schema.js';
-import { assertSingleLine, type Body, objectBody, optionalBoolean, optionalString, rejectUnknown } from '../api/validate.js';
+import { boolean, deletedObject, input, type JsonSchema, objectId, string } from '../api/schema.js';
 import type { Db, Queryable } from '../db/database.js';
 import { recordEvents } from '../events/record-events.js';
 import { parseMailbox } from '../addresses/mailbox.js';
@@ -17,16 +16,40 @@ import { INBOX_SCHEMA, INBOX_SUMMARY_SCHEMA, inboxDetail, inboxSummary, readInbo
 const MAX_NAME = 256;
 const INBOX_PARAM = { inbox: string({ description: 'The inbox id, or its email address.' }) };
 
+/** A string of one line (it may become a header line: the From's display name), not empty, at most `maxLength`. */
+const oneLine = (maxLength: number, description?: string): JsonSchema =>
+  string({
+    minLength: 1,
+    maxLength,
+    anyOf: [{ pattern: '^[^\\r\\n\\u0000]*$', 'x-message': 'not contain line breaks' }],
+    ...(description ? { description } : {}),
+  });
+const NAME_FIELDS = {
+  name: oneLine(MAX_NAME, 'The name of the inbox (at creation, default: its address).'),
+  from_name: oneLine(MAX_NAME, 'The display name of the mail sent from the inbox.'),
+};
+const CREATE_INBOX_SCHEMA = input(
+  {
+    email_address: string({ format: 'email', description: 'A bare address on a receiving domain of the account.' }),
+    ...NAME_FIELDS,
+    forwarding: boolean({ default: false }),
+  },
+  ['email_address'],
+);
+const UPDATE_INBOX_SCHEMA = input(NAME_FIELDS, [], { description: 'At least one of `name` and `from_name`.' });
+
+/** The body of POST /inboxes once it passed CREATE_INBOX_SCHEMA; PATCH sends the names only. */
+interface InboxFields {
+  email_address: string;
+  name?: string;
+  from_name?: string;
+  forwarding?: boolean;
+}
+
 /** inbox.created, inbox.updated or inbox.deleted, in the transaction of the change; the SDK embeds the inbox but in inbox.deleted. */
 export async function recordInboxEvent(q: Queryable, inbox: { id: string; account_id: string }, type: 'inbox.created' | 'inbox.updated' | 'inbox.deleted') {
   const embedded = type === 'inbox.deleted' ? {} : { inbox: await eventInbox(q, inbox.id) };
   return recordEvents(q, [{ accountId: inbox.account_id, type, data: { source: 'api', inbox_id: inbox.id, ...embedded } }]);
-}
-
-function nameField(body: Body, field: string): string | undefined {
-  const value = optionalString(body, field, { max: MAX_NAME });
-  if (value !== undefined) assertSingleLine(value, field);
-  return value;
 }
 
 function createInbox(db: Db): Route {
@@ -35,22 +58,19 @@ function createInbox(db: Db): Route {
     url: '/inboxes',
     doc: {
       summary: 'Create an inbox for an address on a receiving domain',
-      body: input({ email_address: string(), name: string({ maxLength: MAX_NAME }), forwarding: boolean(), from_name: string({ maxLength: MAX_NAME }) }, [
-        'email_address',
-      ]),
+      body: CREATE_INBOX_SCHEMA,
+      validatesBody: true,
       response: { status: 201, schema: objectId('inbox') },
     },
-    async handler({ principal, body: raw }) {
-      const body = objectBody(raw);
-      rejectUnknown(body, ['email_address', 'name', 'forwarding', 'from_name']);
-      if (body.email_address === undefined || body.email_address === null) throw missingField('email_address');
-      if (typeof body.email_address !== 'string') throw validation('The `email_address` field must be a string.');
-      const mailbox = parseMailbox(body.email_address, 'email_address');
+    async handler({ principal, body }) {
+      const fields = body as InboxFields;
+      // The address's syntax: more than a pattern says (mailbox.ts).
+      const mailbox = parseMailbox(fields.email_address, 'email_address');
       if (mailbox.name) throw validation('The `email_address` field must be a bare address, without a name.');
       const address = mailbox.address.toLowerCase();
-      const name = nameField(body, 'name') ?? address;
-      const fromName = nameField(body, 'from_name') ?? null;
-      const forwarding = optionalBoolean(body, 'forwarding') ?? false;
+      const name = fields.name ?? address;
+      const fromName = fields.from_name ?? null;
+      const forwarding = fields.forwarding ?? false;
       const domain = await db.one('SELECT id, receiving_enabled FROM domains WHERE account_id = $1 AND name = $2 AND NOT placeholder', [
         principal.accountId,
         mailbox.domain,
@@ -106,14 +126,13 @@ function updateInbox(db: Db): Route {
     doc: {
       summary: 'Rename an inbox or change the name its mail is sent from',
       params: INBOX_PARAM,
-      body: input({ name: string({ maxLength: MAX_NAME }), from_name: string({ maxLength: MAX_NAME }) }),
+      body: UPDATE_INBOX_SCHEMA,
+      validatesBody: true,
       response: { status: 200, schema: objectId('inbox') },
     },
-    async handler({ principal, params, body: raw }) {
-      const body = objectBody(raw);
-      rejectUnknown(body, ['name', 'from_name']);
-      const name = nameField(body, 'name');
-      const fromName = nameField(body, 'from_name');
+    async handler({ principal, params, body }) {
+      const { name, from_name: fromName } = body as Partial<InboxFields>;
+      // At least one: in code, so that a misspelt field is refused as unknown rather than as this.
       if (name === undefined && fromName === undefined) throw missingField('name');
       const inbox = await findInbox(db, principal.accountId, params.inbox!);
       await db.tx(async (q) => {

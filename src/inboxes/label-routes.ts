@@ -2,10 +2,8 @@
 // and /inboxes/:inbox/threads/:thread/labels: adding, setting and removing them on a thread.
 import crypto from 'node:crypto';
 import { missingField, validation } from '../api/errors.js';
-import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
-import { array, constant, deletedObject, input, isoTime, object, objectId, string, uuid } from '../api/schema.js';
-import { assertSingleLine, type Body, objectBody, optionalString, rejectUnknown } from '../api/validate.js';
+import { array, constant, deletedObject, input, isoTime, object, objectId, SINGLE_LINE_TEXT, string, uuid } from '../api/schema.js';
 import type { Db, Queryable } from '../db/database.js';
 import { recordEvents } from '../events/record-events.js';
 import type { InboxRow } from './find-inbox.js';
@@ -21,17 +19,21 @@ const COLOR = /^#[0-9A-Fa-f]{6}$/;
 const DEFAULT_COLOR = '#6B7280';
 const LABEL_PARAMS = { ...INBOX_PARAM, label: uuid('The label id.') };
 const LABEL_SCHEMA = object({ id: uuid(), name: string(), color: string({ pattern: COLOR.source }), created_at: isoTime() });
-const LABEL_FIELDS = { name: string({ maxLength: MAX_NAME }), color: string({ pattern: COLOR.source, description: '#RRGGBB' }) };
+const LABEL_FIELDS = {
+  name: string({
+    maxLength: MAX_NAME,
+    anyOf: [{ pattern: SINGLE_LINE_TEXT, 'x-message': 'be a non-blank line of text' }],
+    description: 'Unique in the inbox; stored without surrounding spaces.',
+  }),
+  color: string({ pattern: COLOR.source, 'x-message': 'be a hex colour in the #RRGGBB format', description: `#RRGGBB; default: ${DEFAULT_COLOR}.` }),
+};
+const CREATE_LABEL_SCHEMA = input(LABEL_FIELDS, ['name']);
+const UPDATE_LABEL_SCHEMA = input(LABEL_FIELDS, [], { description: 'At least one of `name` and `color`.' });
 
-function labelFields(body: Body): { name?: string; color?: string } {
-  const name = optionalString(body, 'name', { max: MAX_NAME })?.trim();
-  if (name !== undefined) {
-    assertSingleLine(name, 'name');
-    if (name === '') throw validation('The `name` field must not be empty.');
-  }
-  const color = optionalString(body, 'color');
-  if (color !== undefined && !COLOR.test(color)) throw validation('The `color` field must be a hex colour in the #RRGGBB format.');
-  return { name, color: color?.toUpperCase() };
+/** A label's fields as stored, from a body that passed its schema: the name trimmed, the colour in capitals. */
+function labelFields(body: unknown): { name?: string; color?: string } {
+  const { name, color } = body as { name?: string; color?: string };
+  return { name: name?.trim(), color: color?.toUpperCase() };
 }
 
 /** Postgres' unique violation on (inbox_id, name) becomes Resend's 422. */
@@ -65,12 +67,15 @@ function labelRoutesOfInbox(db: Db): Route[] {
     {
       method: 'POST',
       url: '/inboxes/:inbox/labels',
-      doc: { summary: 'Create a label', params: INBOX_PARAM, body: input(LABEL_FIELDS, ['name']), response: { status: 201, schema: objectId('inbox_label') } },
-      async handler({ principal, params, body: raw }) {
-        const body = objectBody(raw);
-        rejectUnknown(body, ['name', 'color']);
-        const { name, color } = labelFields(body);
-        if (name === undefined) throw missingField('name');
+      doc: {
+        summary: 'Create a label',
+        params: INBOX_PARAM,
+        body: CREATE_LABEL_SCHEMA,
+        validatesBody: true,
+        response: { status: 201, schema: objectId('inbox_label') },
+      },
+      async handler({ principal, params, body }) {
+        const { name, color } = labelFields(body) as { name: string; color?: string };
         const inbox = await findInbox(db, principal.accountId, params.inbox!);
         const id = crypto.randomUUID();
         await uniquely(name, () =>
@@ -85,13 +90,13 @@ function labelRoutesOfInbox(db: Db): Route[] {
       doc: {
         summary: 'Rename or recolour a label',
         params: LABEL_PARAMS,
-        body: input(LABEL_FIELDS),
+        body: UPDATE_LABEL_SCHEMA,
+        validatesBody: true,
         response: { status: 200, schema: objectId('inbox_label') },
       },
-      async handler({ principal, params, body: raw }) {
-        const body = objectBody(raw);
-        rejectUnknown(body, ['name', 'color']);
+      async handler({ principal, params, body }) {
         const { name, color } = labelFields(body);
+        // At least one: in code, so that a misspelt field is refused as unknown rather than as this.
         if (name === undefined && color === undefined) throw missingField('name');
         const inbox = await findInbox(db, principal.accountId, params.inbox!);
         const label = await findInInbox(db, 'inbox_labels', inbox.id, params.label!, 'Label');
@@ -119,17 +124,13 @@ function labelRoutesOfInbox(db: Db): Route[] {
   ];
 }
 
-/** `labels`: 1–10 ids of labels of this inbox (set: 0–10, clearing them all). */
-async function labelIds(q: Queryable, inboxId: string, body: Body, min: number): Promise<string[]> {
-  rejectUnknown(body, ['labels']);
-  const value = body.labels;
-  if (value === undefined || value === null) throw missingField('labels');
-  if (!Array.isArray(value) || !value.every((id) => typeof id === 'string')) throw validation('The `labels` field must be an array of label ids.');
-  const ids = [...new Set(value as string[])];
-  if (ids.length < min || ids.length > MAX_LABELS_PER_CALL)
-    throw validation(`The \`labels\` field must hold between ${min} and ${MAX_LABELS_PER_CALL} label ids.`);
-  const invalid = ids.find((id) => !isUuid(id));
-  if (invalid !== undefined) throw validation(`The label \`${invalid}\` does not exist in this inbox.`);
+/** The body of POST and PUT /inboxes/:inbox/threads/:thread/labels: 1–10 label ids (PUT: 0–10, clearing them all). */
+const threadLabelsSchema = (minItems: number) =>
+  input({ labels: array(uuid(), { minItems, maxItems: MAX_LABELS_PER_CALL, description: 'Ids of labels of the inbox.' }) }, ['labels']);
+
+/** The labels named in a body that passed its schema, each once: every one must be a label of this inbox. */
+async function labelIds(q: Queryable, inboxId: string, body: unknown): Promise<string[]> {
+  const ids = [...new Set((body as { labels: string[] }).labels)];
   const found = await q.query<{ id: string }>('SELECT id FROM inbox_labels WHERE inbox_id = $1 AND id = ANY($2::uuid[])', [inboxId, ids]);
   const missing = ids.find((id) => !found.some((f) => f.id === id.toLowerCase()));
   if (missing !== undefined) throw validation(`The label \`${missing}\` does not exist in this inbox.`);
@@ -152,7 +153,6 @@ async function labelsChanged(q: Queryable, inbox: InboxRow, threadId: string, ad
 const ids = (rows: { label_id: string }[]) => rows.map((r) => r.label_id);
 
 function threadLabelRoutes(db: Db): Route[] {
-  const body = input({ labels: array(uuid(), { minItems: 1, maxItems: MAX_LABELS_PER_CALL }) }, ['labels']);
   const withThread = async (accountId: string, params: Record<string, string>) => {
     const inbox = await findInbox(db, accountId, params.inbox!);
     return { inbox, thread: await findInInbox(db, 'inbox_threads', inbox.id, params.thread!, 'Thread') };
@@ -161,10 +161,16 @@ function threadLabelRoutes(db: Db): Route[] {
     {
       method: 'POST',
       url: '/inboxes/:inbox/threads/:thread/labels',
-      doc: { summary: 'Add labels to a thread', params: THREAD_PARAMS, body, response: { status: 200, schema: LABEL_LIST_SCHEMA } },
-      async handler({ principal, params, body: raw }) {
+      doc: {
+        summary: 'Add labels to a thread',
+        params: THREAD_PARAMS,
+        body: threadLabelsSchema(1),
+        validatesBody: true,
+        response: { status: 200, schema: LABEL_LIST_SCHEMA },
+      },
+      async handler({ principal, params, body }) {
         const { inbox, thread } = await withThread(principal.accountId, params);
-        const wanted = await labelIds(db, inbox.id, objectBody(raw), 1);
+        const wanted = await labelIds(db, inbox.id, body);
         await db.tx(async (q) => {
           const added = await q.query(
             'INSERT INTO inbox_thread_labels (thread_id, label_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING RETURNING label_id',
@@ -178,10 +184,16 @@ function threadLabelRoutes(db: Db): Route[] {
     {
       method: 'PUT',
       url: '/inboxes/:inbox/threads/:thread/labels',
-      doc: { summary: "Replace a thread's labels", params: THREAD_PARAMS, body, response: { status: 200, schema: LABEL_LIST_SCHEMA } },
-      async handler({ principal, params, body: raw }) {
+      doc: {
+        summary: "Replace a thread's labels",
+        params: THREAD_PARAMS,
+        body: threadLabelsSchema(0),
+        validatesBody: true,
+        response: { status: 200, schema: LABEL_LIST_SCHEMA },
+      },
+      async handler({ principal, params, body }) {
         const { inbox, thread } = await withThread(principal.accountId, params);
-        const wanted = await labelIds(db, inbox.id, objectBody(raw), 0);
+        const wanted = await labelIds(db, inbox.id, body);
         await db.tx(async (q) => {
           const removed = await q.query('DELETE FROM inbox_thread_labels WHERE thread_id = $1 AND NOT label_id = ANY($2::uuid[]) RETURNING label_id', [
             thread.id,

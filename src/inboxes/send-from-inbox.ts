@@ -19,8 +19,8 @@ const THREADING_HEADERS = ['in-reply-to', 'references', 'reply-to'];
 interface OutgoingFromInbox {
   /** POST /emails fields except `from` and `headers`: to, cc, bcc, subject, html, text, attachments. */
   fields: Record<string, unknown>;
-  /** The caller's custom headers (null or absent: none). */
-  headers: unknown;
+  /** The caller's custom headers, as their schema passed them (HEADERS_SCHEMA, outgoing-fields.ts); absent: none. */
+  headers: Record<string, string> | undefined;
   /** The Message-IDs it answers, oldest first; the last is In-Reply-To. Empty for a new conversation. */
   references: string[];
   /** The thread it belongs to; undefined: threading.ts decides (a new one for a new conversation). */
@@ -41,13 +41,12 @@ function fromField(inbox: InboxRow): string {
   return `"${inbox.from_name.replace(/[\\"]/g, (c) => `\\${c}`)}" <${inbox.email_address}>`;
 }
 
-function customHeaders(value: unknown): Record<string, string> {
-  if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw validation('The `headers` field must be an object of strings.');
-  for (const name of Object.keys(value)) {
+/** A copy of the caller's headers, refused if they name one of THREADING_HEADERS (in any case: no pattern of the schema). */
+function customHeaders(given: Record<string, string> | undefined): Record<string, string> {
+  for (const name of Object.keys(given ?? {})) {
     if (THREADING_HEADERS.includes(name.toLowerCase())) throw validation(`The \`${name}\` header is set by Postline and cannot be set in \`headers\`.`);
   }
-  return value as Record<string, string>;
+  return { ...given };
 }
 
 export async function sendFromInbox(deps: AcceptDeps, ctx: RouteContext, inbox: InboxRow, outgoing: OutgoingFromInbox): Promise<string> {

@@ -6,17 +6,20 @@
 // user); the assigner is the signed-in dashboard user, null for an API key.
 import { validation } from '../api/errors.js';
 import type { Principal } from '../api/route.js';
-import type { Body } from '../api/validate.js';
+import { nullable, string } from '../api/schema.js';
 import type { Queryable } from '../db/database.js';
 import { recordEvents } from '../events/record-events.js';
 import { parseMailbox } from '../addresses/mailbox.js';
 import { threadSummary } from './thread-view.js';
 
-/** The `assignee_email` given: undefined when absent, null to unassign, else a bare lower-case address. */
-export function parseAssignee(body: Body): string | null | undefined {
-  const value = body.assignee_email;
-  if (value === undefined || value === null) return value as null | undefined;
-  if (typeof value !== 'string') throw validation('The `assignee_email` field must be an email address or null.');
+/** `assignee_email` in PATCH /inboxes/:inbox/threads/:thread's body: its type checked by the schema, its syntax by parseAssignee. */
+export const ASSIGNEE_SCHEMA = nullable(
+  string({ description: 'Postline: the address of the teammate to assign the thread to; null: nobody.', 'x-message': 'be an email address or null' }),
+);
+
+/** The `assignee_email` given (a string once the schema passed it): undefined when absent, null to unassign, else a bare lower-case address. */
+export function parseAssignee(value: string | null | undefined): string | null | undefined {
+  if (value === undefined || value === null) return value;
   const mailbox = parseMailbox(value, 'assignee_email');
   if (mailbox.name) throw validation('The `assignee_email` field must be a bare email address, without a name.');
   return mailbox.address.toLowerCase();

@@ -5,13 +5,13 @@
 import { missingField, validation } from '../api/errors.js';
 import { listDoc, listOldestFirst, envelope, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
-import { array, boolean, input, object, string, uuid } from '../api/schema.js';
-import { type Body, objectBody, optionalBoolean, optionalString, rejectUnknown } from '../api/validate.js';
+import { boolean, input, type JsonSchema, object, string, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import type { AcceptDeps } from '../emails/accept.js';
-import { parseAttachments } from '../emails/attachments.js';
+import { type AttachmentBody, attachmentRequests } from '../emails/attachments.js';
 import { findInbox, findInInbox, findThreadMessage } from './find-inbox.js';
 import { type ForwardedFile, originalAttachments } from './original-attachments.js';
+import { HEADERS_SCHEMA, SENT_ADDRESSES, SENT_ATTACHMENTS, SENT_TO, SUBJECT_SCHEMA } from './outgoing-fields.js';
 import { answerReferences, sendFromInbox } from './send-from-inbox.js';
 import { THREAD_PARAMS } from './thread-routes.js';
 import { MESSAGE_SCHEMA, messageView } from './thread-view.js';
@@ -19,7 +19,6 @@ import { escapeHtml } from '../message/escape-html.js';
 
 const EMAIL_PARAMS = { ...THREAD_PARAMS, email: uuid('The id of the message in the thread.') };
 const SENT = object({ id: uuid() });
-const ADDRESSES = { oneOf: [string(), array(string())] };
 const MAX_FORWARD_FILES = 10;
 const MAX_FORWARD_BYTES = 25 * 1024 * 1024;
 
@@ -30,14 +29,21 @@ async function findMessage(db: Db, accountId: string, params: Record<string, str
   return { inbox, thread, message };
 }
 
-/** `cc`/`bcc`/`to` as given: a string or an array of strings. */
-function addressList(body: Body, field: string): string[] {
-  const value = body[field];
-  if (value === undefined || value === null) return [];
-  const list = typeof value === 'string' ? [value] : value;
-  if (!Array.isArray(list) || !list.every((a) => typeof a === 'string')) throw validation(`The \`${field}\` field must be a string or an array of strings.`);
-  return list as string[];
+/** The body of a reply or a forward once it passed its schema: POST /emails fields but `from`, and `reply_all`. */
+interface OutgoingFields {
+  to?: string | string[];
+  cc?: string | string[];
+  bcc?: string | string[];
+  subject?: string;
+  html?: string;
+  text?: string;
+  attachments?: AttachmentBody[];
+  headers?: Record<string, string>;
+  reply_all?: boolean;
 }
+
+/** `to`, `cc` or `bcc` as a list. */
+const addressList = (value: string | string[] | undefined): string[] => (value === undefined ? [] : typeof value === 'string' ? [value] : [...value]);
 
 const prefixed = (prefix: string, subject: string | null) => {
   const s = subject ?? '';
@@ -78,7 +84,14 @@ function getThreadEmail(db: Db): Route {
   };
 }
 
-const COMMON_FIELDS = { cc: ADDRESSES, bcc: ADDRESSES, html: string(), text: string(), subject: string(), attachments: array(object({})), headers: object({}) };
+const COMMON_FIELDS: Record<string, JsonSchema> = {
+  cc: SENT_ADDRESSES,
+  bcc: SENT_ADDRESSES,
+  html: string(),
+  text: string(),
+  attachments: SENT_ATTACHMENTS,
+  headers: HEADERS_SCHEMA,
+};
 
 function replyToThreadEmail(db: Db, accept: AcceptDeps): Route {
   return {
@@ -88,21 +101,29 @@ function replyToThreadEmail(db: Db, accept: AcceptDeps): Route {
     doc: {
       summary: "Reply to a thread's message from the inbox's address",
       params: EMAIL_PARAMS,
-      body: input({ ...COMMON_FIELDS, reply_all: boolean() }),
+      body: input(
+        {
+          ...COMMON_FIELDS,
+          subject: { ...SUBJECT_SCHEMA, description: 'Default: "Re: " and the subject of the message answered.' },
+          reply_all: boolean({ default: false, description: "Copy the message's other recipients too." }),
+        },
+        [],
+        { description: 'At least one of `html` and `text`.' },
+      ),
+      validatesBody: true,
       response: { status: 200, schema: SENT },
     },
     async handler(ctx) {
-      const body = objectBody(ctx.body);
-      rejectUnknown(body, ['cc', 'bcc', 'html', 'text', 'subject', 'reply_all', 'attachments', 'headers']);
+      const body = ctx.body as OutgoingFields;
+      // At least one: in code, so that a misspelt field is refused as unknown rather than as this.
       if (body.html === undefined && body.text === undefined) throw missingField('html');
-      const replyAll = optionalBoolean(body, 'reply_all') ?? false;
-      const subject = optionalString(body, 'subject');
+      const replyAll = body.reply_all ?? false;
       const { inbox, thread, message } = await findMessage(db, ctx.principal.accountId, ctx.params);
       const own = (a: string) => a.toLowerCase() === inbox.email_address;
       const inbound = message.direction === 'inbound';
       const replyTo = message.reply_to as string[];
       const to = inbound ? (replyTo.length > 0 ? replyTo : [message.from_address as string]) : (message.to_addresses as string[]);
-      const cc = addressList(body, 'cc');
+      const cc = addressList(body.cc);
       if (replyAll) {
         const others = [...(message.to_addresses as string[]), ...(message.cc as string[])].filter((a) => !own(a) && !to.includes(a) && !cc.includes(a));
         cc.push(...others);
@@ -112,7 +133,7 @@ function replyToThreadEmail(db: Db, accept: AcceptDeps): Route {
           to: to.filter((a) => !own(a)),
           cc: cc.length > 0 ? cc : undefined,
           bcc: body.bcc,
-          subject: subject ?? prefixed('Re:', message.subject as string | null),
+          subject: body.subject ?? prefixed('Re:', message.subject as string | null),
           html: body.html,
           text: body.text,
           attachments: body.attachments,
@@ -134,16 +155,22 @@ function forwardThreadEmail(db: Db, accept: AcceptDeps): Route {
     doc: {
       summary: "Forward a thread's message, with its files, from the inbox's address, quoted below the note given",
       params: EMAIL_PARAMS,
-      body: input({ ...COMMON_FIELDS, to: ADDRESSES }, ['to']),
+      body: input(
+        {
+          to: SENT_TO,
+          ...COMMON_FIELDS,
+          subject: { ...SUBJECT_SCHEMA, description: 'Default: "Fwd: " and the subject of the message forwarded.' },
+          html: string({ description: 'A note above the quoted message.' }),
+          text: string({ description: 'A note above the quoted message.' }),
+        },
+        ['to'],
+      ),
+      validatesBody: true,
       response: { status: 200, schema: SENT },
     },
     async handler(ctx) {
-      const body = objectBody(ctx.body);
-      rejectUnknown(body, ['to', 'cc', 'bcc', 'html', 'text', 'subject', 'attachments', 'headers']);
-      if (body.to === undefined || body.to === null) throw missingField('to');
-      addressList(body, 'to');
-      const note = { html: optionalString(body, 'html', { allowEmpty: true }), text: optionalString(body, 'text', { allowEmpty: true }) };
-      const subject = optionalString(body, 'subject');
+      const body = ctx.body as OutgoingFields & { to: string | string[] };
+      const note = { html: body.html, text: body.text };
       const { inbox, thread, message } = await findMessage(db, ctx.principal.accountId, ctx.params);
       const quoted = [
         '---------- Forwarded message ---------',
@@ -160,7 +187,7 @@ function forwardThreadEmail(db: Db, accept: AcceptDeps): Route {
           to: body.to,
           cc: body.cc,
           bcc: body.bcc,
-          subject: subject ?? prefixed('Fwd:', message.subject as string | null),
+          subject: body.subject ?? prefixed('Fwd:', message.subject as string | null),
           text: `${note.text ?? ''}\n\n${quoted.join('\n')}\n\n${originalText}`.trimStart(),
           html: `${note.html ?? (note.text ? `<p>${escapeHtml(note.text)}</p>` : '')}<br><div>${quoted.map(escapeHtml).join('<br>')}</div><br>${originalHtml}`,
           attachments,
@@ -178,15 +205,15 @@ function forwardThreadEmail(db: Db, accept: AcceptDeps): Route {
  * The original's files, then the caller's, held to Resend's shared limit: 10 files, 25 MB of
  * `content` (a `path` file counts toward the 10 only: it is fetched when the email is sent).
  */
-function forwardedAttachments(given: unknown, originals: ForwardedFile[]): unknown {
-  const added = parseAttachments(given) ?? [];
+function forwardedAttachments(given: AttachmentBody[] | undefined, originals: ForwardedFile[]): unknown {
+  const added = attachmentRequests(given) ?? [];
   if (originals.length === 0) return given;
   if (originals.length + added.length > MAX_FORWARD_FILES) {
     throw validation(`A forward carries the original message's ${originals.length} file(s); with those given it can have at most ${MAX_FORWARD_FILES} files.`);
   }
   const bytes = originals.reduce((sum, f) => sum + Buffer.byteLength(f.content, 'base64'), 0) + added.reduce((sum, a) => sum + (a.content?.length ?? 0), 0);
   if (bytes > MAX_FORWARD_BYTES) throw validation("A forward's files, the original message's included, can total at most 25 MB.");
-  return [...originals, ...((given as unknown[] | null | undefined) ?? [])];
+  return [...originals, ...(given ?? [])];
 }
 
 export function threadEmailRoutes(db: Db, accept: AcceptDeps): Route[] {

@@ -3,14 +3,13 @@
 import { listDoc, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import { array, boolean, deletedObject, input, isoTime, nullable, object, oneOfValues, string, uuid } from '../api/schema.js';
-import { objectBody, optionalBoolean, optionalEnum, rejectUnknown } from '../api/validate.js';
 import { missingField } from '../api/errors.js';
 import type { Db } from '../db/database.js';
 import { recordEvents } from '../events/record-events.js';
 import { findInbox, findInInbox } from './find-inbox.js';
 import { INBOX_PARAM } from './inbox-routes.js';
 import { booleanParam, dateParam, listParam, listThreads, threadFilters } from './thread-list.js';
-import { assignThread, parseAssignee } from './thread-assignment.js';
+import { ASSIGNEE_SCHEMA, assignThread, parseAssignee } from './thread-assignment.js';
 import { INBOX_MESSAGE_FOLDERS, MOVE_THREAD_FOLDERS, THREAD_SCHEMA, THREAD_SUMMARY_SCHEMA, threadAnswer, threadSummary } from './thread-view.js';
 
 export const THREAD_PARAMS = { ...INBOX_PARAM, thread: uuid('The thread id.') };
@@ -99,19 +98,17 @@ function updateInboxThread(db: Db): Route {
     doc: {
       summary: 'Mark a thread read or unread, move it to another folder, or assign it',
       params: THREAD_PARAMS,
-      body: input({
-        read: boolean(),
-        folder: oneOfValues(MOVE_THREAD_FOLDERS),
-        assignee_email: nullable(string({ description: 'Postline: the address of the teammate to assign the thread to; null: nobody.' })),
+      body: input({ read: boolean(), folder: oneOfValues(MOVE_THREAD_FOLDERS), assignee_email: ASSIGNEE_SCHEMA }, [], {
+        description: 'At least one of `read`, `folder` and `assignee_email`.',
       }),
+      validatesBody: true,
       response: { status: 200, schema: THREAD_SUMMARY_SCHEMA },
     },
-    async handler({ principal, params, body: raw }) {
-      const body = objectBody(raw);
-      rejectUnknown(body, ['read', 'folder', 'assignee_email']);
-      const read = optionalBoolean(body, 'read');
-      const folder = optionalEnum(body, 'folder', MOVE_THREAD_FOLDERS);
-      const assignee = parseAssignee(body);
+    async handler({ principal, params, body }) {
+      const fields = body as { read?: boolean; folder?: (typeof MOVE_THREAD_FOLDERS)[number]; assignee_email?: string | null };
+      const { read, folder } = fields;
+      const assignee = parseAssignee(fields.assignee_email);
+      // At least one: in code, so that a misspelt field is refused as unknown rather than as this.
       if (read === undefined && folder === undefined && assignee === undefined) throw missingField('folder');
       const inbox = await findInbox(db, principal.accountId, params.inbox!);
       const thread = await findInInbox(db, 'inbox_threads', inbox.id, params.thread!, 'Thread');

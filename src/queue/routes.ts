@@ -4,7 +4,6 @@
 import { ApiError, notFound, validation } from '../api/errors.js';
 import type { Route, RouteContext, RouteDoc } from '../api/route.js';
 import { array, constant, input, integer, type JsonSchema, nullable, object, oneOfValues, SINGLE_LINE_TEXT, string, uuid } from '../api/schema.js';
-import { objectBody, rejectUnknown, requiredString } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import { accountEmailOr404 } from '../email-row/account-email.js';
 import type { ProviderTable } from '../providers/providers.js';
@@ -26,13 +25,8 @@ function limitOf(raw: string | undefined, fallback: number, max: number): number
   return n;
 }
 
-function reasonOf(body: unknown): string {
-  const fields = objectBody(body);
-  rejectUnknown(fields, ['reason']);
-  const reason = requiredString(fields, 'reason', { max: MAX_REASON }).trim();
-  if (/[\r\n\0]/.test(reason) || reason === '') throw validation('The `reason` field must be one line of text.');
-  return reason;
-}
+/** The reason of a body that passed REASON_BODY, stored without surrounding spaces. */
+const reasonOf = (body: unknown): string => (body as { reason: string }).reason.trim();
 
 // Shared pieces of the routes' descriptions.
 const COUNTS = object(Object.fromEntries(QUEUE_STATES.map((s) => [s, integer({ minimum: 0 })])));
@@ -47,7 +41,16 @@ const PAUSE = object({
   since: string({ format: 'date-time' }),
 });
 const DESTINATION_PARAM = { destination: string({ description: 'A recipient domain (`example.com`) or a provider (`google`, `microsoft`, …).' }) };
-const REASON_BODY = input({ reason: string({ minLength: 1, maxLength: MAX_REASON, pattern: SINGLE_LINE_TEXT }) }, ['reason']);
+const REASON_BODY = input(
+  {
+    reason: string({
+      maxLength: MAX_REASON,
+      anyOf: [{ pattern: SINGLE_LINE_TEXT, 'x-message': 'be a non-blank line of text' }],
+      description: 'Why: kept with the pause, or given with email.failed.',
+    }),
+  },
+  ['reason'],
+);
 const counted = (kind: string, field: string): JsonSchema => object({ object: constant(kind), destination: string(), [field]: integer({ minimum: 0 }) });
 const doc = (d: Omit<RouteDoc, 'addition' | 'tags'>): RouteDoc => ({ ...d, tags: ['queue'], addition: true });
 
@@ -227,6 +230,7 @@ export function queueRoutes(db: Db, providers: ProviderTable): Route[] {
         summary: "Give up a destination's waiting messages: each fails with email.failed and the reason",
         params: DESTINATION_PARAM,
         body: REASON_BODY,
+        validatesBody: true,
         response: { status: 200, schema: counted('queue_fail', 'failed') },
       }),
       handler: async (c) => {
@@ -241,6 +245,7 @@ export function queueRoutes(db: Db, providers: ProviderTable): Route[] {
         summary: 'Pause a destination: its mail waits (visibly, and still subject to the max queue age) until resumed',
         params: DESTINATION_PARAM,
         body: REASON_BODY,
+        validatesBody: true,
         response: { status: 200, schema: object({ object: constant('queue_pause'), ...PAUSE.properties!, parked: integer({ minimum: 0 }) }) },
       }),
       handler: async (c) => {
@@ -282,6 +287,7 @@ export function queueRoutes(db: Db, providers: ProviderTable): Route[] {
         summary: "Give up an email's waiting recipients: they fail with email.failed and the reason",
         params: { id: uuid() },
         body: REASON_BODY,
+        validatesBody: true,
         response: { status: 200, schema: object({ object: constant('queue_fail'), email_id: uuid(), failed: integer({ minimum: 0 }) }) },
       }),
       handler: async (c) => {

@@ -233,6 +233,11 @@ describe('/topics and /contacts/:contact/topics: subscriptions', () => {
       const res = await rawRequest(t, 'PATCH', `/contacts/${contact.data!.id}/topics`, { body });
       assert.equal(res.status, 422, JSON.stringify(body));
     }
+    // The bare array's count, in terms of `topics` as the object form's (contact-topics-body.unit.test.ts has the rest).
+    const none = await rawRequest(t, 'PATCH', `/contacts/${contact.data!.id}/topics`, { body: [] });
+    assert.deepEqual(none.body, { statusCode: 422, name: 'validation_error', message: 'The `topics` field must have at least 1 item.' });
+    const tooMany = await rawRequest(t, 'PATCH', `/contacts/${contact.data!.id}/topics`, { body: Array(101).fill({ id: optIn, subscription: 'opt_in' }) });
+    assert.deepEqual(tooMany.body, { statusCode: 422, name: 'validation_error', message: 'The `topics` field must have at most 100 items.' });
     // The OpenAPI contract's form, {topics: [...]}, is taken as well as the SDK's bare array.
     const wrapped = await rawRequest(t, 'PATCH', `/contacts/${contact.data!.id}/topics`, { body: { topics: [{ id: optIn, subscription: 'opt_in' }] } });
     assert.equal(wrapped.status, 200, JSON.stringify(wrapped.body));

@@ -88,8 +88,8 @@ describe('attachments: malformed ones are refused and nothing is written', () =>
     );
     await rejects([{ filename: 'a', content: 'aGk=', content_id: '<logo>' }], 422, 'validation_error', /content_id/);
     await rejects([{ filename: 'a', content: 'aGk=', contentType: 'text/plain' }], 422, 'validation_error', 'Unknown field `attachments[0].contentType`.');
-    await rejects({ filename: 'a', content: 'aGk=' }, 422, 'validation_error', 'The `attachments` field must be an array of objects.');
-    await rejects(['aGk='], 422, 'validation_error', 'The `attachments` field must be an array of objects.');
+    await rejects({ filename: 'a', content: 'aGk=' }, 422, 'validation_error', 'The `attachments` field must be an array.');
+    await rejects(['aGk='], 422, 'validation_error', 'The `attachments[0]` field must be an object.');
   });
 
   it('refuses an email over 40 MB once its attachments are base64-encoded (41 MB)', async () => {
@@ -123,6 +123,7 @@ describe('attachments: malformed ones are refused and nothing is written', () =>
     assert.equal(Number(row.size), 29 * 1024 * 1024);
     const batch = await rawRequest(t, 'POST', '/emails/batch', { body: [{ ...OK, attachments: [{ filename: 'a', content: 'aGk=' }] }] });
     assert.equal(batch.status, 422);
-    assert.equal(batch.body.message, 'The `attachments` field is not supported in batch emails.');
+    assert.equal(batch.body.name, 'validation_error');
+    assert.equal(batch.body.message, 'The `attachments` field must be left out of batch emails, not [{"filename":"a","content":"aGk="}].');
   });
 });

@@ -113,10 +113,12 @@ describe('batch sending', () => {
       body: [item(0, { attachments: [{ filename: 'a.txt', content: 'aGk=' }] })],
     });
     assert.equal(attachments.status, 422);
-    assert.equal(attachments.body.message, 'The `attachments` field is not supported in batch emails.');
+    assert.equal(attachments.body.name, 'validation_error');
+    assert.equal(attachments.body.message, 'The `attachments` field must be left out of batch emails, not [{"filename":"a.txt","content":"aGk="}].');
     const scheduled = await t.resend.batch.send([item(0, { scheduledAt: 'in 1 hour' })]);
     assert.equal(scheduled.error?.statusCode, 422);
-    assert.equal(scheduled.error?.message, 'The `scheduled_at` field is not supported in batch emails.');
+    assert.equal(scheduled.error?.name, 'validation_error');
+    assert.equal(scheduled.error?.message, 'The `scheduled_at` field must be left out of batch emails, not "in 1 hour".');
     const mode = await rawRequest(t, 'POST', '/emails/batch', { body: [item(0)], headers: { 'x-batch-validation': 'lenient' } });
     assert.equal(mode.status, 422);
     assert.match(mode.body.message, /x-batch-validation/);

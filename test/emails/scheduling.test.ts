@@ -88,8 +88,13 @@ describe('scheduled emails', () => {
       body: { from: 'hello@acme.test', to: 'never@example.org', subject: 's', html: 'x', scheduled_at: 1700000000 },
     });
     assert.equal(wrongType.status, 422);
-    const batch = await t.resend.batch.send([{ from: 'hello@acme.test', to: 'never@example.org', subject: 's', html: 'x', scheduledAt: inSeconds(60) }]);
-    assert.deepEqual(batch.error, { statusCode: 422, message: 'The `scheduled_at` field is not supported in batch emails.', name: 'validation_error' });
+    const scheduledAt = inSeconds(60);
+    const batch = await t.resend.batch.send([{ from: 'hello@acme.test', to: 'never@example.org', subject: 's', html: 'x', scheduledAt }]);
+    assert.deepEqual(batch.error, {
+      statusCode: 422,
+      message: `The \`scheduled_at\` field must be left out of batch emails, not "${scheduledAt}".`,
+      name: 'validation_error',
+    });
     assert.equal(await emailCount(), n0);
   });
 

@@ -128,7 +128,7 @@ describe('inboxes: files on drafts and forwards, through real mail', () => {
   it('refuses bad files with 422 and a clear message, storing nothing', async () => {
     const post = (attachments: unknown) => rawRequest(t, 'POST', `/inboxes/${inboxId}/drafts`, { body: { text: 'x', attachments } });
     const before = (await t.resend.inboxes.drafts.list({ inboxId })).data!.data.length;
-    assert.deepEqual((await post('file')).body, { statusCode: 422, message: 'The `attachments` field must be an array of objects.', name: 'validation_error' });
+    assert.deepEqual((await post('file')).body, { statusCode: 422, message: 'The `attachments` field must be an array or null.', name: 'validation_error' });
     assert.deepEqual((await post([{ filename: 'e.txt', content: '' }])).body, {
       statusCode: 422,
       message: 'Attachment must have either a `content` or `path`.',
@@ -136,8 +136,8 @@ describe('inboxes: files on drafts and forwards, through real mail', () => {
     });
     assert.deepEqual((await post([{ content: 'aGk=' }])).body, {
       statusCode: 422,
-      message: "The `attachments[0].filename` field is required on a draft's file.",
-      name: 'validation_error',
+      message: 'Missing `attachments[0].filename` field.',
+      name: 'missing_required_field',
     });
     assert.deepEqual((await post([{ filename: 'a.txt', content: '!!!' }])).body, {
       statusCode: 422,

@@ -76,7 +76,7 @@ describe('inboxes: assigning a thread', () => {
     const patch = (body: object) => rawRequest(t, 'PATCH', `/inboxes/${inboxId}/threads/${threadId}`, { body });
     assert.deepEqual((await patch({ assignee_email: 42 })).body, {
       statusCode: 422,
-      message: 'The `assignee_email` field must be an email address or null.',
+      message: 'The `assignee_email` field must be an email address or null, not 42.',
       name: 'validation_error',
     });
     assert.deepEqual((await patch({ assignee_email: 'Ada <ada@support.test>' })).body, {

@@ -118,14 +118,20 @@ describe('sending with a template', () => {
     };
     const product = { PRODUCT: 'Box' };
     // Rule 1: no html, text or react beside a template.
-    for (const field of ['html', 'text', 'react']) {
+    for (const field of ['html', 'text']) {
       await expect(
         { [field]: '<p>x</p>', template: { id: 'order', variables: product } },
         422,
         'validation_error',
-        `The \`template\` field cannot be used together with \`${field}\`.`,
+        `The \`${field}\` field must be left out when a \`template\` is given, not "<p>x</p>".`,
       );
     }
+    await expect(
+      { react: '<p>x</p>', template: { id: 'order', variables: product } },
+      422,
+      'validation_error',
+      'The `react` field must be rendered to `html` by the SDK before sending, not "<p>x</p>".',
+    );
     // Unknown template, a draft-only one.
     await expect({ template: { id: 'no-such-template' } }, 404, 'not_found', 'Template not found');
     await expect({ template: { id: '00000000-0000-4000-8000-000000000000' } }, 404, 'not_found', 'Template not found');
@@ -134,9 +140,24 @@ describe('sending with a template', () => {
     // Rule 3: a variable with no value and no fallback.
     await expect({ template: { id: 'order' } }, 422, 'validation_error', /`PRODUCT`/);
     // Values: at most 2000 characters, strings or numbers, numbers for number variables.
-    await expect({ template: { id: 'order', variables: { PRODUCT: 'x'.repeat(2001) } } }, 422, 'validation_error', /`PRODUCT` must be at most 2000 characters/);
-    await expect({ template: { id: 'order', variables: { PRODUCT: true } } }, 422, 'validation_error', /`PRODUCT` must be a string or a number/);
-    await expect({ template: { id: 'order', variables: { PRODUCT: { a: 1 } } } }, 422, 'validation_error', /`PRODUCT` must be a string or a number/);
+    await expect(
+      { template: { id: 'order', variables: { PRODUCT: 'x'.repeat(2001) } } },
+      422,
+      'validation_error',
+      'The `template.variables.PRODUCT` field must be at most 2000 characters.',
+    );
+    await expect(
+      { template: { id: 'order', variables: { PRODUCT: true } } },
+      422,
+      'validation_error',
+      'The `template.variables.PRODUCT` field must be a string or a number.',
+    );
+    await expect(
+      { template: { id: 'order', variables: { PRODUCT: { a: 1 } } } },
+      422,
+      'validation_error',
+      'The `template.variables.PRODUCT` field must be a string or a number.',
+    );
     await expect({ template: { id: 'order', variables: { ...product, PRICE: 'cheap' } } }, 422, 'validation_error', /`PRICE` must be a number/);
     // A value that would add a header line through the subject.
     await expect(

@@ -1,0 +1,42 @@
+// The body of the queue's repairs that take a reason (fail, pause), checked by its documented
+// schema (validatesBody, api/request-schema.ts) before the handlers run: one line, not blank,
+// at most 500 characters, nothing else.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ApiError } from '../../src/api/errors.js';
+import { requestCheck } from '../../src/api/request-schema.js';
+import type { Db } from '../../src/db/database.js';
+import { ProviderTable } from '../../src/providers/providers.js';
+import { queueRoutes } from '../../src/queue/routes.js';
+
+const ROUTES = queueRoutes({} as Db, new ProviderTable());
+const WITH_REASON = ['/queue/destinations/:destination/fail', '/queue/destinations/:destination/pause', '/queue/emails/:id/fail'];
+
+function refusal(check: (body: unknown) => unknown, body: unknown): { statusCode: number; name: string; message: string } {
+  try {
+    check(body);
+  } catch (err) {
+    assert.ok(err instanceof ApiError, String(err));
+    return err.toBody();
+  }
+  assert.fail(`accepted ${JSON.stringify(body)}`);
+}
+
+describe('unit: the queue’s reason bodies, checked by their schema', () => {
+  for (const url of WITH_REASON) {
+    it(`POST ${url}`, () => {
+      const route = ROUTES.find((r) => r.method === 'POST' && r.url === url);
+      assert.equal(route?.doc?.validatesBody, true);
+      const check = requestCheck(route.doc.body!);
+      const invalid = (message: string) => ({ statusCode: 422, name: 'validation_error', message });
+      assert.deepEqual(refusal(check, {}), { statusCode: 422, name: 'missing_required_field', message: 'Missing `reason` field.' });
+      assert.deepEqual(refusal(check, { reason: null }), { statusCode: 422, name: 'missing_required_field', message: 'Missing `reason` field.' });
+      assert.deepEqual(refusal(check, { reason: 5 }), invalid('The `reason` field must be a string.'));
+      assert.deepEqual(refusal(check, { reason: ' ' }), invalid('The `reason` field must be a non-blank line of text, not " ".'));
+      assert.deepEqual(refusal(check, { reason: 'a\r\nBcc: x' }), invalid('The `reason` field must be a non-blank line of text, not "a\\r\\nBcc: x".'));
+      assert.deepEqual(refusal(check, { reason: 'x'.repeat(501) }), invalid('The `reason` field must be at most 500 characters.'));
+      assert.deepEqual(refusal(check, { reason: 'ok', extra: 1 }), invalid('Unknown field `extra`.'));
+      assert.deepEqual(check({ reason: ' blocklisted ' }), { reason: ' blocklisted ' });
+    });
+  }
+});
