@@ -11,46 +11,25 @@ import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { ensureBootstrapKey } from './accounts/accounts.js';
 import { ApiKeys } from './accounts/api-keys.js';
-import type { Route } from './api/route.js';
-import { contactImportRoutes } from './audience/imports/routes.js';
-import { audienceRoutes } from './audience/routes.js';
-import { unsubscribeRoutes } from './audience/unsubscribe-routes.js';
-import { automationRoutes } from './automations/routes.js';
-import { broadcastRoutes } from './broadcasts/routes.js';
 import { ALL_ROLES, type Config, type Role } from './config.js';
-import { customEventRoutes } from './custom-events/routes.js';
 import { ChangeFeed } from './db/change-feed.js';
 import { connectDatabase } from './db/connect.js';
 import type { Db } from './db/database.js';
 import { DnsResolver } from './dns/resolver.js';
 import { Domains } from './domains/domains.js';
-import { acceptDeps, emailRoutes } from './emails/routes.js';
+import { acceptDeps } from './emails/routes.js';
 import { buildApp } from './http/app.js';
 import { claimIdempotencyKey } from './idempotency/idempotency-keys.js';
 import { memoryRateLimiter, redisRateLimiter } from './rate-limit/rate-limiter.js';
 import { InboundMail } from './inbound/inbound.js';
-import { inboundRoutes } from './inbound/routes.js';
-import { inboxRoutes } from './inboxes/routes.js';
 import { createLogger, type Logger } from './logger.js';
 import { NodeMetrics } from './metrics/node-metrics.js';
-import { openApiRoutes } from './openapi/routes.js';
 import { RequestLogs } from './logs/request-logs.js';
-import { sandboxRoutes } from './sandbox/routes.js';
-import { ProviderTable } from './providers/providers.js';
-import { queueRoutes } from './queue/routes.js';
 import { SmtpServer, type SmtpPorts } from './smtp/server.js';
-import { suppressionRoutes } from './suppressions/routes.js';
-import { templateRoutes } from './templates/routes.js';
-import { trackingRoutes } from './tracking/routes.js';
-import { dashboardSessionRoutes } from './users/routes.js';
 import { Sessions } from './users/sessions.js';
 import { firstRunSetupToken, setPasswordLink } from './users/users.js';
-import { webhookRoutes } from './webhooks/routes.js';
-import { healthRoutes, type NodeState, type Phase } from './health/routes.js';
-import { getUsage } from './usage/get-usage.js';
-import { OAuthGrants } from './accounts/oauth-grants.js';
-import { DomainClaims } from './domains/domain-claims.js';
-import { webhookDestinations } from './webhooks/webhook-fields.js';
+import type { NodeState, Phase } from './health/routes.js';
+import { routeList } from './route-list.js';
 import { startWorkerRole } from './worker-role.js';
 import { startWorkerThread } from './worker-thread.js';
 import { installSecretBox } from './secrets/keyring.js';
@@ -60,7 +39,6 @@ import { DkimRotation, dkimRotationDeps } from './domains/dkim-rotation.js';
 import { startOwnCertificates } from './certificates/own-certificates.js';
 import { recordTargets } from './domains/dns-records.js';
 import { TrackingHosts } from './tracking/tracking-hosts.js';
-import { challengeRoutes } from './certificates/tracking-https.js';
 
 export interface Postline {
   config: Config;
@@ -147,34 +125,18 @@ export async function startPostline(config: Config, options: { roles?: Role[]; l
           `no dashboard user yet: create the first one within an hour at ${setPasswordLink(config.publicUrl, setupToken, { setup: true })}`,
         );
       }
-      const routes: Route[] = [
-        ...dashboardSessionRoutes(db, sessions, config.publicUrl, config.sandbox),
-        ...apiKeys.routes(),
-        ...new OAuthGrants(db, apiKeys).routes(),
-        ...domains.routes(),
-        ...new DomainClaims({ db, dns, hosts: recordTargets(config), sandbox: config.sandbox }).routes(),
-        ...inboundRoutes(db, config),
-        ...inboxRoutes(db, accept),
-        ...emailRoutes(db, config, dns, accept),
-        ...suppressionRoutes(db),
-        ...trackingRoutes(db),
-        ...templateRoutes(db),
-        ...webhookRoutes(db, webhookDestinations(config, dns)),
-        ...audienceRoutes(db),
-        ...contactImportRoutes(db),
-        ...customEventRoutes(db),
-        ...automationRoutes(db),
-        ...broadcastRoutes(db, accept.sandbox),
-        ...unsubscribeRoutes(db),
-        ...requestLogs.routes(),
-        getUsage(db, config.rateLimitPerSecond),
-        ...queueRoutes(db, new ProviderTable(config.providers)),
-        ...(config.sandbox ? sandboxRoutes(db) : []),
-        ...healthRoutes(db, node),
-        ...challengeRoutes(db),
-        ...(metrics?.routes(config.metricsToken) ?? []),
-        ...openApiRoutes(() => routes),
-      ];
+      const routes = routeList({
+        db,
+        config,
+        dns,
+        accept,
+        sessions,
+        apiKeys,
+        domains,
+        requestLogs,
+        node,
+        metricsRoutes: metrics?.routes(config.metricsToken),
+      });
       // A customer's tracking host serves tracking requests only (http/tracking-hosts.ts).
       const trackingHosts = new TrackingHosts(db, logger.child({ role: 'api' }));
       await trackingHosts.start();

@@ -3,7 +3,7 @@
 // (webhook-fields.ts), so a client's event picker (the dashboard's) keeps no list of its own.
 import { envelope, listOf } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
-import { object, string } from '../api/schema.js';
+import { object, oneOfValues, string } from '../api/schema.js';
 import { WEBHOOK_EVENT_TYPES } from './webhook-fields.js';
 
 export function listEventTypes(): Route {
@@ -13,7 +13,7 @@ export function listEventTypes(): Route {
     doc: {
       summary: 'List the event types a webhook endpoint may subscribe to, with their descriptions',
       addition: true,
-      response: { status: 200, schema: listOf(object({ type: string(), description: string() })) },
+      response: { status: 200, schema: listOf(object({ type: oneOfValues(WEBHOOK_EVENT_TYPES.map((e) => e.type)), description: string() })) },
     },
     handler: async () => ({ body: envelope([...WEBHOOK_EVENT_TYPES], false) }),
   };

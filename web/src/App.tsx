@@ -5,6 +5,7 @@ import { lazy, Suspense, useEffect } from 'react';
 import { ApiFailure, api, type Session, setCsrfToken } from './api';
 import { ApiKeysPage } from './pages/ApiKeys';
 import { DomainPage, DomainsPage } from './pages/Domains';
+import type { Folder } from './pages/Inboxes';
 import { SetPasswordPage } from './pages/SetPassword';
 import { SignInPage } from './pages/SignIn';
 import { follow, navigate, usePath } from './router';
@@ -150,7 +151,7 @@ function renderPage(path: string, title: string | undefined) {
   if (inbox) {
     const id = decodeURIComponent(inbox[1]!);
     // Keyed by the inbox, so another inbox starts with its own search and pages.
-    return <InboxPage key={id} inboxId={id} folder={(inbox[2] as 'archive' | 'sent' | 'spam' | 'trash' | undefined) ?? 'inbox'} />;
+    return <InboxPage key={id} inboxId={id} folder={(inbox[2] as Folder | undefined) ?? 'inbox'} />;
   }
   if (path === '/suppressions') return <SuppressionsPage />;
   if (path === '/logs') return <LogsPage />;

@@ -1,5 +1,8 @@
 // The dashboard's one way to Postline: the same HTTP API the SDK calls, authenticated by the
-// session cookie. Every change carries the session's anti-forgery token (X-CSRF-Token).
+// session cookie. Every change carries the session's anti-forgery token (X-CSRF-Token). What the
+// routes answer and take is typed from the OpenAPI document (api-types.ts, by `npm run docs`).
+import type { components, paths } from './api-types';
+
 let csrfToken: string | undefined;
 
 export function setCsrfToken(token: string | undefined): void {
@@ -29,83 +32,63 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
   const payload = form ? body : body === undefined ? undefined : JSON.stringify(body);
   const res = await fetch(path, { method, headers, body: payload, credentials: 'same-origin' });
   const data = await res.json().catch(() => undefined);
-  if (!res.ok) throw new ApiFailure(res.status, data?.message ?? `${res.status} ${res.statusText}`, data?.name ?? 'error');
+  if (!res.ok) {
+    const failure = data as Partial<components['schemas']['Error']> | undefined;
+    throw new ApiFailure(res.status, failure?.message ?? `${res.status} ${res.statusText}`, failure?.name ?? 'error');
+  }
   return data as T;
 }
 
-export interface Session {
-  object: 'session';
-  user: { id: string; email: string };
-  account: { id: string; name: string };
-  csrf_token: string;
-  /** POSTLINE_SANDBOX: mail is captured, and the dashboard shows it. */
-  sandbox: boolean;
-}
+/**
+ * The JSON answer of a route that succeeded, as the OpenAPI document describes it (api-types.ts,
+ * generated from it). `unknown` for a method the route lacks or an answer that is not JSON, so a
+ * wrong path or method fails to compile wherever the answer is read.
+ */
+export type Answer<P extends keyof paths, M extends Method = 'get'> = [Operation<P, M>] extends [never]
+  ? unknown
+  : Operation<P, M> extends { responses: infer R }
+    ? Json<R[Extract<keyof R, Success>]>
+    : unknown;
 
+/** One item of a list route's answer (its `data`). */
+export type Item<P extends keyof paths> = Answer<P> extends { data: (infer T)[] } ? T : unknown;
+
+/** The query parameters of a GET route. */
+export type Query<P extends keyof paths> = Operation<P, 'get'> extends { parameters: { query?: infer Q } } ? NonNullable<Q> : unknown;
+
+/** The JSON body a route takes. */
+export type RequestBody<P extends keyof paths, M extends Method> = [Operation<P, M>] extends [never]
+  ? unknown
+  : Operation<P, M> extends { requestBody?: infer B }
+    ? Json<NonNullable<B>>
+    : unknown;
+
+type Method = 'get' | 'post' | 'patch' | 'delete';
+type Success = 200 | 201 | 202;
+type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
+type Json<T> = [T] extends [{ content: { 'application/json': infer B } }] ? B : unknown;
+
+/** A list route's answer, whichever its items: the shape every list of the API shares. */
 export interface List<T> {
   object: 'list';
   has_more: boolean;
   data: T[];
 }
 
-export interface ApiKey {
-  id: string;
-  name: string;
-  created_at: string;
-  last_used_at: string | null;
-}
+/**
+ * The values of a union of the API's types (an enum of the document) as a list, for a form's
+ * choices: the record must name every value, and no other, so the compiler fails when the
+ * server's list changes.
+ */
+export const everyValue = <T extends string>(values: Record<T, true>): T[] => Object.keys(values) as T[];
 
-export interface DnsRecord {
-  record: string;
-  name: string;
-  type: string;
-  value: string;
-  ttl?: string;
-  priority?: number;
-  status: string;
-}
-
-export interface Domain {
-  id: string;
-  name: string;
-  status: string;
-  region: string;
-  created_at: string;
-  capabilities: { sending: 'enabled' | 'disabled'; receiving: 'enabled' | 'disabled' };
-  /** Only on a domain made in sandbox mode: it sends without DNS, into the catcher. */
-  sandboxed?: true;
-  /** Only on a claim's placeholder: another account holds the domain until the claim completes. */
-  placeholder?: true;
-  open_tracking?: boolean;
-  click_tracking?: boolean;
-  tls?: 'opportunistic' | 'enforced';
-  records?: DnsRecord[];
-  /** Postline: records worth publishing that verification does not wait for (DMARC). */
-  recommended_records?: DnsRecord[];
-  /** Postline: the sending warm-up (GET /domains/:id); null when not warming up. */
-  warmup?: Warmup | null;
-}
-
-export interface Warmup {
-  status: 'warming_up' | 'ended';
-  started_at: string;
-  day: number;
-  days: number;
-  per_provider_daily: number | null;
-  next_day_at: string | null;
-  custom_schedule?: true;
-  today: { provider: string; sent: number; remaining: number }[];
-}
-
+export type Session = Answer<'/dashboard/api/session'>;
+export type ApiKey = Item<'/api-keys'>;
+/** A domain as the list has it. */
+export type DomainSummary = Item<'/domains'>;
+/** A domain with its records, settings, DKIM keys and warm-up (GET /domains/:id; POST /domains answers most of it). */
+export type Domain = Answer<'/domains/{id}'>;
+export type DnsRecord = Domain['records'][number];
+export type Warmup = NonNullable<Domain['warmup']>;
 /** A claim of a domain another account holds (GET /domains/:id/claim, by its placeholder's id). */
-export interface DomainClaim {
-  id: string;
-  name: string;
-  status: 'pending' | 'verified' | 'completed' | 'blocked' | 'expired' | 'superseded' | 'canceled' | 'failed';
-  domain_id: string;
-  record: { type: 'TXT'; name: string; value: string; ttl: string };
-  blocked_reason: string | null;
-  failure_reason: string | null;
-  created_at: string;
-  expires_at: string;
-}
+export type DomainClaim = Answer<'/domains/{id}/claim'>;

@@ -5,17 +5,10 @@
 // most 150 steps lays out in a few lines. The drawing is an image to a screen reader; the same
 // graph is written out beside it as an ordered list of the steps and where each leads.
 import { Fragment } from 'react';
+import type { Answer } from './api';
 
-export interface StepDef {
-  key: string;
-  type: string;
-  config: Record<string, unknown>;
-}
-export interface ConnectionDef {
-  from: string;
-  to: string;
-  type: string;
-}
+type StepDef = Answer<'/automations/{id}'>['steps'][number];
+type ConnectionDef = Answer<'/automations/{id}'>['connections'][number];
 /** A run's state of a step, when the graph is drawn for a run (absent: not reached). */
 export interface StepState {
   status: string;

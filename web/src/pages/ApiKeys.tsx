@@ -3,7 +3,7 @@
 // OAuth grants given to third-party apps (oauth-grants.tsx).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, lazy, Suspense, useState } from 'react';
-import { type ApiKey, api, type Domain, type List } from '../api';
+import { type Answer, type ApiKey, api, type DomainSummary, type List, type RequestBody } from '../api';
 import { ConfirmDialog, ErrorMessage, formatTime, ShownOnceToken } from '../components';
 import { ListTable } from '../list-table';
 
@@ -74,19 +74,21 @@ export function ApiKeysPage() {
   );
 }
 
+type Permission = NonNullable<RequestBody<'/api-keys', 'post'>['permission']>;
+
 function CreateKey({ onCreated }: { onCreated: (key: { name: string; token: string }) => void }) {
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
-  const [permission, setPermission] = useState<'full_access' | 'sending_access'>('full_access');
+  const [permission, setPermission] = useState<Permission>('full_access');
   const [domainId, setDomainId] = useState('');
-  const domains = useQuery({ queryKey: ['domains'], queryFn: () => api<List<Domain>>('GET', '/domains'), enabled: permission === 'sending_access' });
+  const domains = useQuery({ queryKey: ['domains'], queryFn: () => api<List<DomainSummary>>('GET', '/domains'), enabled: permission === 'sending_access' });
   const create = useMutation({
     mutationFn: () =>
-      api<{ id: string; token: string }>('POST', '/api-keys', {
+      api<Answer<'/api-keys', 'post'>>('POST', '/api-keys', {
         name,
         permission,
         ...(permission === 'sending_access' && domainId ? { domain_id: domainId } : {}),
-      }),
+      } satisfies RequestBody<'/api-keys', 'post'>),
     onSuccess: (key) => {
       onCreated({ name, token: key.token });
       setName('');

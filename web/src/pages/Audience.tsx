@@ -4,7 +4,7 @@
 // ContactImports.tsx). Every read and change is the API's own route.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useState } from 'react';
-import { api, type List } from '../api';
+import { type Answer, api, type Item, type List, type RequestBody } from '../api';
 import { ConfirmDialog, ErrorMessage, formatTime, SearchBox } from '../components';
 import { forgetList, PagedTable, PagedView, usePagedList } from '../list-table';
 import { follow, navigate } from '../router';
@@ -12,22 +12,10 @@ import { AudienceTabs, type ContactSummary, fullName, qs, type Segment } from '.
 import { PropertiesTab, SegmentPage, SegmentsTab, TopicsTab } from './AudienceLists';
 import { ImportPage, ImportsTab } from './ContactImports';
 
-type PropertyValue = string | number | null;
-interface Contact extends ContactSummary {
-  properties: Record<string, { type: 'string' | 'number'; value: PropertyValue }>;
-}
-interface Property {
-  id: string;
-  key: string;
-  type: 'string' | 'number';
-  fallback_value: PropertyValue;
-}
-interface ContactTopic {
-  id: string;
-  name: string;
-  description: string | null;
-  subscription: 'opt_in' | 'opt_out';
-}
+type Contact = Answer<'/contacts/{contact}'>;
+type Property = Item<'/contact-properties'>;
+type PropertyValue = Property['fallback_value'];
+type ContactTopic = Item<'/contacts/{contact}/topics'>;
 
 /** /audience and everything below it. */
 export function AudiencePage({ path }: { path: string }) {
@@ -101,7 +89,12 @@ function AddContact() {
   const [first, setFirst] = useState('');
   const [last, setLast] = useState('');
   const add = useMutation({
-    mutationFn: () => api<{ id: string }>('POST', '/contacts', { email: email.trim(), first_name: first || undefined, last_name: last || undefined }),
+    mutationFn: () =>
+      api<Answer<'/contacts', 'post'>>('POST', '/contacts', {
+        email: email.trim(),
+        first_name: first || undefined,
+        last_name: last || undefined,
+      } satisfies RequestBody<'/contacts', 'post'>),
     onSuccess: ({ id }) => {
       void queryClient.invalidateQueries({ queryKey: ['contacts'] });
       navigate(`/audience/contacts/${id}`);
@@ -208,7 +201,12 @@ function EditContact({ contact, path }: { contact: Contact; path: string }) {
         if (text === '' && !had) continue;
         properties[d.key] = text === '' ? null : d.type === 'number' ? Number(text) : text;
       }
-      return api('PATCH', path, { first_name: first || null, last_name: last || null, unsubscribed, properties });
+      return api('PATCH', path, {
+        first_name: first || null,
+        last_name: last || null,
+        unsubscribed,
+        properties,
+      } satisfies RequestBody<'/contacts/{contact}', 'patch'>);
     },
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['contact'] }),
   });
@@ -262,7 +260,8 @@ function ContactTopics({ path, contactKey, email }: { path: string; contactKey: 
   const queryClient = useQueryClient();
   const topics = usePagedList<ContactTopic>(['contact', contactKey, 'topics'], (after) => `${path}/topics${qs({ limit: 20, after })}`);
   const change = useMutation({
-    mutationFn: (v: { id: string; subscription: 'opt_in' | 'opt_out' }) => api('PATCH', `${path}/topics`, { topics: [v] }),
+    mutationFn: (v: Pick<ContactTopic, 'id' | 'subscription'>) =>
+      api('PATCH', `${path}/topics`, { topics: [v] } satisfies RequestBody<'/contacts/{contact}/topics', 'patch'>),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['contact', contactKey, 'topics'] }),
   });
   return (

@@ -4,19 +4,13 @@
 // and /contact-properties.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api } from '../api';
+import { type Answer, api, type Item, type RequestBody } from '../api';
 import { ConfirmDialog, ErrorMessage, formatTime } from '../components';
 import { PagedTable, usePagedList } from '../list-table';
 import { follow, navigate } from '../router';
 import { type ContactSummary, fullName, qs, type Segment, type Topic } from './audience-common';
 
-interface Property {
-  id: string;
-  key: string;
-  type: 'string' | 'number';
-  fallback_value: string | number | null;
-  created_at: string;
-}
+type Property = Item<'/contact-properties'>;
 
 /** A delete button for one row, asking first. */
 function DeleteButton(props: { what: string; explanation: string; path: string; queryKey: string; onDone?: () => void; small?: boolean }) {
@@ -56,7 +50,7 @@ export function SegmentsTab() {
   const [name, setName] = useState('');
   const list = usePagedList<Segment>(['segments'], (after) => `/segments${qs({ limit: 25, after })}`);
   const create = useMutation({
-    mutationFn: () => api<{ id: string }>('POST', '/segments', { name: name.trim() }),
+    mutationFn: () => api<Answer<'/segments', 'post'>>('POST', '/segments', { name: name.trim() } satisfies RequestBody<'/segments', 'post'>),
     onSuccess: () => {
       setName('');
       void queryClient.invalidateQueries({ queryKey: ['segments'] });
@@ -114,7 +108,7 @@ export function SegmentsTab() {
 }
 
 export function SegmentPage({ id }: { id: string }) {
-  const segment = useQuery({ queryKey: ['segment', id], queryFn: () => api<Segment>('GET', `/segments/${encodeURIComponent(id)}`) });
+  const segment = useQuery({ queryKey: ['segment', id], queryFn: () => api<Answer<'/segments/{id}'>>('GET', `/segments/${encodeURIComponent(id)}`) });
   const members = usePagedList<ContactSummary>(
     ['segment', id, 'contacts'],
     (after) => `/segments/${encodeURIComponent(id)}/contacts${qs({ limit: 25, after })}`,
@@ -166,12 +160,17 @@ export function TopicsTab() {
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
-  const [subscription, setSubscription] = useState<'opt_in' | 'opt_out'>('opt_in');
+  const [subscription, setSubscription] = useState<Topic['default_subscription']>('opt_in');
   const [visibility, setVisibility] = useState<'public' | 'private'>('public');
   const list = usePagedList<Topic>(['topics'], (after) => `/topics${qs({ limit: 25, after })}`);
   const create = useMutation({
     mutationFn: () =>
-      api('POST', '/topics', { name: name.trim(), description: description.trim() || undefined, default_subscription: subscription, visibility }),
+      api('POST', '/topics', {
+        name: name.trim(),
+        description: description.trim() || undefined,
+        default_subscription: subscription,
+        visibility,
+      } satisfies RequestBody<'/topics', 'post'>),
     onSuccess: () => {
       setName('');
       setDescription('');
@@ -246,7 +245,7 @@ export function TopicsTab() {
 export function PropertiesTab() {
   const queryClient = useQueryClient();
   const [key, setKey] = useState('');
-  const [type, setType] = useState<'string' | 'number'>('string');
+  const [type, setType] = useState<Property['type']>('string');
   const [fallback, setFallback] = useState('');
   const list = usePagedList<Property>(['contact-properties'], (after) => `/contact-properties${qs({ limit: 25, after })}`);
   const create = useMutation({
@@ -255,7 +254,7 @@ export function PropertiesTab() {
         key: key.trim(),
         type,
         fallback_value: fallback === '' ? null : type === 'number' ? Number(fallback) : fallback,
-      }),
+      } satisfies RequestBody<'/contact-properties', 'post'>),
     onSuccess: () => {
       setKey('');
       setFallback('');
@@ -280,7 +279,7 @@ export function PropertiesTab() {
           Letters, digits and underscores.
         </p>
         <label htmlFor="property-type">Type</label>
-        <select id="property-type" value={type} onChange={(e) => setType(e.target.value as 'string' | 'number')}>
+        <select id="property-type" value={type} onChange={(e) => setType(e.target.value as Property['type'])}>
           <option value="string">Text</option>
           <option value="number">Number</option>
         </select>

@@ -3,44 +3,18 @@
 // confirmation; a run's page with the state of each step it reached.
 import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api } from '../api';
-import { AutomationGraph, type ConnectionDef, STEP_NAMES, type StepDef, type StepState } from '../automation-graph';
+import { type Answer, api, everyValue, type Item } from '../api';
+import { AutomationGraph, STEP_NAMES, type StepState } from '../automation-graph';
 import { ConfirmDialog, ErrorMessage, formatTime } from '../components';
 import { forgetList, ListTable, PagedTable, usePagedList } from '../list-table';
 import { follow, navigate } from '../router';
 
-interface AutomationSummary {
-  id: string;
-  name: string;
-  status: 'enabled' | 'disabled';
-  created_at: string;
-  updated_at: string;
-}
-interface Automation extends AutomationSummary {
-  steps: StepDef[];
-  connections: ConnectionDef[];
-}
-const RUN_STATUSES = ['running', 'completed', 'failed', 'cancelled'] as const;
-interface RunSummary {
-  id: string;
-  status: (typeof RUN_STATUSES)[number];
-  started_at: string | null;
-  completed_at: string | null;
-  created_at: string;
-}
-interface RunStep {
-  key: string;
-  type: string;
-  status: string;
-  started_at: string | null;
-  completed_at: string | null;
-  output: Record<string, unknown> | null;
-  error: { name?: string; message?: string } | null;
-  created_at: string;
-}
-interface Run extends RunSummary {
-  steps: RunStep[];
-}
+type AutomationSummary = Item<'/automations'>;
+type Automation = Answer<'/automations/{id}'>;
+type RunSummary = Item<'/automations/{id}/runs'>;
+type Run = Answer<'/automations/{id}/runs/{run_id}'>;
+type RunStep = Run['steps'][number];
+const RUN_STATUSES = everyValue<RunSummary['status']>({ running: true, completed: true, failed: true, cancelled: true });
 
 const automationPath = (id: string) => `/automations/${encodeURIComponent(id)}`;
 const useAutomation = (id: string) => useQuery({ queryKey: ['automation', id], queryFn: () => api<Automation>('GET', automationPath(id)) });
@@ -104,7 +78,7 @@ export function AutomationPage({ id }: { id: string }) {
     },
   });
   const duplicate = useMutation({
-    mutationFn: () => api<{ id: string }>('POST', `${automationPath(id)}/duplicate`),
+    mutationFn: () => api<Answer<'/automations/{id}/duplicate', 'post'>>('POST', `${automationPath(id)}/duplicate`),
     onSuccess: (copy) => {
       forgetList(queryClient, ['automations']);
       navigate(`/automations/${copy.id}`);

@@ -5,41 +5,16 @@
 // Sending and scheduling happen on the broadcast's page.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, type List } from '../api';
+import { type Answer, api, type Item, type List, type RequestBody } from '../api';
 import { forgetList } from '../list-table';
 import { ErrorMessage } from '../components';
 import { follow, navigate } from '../router';
 import type { Segment, Topic } from './audience-common';
 
-export interface Broadcast {
-  object: 'broadcast';
-  id: string;
-  name: string | null;
-  segment_id: string | null;
-  topic_id: string | null;
-  from: string | null;
-  subject: string | null;
-  reply_to: string[] | null;
-  preview_text: string | null;
-  /** Resend's words: `queued` while waiting for its time and while being sent (Broadcasts.tsx stateOf). */
-  status: 'draft' | 'queued' | 'sent' | 'canceled';
-  created_at: string;
-  scheduled_at: string | null;
-  sent_at: string | null;
-  html: string | null;
-  text: string | null;
-}
-interface TemplateSummary {
-  id: string;
-  name: string;
-  status: 'draft' | 'published';
-}
-interface Template extends TemplateSummary {
-  from: string | null;
-  subject: string | null;
-  html: string;
-  text: string | null;
-}
+/** Resend's `status`: `queued` while waiting for its time and while being sent (Broadcasts.tsx stateOf). */
+export type Broadcast = Answer<'/broadcasts/{id}'>;
+type TemplateSummary = Item<'/templates'>;
+type Template = Answer<'/templates/{id}'>;
 
 export function BroadcastComposePage({ id }: { id?: string }) {
   const existing = useQuery({ queryKey: ['broadcast', id], queryFn: () => api<Broadcast>('GET', `/broadcasts/${id}`), enabled: id !== undefined });
@@ -83,8 +58,10 @@ function ComposeForm({ broadcast }: { broadcast?: Broadcast }) {
         topic_id: topicId || null,
         html: html || null,
         text: text || null,
-      };
-      return broadcast ? api<{ id: string }>('PATCH', `/broadcasts/${broadcast.id}`, body) : api<{ id: string }>('POST', '/broadcasts', body);
+      } satisfies RequestBody<'/broadcasts', 'post'> & RequestBody<'/broadcasts/{id}', 'patch'>;
+      return broadcast
+        ? api<Answer<'/broadcasts/{id}', 'patch'>>('PATCH', `/broadcasts/${broadcast.id}`, body)
+        : api<Answer<'/broadcasts', 'post'>>('POST', '/broadcasts', body);
     },
     onSuccess: ({ id }) => {
       forgetList(queryClient, ['broadcasts']);

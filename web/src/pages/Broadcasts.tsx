@@ -4,16 +4,17 @@
 // recipients by outcome and clicked links. Composing is BroadcastCompose.tsx.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api } from '../api';
+import { type Answer, api, everyValue, type Item, type Query } from '../api';
 import { ConfirmDialog, ErrorMessage, formatTime } from '../components';
 import { forgetList, type Column, PagedTable, usePagedList } from '../list-table';
 import { MailBody } from '../mail-viewer';
 import { follow, navigate } from '../router';
-import { qs, type Segment, type Topic } from './audience-common';
+import { qs } from './audience-common';
 import { type Broadcast, BroadcastComposePage } from './BroadcastCompose';
 
-type BroadcastSummary = Pick<Broadcast, 'id' | 'name' | 'segment_id' | 'topic_id' | 'status' | 'created_at' | 'scheduled_at' | 'sent_at'>;
-type BroadcastState = 'draft' | 'scheduled' | 'sending' | 'sent' | 'canceled';
+type BroadcastSummary = Item<'/broadcasts'>;
+/** What the page says of a broadcast: Resend's `queued` is scheduled or sending (stateOf). */
+type BroadcastState = Exclude<Broadcast['status'], 'queued'> | 'scheduled' | 'sending';
 
 /** A queued broadcast is scheduled while its time is ahead, and being sent once it has come. */
 function stateOf(b: Pick<Broadcast, 'status' | 'scheduled_at'>): BroadcastState {
@@ -22,24 +23,30 @@ function stateOf(b: Pick<Broadcast, 'status' | 'scheduled_at'>): BroadcastState 
   return at > Date.now() ? 'scheduled' : 'sending';
 }
 
-const FIGURES = ['recipients', 'delivered', 'opened', 'clicked', 'unsubscribed', 'bounced', 'complained', 'suppressed'] as const;
-type Stats = Record<(typeof FIGURES)[number] | 'sent', number>;
-const RECIPIENT_TYPES = ['sent', 'delivered', 'opened', 'clicked', 'bounced', 'complained', 'unsubscribed', 'suppressed'] as const;
-type RecipientType = (typeof RECIPIENT_TYPES)[number];
-interface Recipient {
-  id: string;
-  contact_id: string | null;
-  email: string;
-  count?: number;
-  bounce_type?: string;
-  clicked_links?: { url: string; clicks: number }[];
-}
-interface ClickedLink {
-  id: string;
-  url: string;
-  clicks: number;
-  unique_clicks: number;
-}
+type Stats = Answer<'/broadcasts/{id}/stats'>;
+const FIGURES = [
+  'recipients',
+  'delivered',
+  'opened',
+  'clicked',
+  'unsubscribed',
+  'bounced',
+  'complained',
+  'suppressed',
+] as const satisfies readonly (keyof Stats)[];
+type RecipientType = Query<'/broadcasts/{id}/recipients'>['type'];
+const RECIPIENT_TYPES = everyValue<RecipientType>({
+  sent: true,
+  delivered: true,
+  opened: true,
+  clicked: true,
+  bounced: true,
+  complained: true,
+  unsubscribed: true,
+  suppressed: true,
+});
+type Recipient = Item<'/broadcasts/{id}/recipients'>;
+type ClickedLink = Item<'/broadcasts/{id}/clicked-links'>;
 
 /** /broadcasts and everything below it. */
 export function BroadcastsPage({ path }: { path: string }) {
@@ -102,10 +109,14 @@ function BroadcastPage({ id }: { id: string }) {
   const b = broadcast.data;
   const segment = useQuery({
     queryKey: ['segment', b?.segment_id],
-    queryFn: () => api<Segment>('GET', `/segments/${b!.segment_id}`),
+    queryFn: () => api<Answer<'/segments/{id}'>>('GET', `/segments/${b!.segment_id}`),
     enabled: !!b?.segment_id,
   });
-  const topic = useQuery({ queryKey: ['topic', b?.topic_id], queryFn: () => api<Topic>('GET', `/topics/${b!.topic_id}`), enabled: !!b?.topic_id });
+  const topic = useQuery({
+    queryKey: ['topic', b?.topic_id],
+    queryFn: () => api<Answer<'/topics/{id}'>>('GET', `/topics/${b!.topic_id}`),
+    enabled: !!b?.topic_id,
+  });
   return (
     <>
       <p>
@@ -182,7 +193,7 @@ function Actions({ broadcast: b, path }: { broadcast: Broadcast; path: string })
   };
   const cancel = useMutation({ mutationFn: () => api('POST', `${path}/cancel`), onSuccess: refresh });
   const duplicate = useMutation({
-    mutationFn: () => api<{ id: string }>('POST', `${path}/duplicate`),
+    mutationFn: () => api<Answer<'/broadcasts/{id}/duplicate', 'post'>>('POST', `${path}/duplicate`),
     onSuccess: ({ id }) => {
       refresh();
       navigate(`/broadcasts/${id}/edit`);

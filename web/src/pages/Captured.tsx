@@ -1,30 +1,14 @@
 // Captured mail (sandbox mode, src/sandbox/routes.ts), shown as Mailpit does: the list, and a
 // message's rendered HTML, text, headers (mail-viewer.tsx), DKIM results and raw download.
 import { useQuery } from '@tanstack/react-query';
-import { api } from '../api';
+import { type Answer, api, type Item } from '../api';
 import { ErrorMessage, formatTime } from '../components';
 import { ListTable, PagedTable, usePagedList } from '../list-table';
-import { HeaderTable, MailBody, type MailHeader } from '../mail-viewer';
+import { HeaderTable, MailBody } from '../mail-viewer';
 import { follow } from '../router';
 
-interface CapturedSummary {
-  id: string;
-  email_id: string | null;
-  from: string;
-  to: string[];
-  subject: string;
-  dkim: string;
-  created_at: string;
-}
-interface CapturedMessage extends CapturedSummary {
-  mail_from: string;
-  html: string | null;
-  text: string | null;
-  headers: MailHeader[];
-  attachments: { filename: string | null; content_type: string; size: number }[];
-  dkim_results: { result: string; domain: string | null; selector: string | null; comment: string | null }[];
-  size: number;
-}
+type CapturedSummary = Item<'/sandbox/messages'>;
+type CapturedMessage = Answer<'/sandbox/messages/{id}'>;
 
 export function CapturedListPage() {
   const list = usePagedList<CapturedSummary>(['captured'], (after) => `/sandbox/messages?limit=50${after ? `&after=${after}` : ''}`, 5000);

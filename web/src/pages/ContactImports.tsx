@@ -4,23 +4,15 @@
 // refused with their reasons.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, type List } from '../api';
+import { type Answer, api, type Item, type List } from '../api';
 import { ErrorMessage, formatTime } from '../components';
 import { ListTable, PagedTable, usePagedList } from '../list-table';
 import { follow, navigate } from '../router';
 import { qs, type Segment } from './audience-common';
 
-type ImportStatus = 'queued' | 'in_progress' | 'completed' | 'failed';
-interface ContactImport {
-  id: string;
-  status: ImportStatus;
-  created_at: string;
-  completed_at: string | null;
-  counts: { total: number; created: number; updated: number; skipped: number; failed: number };
-}
-interface ImportDetail extends ContactImport {
-  errors: { line: number | null; message: string }[];
-}
+type ContactImport = Item<'/contacts/imports'>;
+type ImportDetail = Answer<'/contacts/imports/{id}'>;
+type ImportStatus = ImportDetail['status'];
 
 const done = (status: ImportStatus | undefined) => status === 'completed' || status === 'failed';
 const STATUS_TEXT: Record<ImportStatus, string> = { queued: 'queued', in_progress: 'in progress', completed: 'done', failed: 'failed' };
@@ -79,7 +71,7 @@ function UploadForm() {
       form.set('on_conflict', onConflict);
       if (segmentId) form.set('segments', JSON.stringify([segmentId]));
       form.set('file', file!, file!.name);
-      return api<{ id: string }>('POST', '/contacts/imports', form);
+      return api<Answer<'/contacts/imports', 'post'>>('POST', '/contacts/imports', form);
     },
     onSuccess: ({ id }) => {
       void queryClient.invalidateQueries({ queryKey: ['contact-imports'] });

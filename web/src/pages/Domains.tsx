@@ -6,7 +6,7 @@
 // (domain-claim.tsx): its placeholder is marked, with the TXT record to publish and "Verify claim".
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, type DnsRecord, type Domain, type List } from '../api';
+import { type Answer, api, type DnsRecord, type Domain, type DomainSummary, type List, type RequestBody } from '../api';
 import { ConfirmDialog, CopyButton, ErrorMessage, formatTime } from '../components';
 import { forgetList, ListTable } from '../list-table';
 import { follow, navigate } from '../router';
@@ -14,7 +14,7 @@ import { ClaimOffer, DomainClaimSection, isHeldElsewhere } from './domain-claim'
 import { DomainWarmup } from './domain-warmup';
 
 export function DomainsPage() {
-  const domains = useQuery({ queryKey: ['domains'], queryFn: () => api<List<Domain>>('GET', '/domains') });
+  const domains = useQuery({ queryKey: ['domains'], queryFn: () => api<List<DomainSummary>>('GET', '/domains') });
   return (
     <>
       <h1>Domains</h1>
@@ -60,7 +60,7 @@ function AddDomain() {
   const [name, setName] = useState('');
   const [tried, setTried] = useState('');
   const add = useMutation({
-    mutationFn: () => api<Domain>('POST', '/domains', { name: name.trim() }),
+    mutationFn: () => api<Answer<'/domains', 'post'>>('POST', '/domains', { name: name.trim() } satisfies RequestBody<'/domains', 'post'>),
     onSuccess: (domain) => {
       queryClient.setQueryData(['domain', domain.id], domain);
       void queryClient.invalidateQueries({ queryKey: ['domains'] });
@@ -89,26 +89,7 @@ function AddDomain() {
 }
 
 /** A DKIM key of the domain (GET /domains/:id `dkim_keys`, newest first; Postline's addition). */
-interface DkimKey {
-  selector: string;
-  status: 'pending' | 'active' | 'retiring' | 'retired';
-  record: { name: string; type: 'TXT'; value: string };
-  record_status: string;
-  created_at: string;
-  activated_at: string | null;
-  retire_at: string | null;
-  retired_at: string | null;
-}
-
-/** GET /domains/:id: the domain with its DKIM keys (absent from what POST /domains answers, put in the cache first). */
-type DomainDetail = Domain & { dkim_keys?: DkimKey[] };
-
-interface DkimRotation {
-  object: 'dkim_rotation';
-  domain_id: string;
-  pending: DkimKey | null;
-  keys: DkimKey[];
-}
+type DkimKey = NonNullable<Domain['dkim_keys']>[number];
 
 const isPending = (k: DkimKey) => k.status === 'pending';
 
@@ -116,7 +97,7 @@ export function DomainPage({ id }: { id: string }) {
   const queryClient = useQueryClient();
   const domain = useQuery({
     queryKey: ['domain', id],
-    queryFn: () => api<DomainDetail>('GET', `/domains/${encodeURIComponent(id)}`),
+    queryFn: () => api<Domain>('GET', `/domains/${encodeURIComponent(id)}`),
     // A pending key's record is also looked for by Postline every minute: the page follows.
     refetchInterval: (query) => (query.state.data?.dkim_keys?.some(isPending) ? 30_000 : false),
   });
@@ -241,7 +222,7 @@ function DomainSettings({ domain, onSaved }: { domain: Domain; onSaved: () => Pr
         <input type="checkbox" checked={receiving} onChange={(e) => setReceiving(e.target.checked)} /> Receive mail at this domain (adds an MX record)
       </label>
       <label htmlFor="domain-tls">TLS to recipients' servers</label>
-      <select id="domain-tls" value={tls} onChange={(e) => setTls(e.target.value as 'opportunistic' | 'enforced')}>
+      <select id="domain-tls" value={tls} onChange={(e) => setTls(e.target.value as Domain['tls'])}>
         <option value="opportunistic">Opportunistic: encrypt when the server offers it</option>
         <option value="enforced">Enforced: never deliver without TLS</option>
       </select>
@@ -261,16 +242,16 @@ function DomainSettings({ domain, onSaved }: { domain: Domain; onSaved: () => Pr
  * While a rotation is under way its key is listed first, with "Verify the new record"; rotating
  * again would only answer the same key, so the button says so instead.
  */
-function DkimKeys({ domain, keys, onChanged }: { domain: DomainDetail; keys: DkimKey[]; onChanged: () => Promise<unknown> }) {
+function DkimKeys({ domain, keys, onChanged }: { domain: Domain; keys: DkimKey[]; onChanged: () => Promise<unknown> }) {
   const queryClient = useQueryClient();
   const [asking, setAsking] = useState(false);
   const path = `/domains/${encodeURIComponent(domain.id)}`;
   const rotate = useMutation({
-    mutationFn: () => api<DkimRotation>('POST', `${path}/dkim/rotate`),
+    mutationFn: () => api<Answer<'/domains/{id}/dkim/rotate', 'post'>>('POST', `${path}/dkim/rotate`),
     onSuccess: (rotation) => {
       setAsking(false);
       // The new key at once; the domain read again for its records (the new key's is among them).
-      queryClient.setQueryData<DomainDetail>(['domain', domain.id], (d) => d && { ...d, dkim_keys: rotation.keys });
+      queryClient.setQueryData<Domain>(['domain', domain.id], (d) => d && { ...d, dkim_keys: rotation.keys });
       return onChanged();
     },
     // Said on the page, not behind the dialog.

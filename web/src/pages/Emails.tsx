@@ -5,35 +5,23 @@
 // headers and the raw download, attachments; a scheduled email rescheduled or canceled.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId, useState, useSyncExternalStore } from 'react';
-import { ApiFailure, api, type List } from '../api';
+import { type Answer, ApiFailure, api, everyValue, type Item, type List, type RequestBody } from '../api';
 import { ConfirmDialog, ErrorMessage, formatTime } from '../components';
 import { ListTable, PagedTable, ShowMore, usePagedList, useListReadOn } from '../list-table';
 import { HeaderTable, MailBody, type MailHeader } from '../mail-viewer';
 import { follow, navigate } from '../router';
 import { ReturnPathReports } from './email-reports';
 
-interface EmailSummary {
-  id: string;
-  from: string;
-  to: string[];
-  cc: string[] | null;
-  bcc: string[] | null;
-  reply_to: string[] | null;
-  subject: string;
-  last_event: string;
-  created_at: string;
-  scheduled_at: string | null;
-  message_id: string;
-}
-interface Email extends EmailSummary {
-  html: string | null;
-  text: string | null;
-  tags: { name: string; value: string }[];
-}
-interface EmailEvent {
-  id: number;
-  type: string;
-  created_at: string;
+type EmailSummary = Item<'/emails'>;
+type Email = Answer<'/emails/{id}'>;
+type LastEvent = Email['last_event'];
+type Attempt = Item<'/emails/{id}/attempts'>;
+type Attachment = Item<'/emails/{id}/attachments'>;
+/**
+ * An email's event: the document gives its `data` (the webhook payload's) no fields, so the ones
+ * the timeline shows are named here.
+ */
+type EmailEvent = Omit<Item<'/emails/{id}/events'>, 'data'> & {
   data: {
     to?: string[];
     bounce?: { type: string; subType: string; message: string };
@@ -41,27 +29,21 @@ interface EmailEvent {
     failed?: { reason: string };
     suppressed?: { message: string };
   };
-}
-interface Attempt {
-  id: number;
-  recipient: string;
-  mx_host: string | null;
-  code: number | null;
-  response: string;
-  outcome: string;
-  /** The session's TLS and the requirement it met (docs/SECURITY.md); null when no session carried the message. */
-  tls: { protocol: string | null; requirement: string } | null;
-  attempted_at: string;
-}
-interface Attachment {
-  id: string;
-  filename: string | null;
-  content_type: string;
-  size: number;
-  download_url: string;
-}
+};
 
-const LAST_EVENTS = ['scheduled', 'sent', 'delivered', 'delivery_delayed', 'bounced', 'complained', 'failed', 'suppressed', 'canceled', 'opened', 'clicked'];
+const LAST_EVENTS = everyValue<LastEvent>({
+  scheduled: true,
+  sent: true,
+  delivered: true,
+  delivery_delayed: true,
+  bounced: true,
+  complained: true,
+  failed: true,
+  suppressed: true,
+  canceled: true,
+  opened: true,
+  clicked: true,
+});
 const FILTERS = [
   { name: 'to', label: 'Recipient address', type: 'email' },
   { name: 'from', label: 'From contains', type: 'text' },
@@ -433,7 +415,7 @@ function ScheduleControls({ email }: { email: Email }) {
   const [asking, setAsking] = useState<'reschedule' | 'cancel' | null>(null);
   const refresh = () => queryClient.invalidateQueries({ predicate: (q) => String(q.queryKey[0]).startsWith('email') });
   const reschedule = useMutation({
-    mutationFn: () => api('PATCH', `/emails/${email.id}`, { scheduled_at: new Date(when).toISOString() }),
+    mutationFn: () => api('PATCH', `/emails/${email.id}`, { scheduled_at: new Date(when).toISOString() } satisfies RequestBody<'/emails/{id}', 'patch'>),
     onSuccess: refresh,
   });
   const cancel = useMutation({ mutationFn: () => api('POST', `/emails/${email.id}/cancel`), onSuccess: refresh });

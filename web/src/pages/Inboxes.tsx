@@ -4,52 +4,20 @@
 // every folder). A thread's page, its messages and actions: inbox-thread.tsx.
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api } from '../api';
+import { type Answer, api, type Item } from '../api';
 import { ErrorMessage, formatTime, SearchBox } from '../components';
 import { type Column, PagedTable, usePagedList } from '../list-table';
 import { follow } from '../router';
 import { qs } from './audience-common';
 
-export const FOLDERS = [
-  { folder: 'inbox', title: 'Inbox' },
-  { folder: 'archive', title: 'Archive' },
-  { folder: 'sent', title: 'Sent' },
-  { folder: 'spam', title: 'Spam' },
-  { folder: 'trash', title: 'Trash' },
-] as const;
-export type Folder = (typeof FOLDERS)[number]['folder'];
+type InboxSummary = Item<'/inboxes'>;
+type Inbox = Answer<'/inboxes/{inbox}'>;
+type ThreadItem = Item<'/inboxes/{inbox}/threads'>;
+export type Folder = ThreadItem['folder'];
 
-interface InboxSummary {
-  id: string;
-  name: string | null;
-  email_address: string;
-  from_name: string | null;
-  unread: number;
-  last_received: string | null;
-  created_at: string;
-}
-interface Inbox extends InboxSummary {
-  drafts: number;
-}
-interface Label {
-  id: string;
-  name: string;
-  color: string;
-}
-interface ThreadItem {
-  id: string;
-  subject: string | null;
-  from: string | null;
-  to: string[];
-  cc: string[];
-  labels: Label[];
-  email_count: number;
-  has_attachment: boolean;
-  has_draft: boolean;
-  read: boolean;
-  received_at: string;
-  folder: Folder;
-}
+/** Every folder, in the order of the tabs (the compiler checks the API has these and no others). */
+const FOLDER_TITLES: Record<Folder, string> = { inbox: 'Inbox', archive: 'Archive', sent: 'Sent', spam: 'Spam', trash: 'Trash' };
+export const FOLDERS = Object.entries(FOLDER_TITLES).map(([folder, title]) => ({ folder: folder as Folder, title }));
 
 export const inboxPath = (inboxId: string) => `/inboxes/${encodeURIComponent(inboxId)}`;
 export const useInbox = (inboxId: string) => useQuery({ queryKey: ['inbox', inboxId], queryFn: () => api<Inbox>('GET', inboxPath(inboxId)) });

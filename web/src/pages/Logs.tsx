@@ -3,23 +3,13 @@
 // shows the request and response bodies as Postline stored them (secrets redacted).
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { type ApiKey, api, type List } from '../api';
+import { type Answer, type ApiKey, api, type Item, type List } from '../api';
 import { ErrorMessage, formatTime } from '../components';
 import { PagedTable, usePagedList } from '../list-table';
 import { follow } from '../router';
 
-interface LogSummary {
-  id: string;
-  created_at: string;
-  endpoint: string;
-  method: string;
-  response_status: number;
-  user_agent: string | null;
-}
-interface Log extends LogSummary {
-  request_body: unknown;
-  response_body: unknown;
-}
+type LogSummary = Item<'/logs'>;
+type Log = Answer<'/logs/{id}'>;
 interface Filters {
   status: string;
   endpoint: string;

@@ -3,35 +3,21 @@
 // now (GET /queue) and the latest failures (GET /emails), each linking to its own page.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { api, type List, type Session } from '../api';
+import { type Answer, api, type Item, type List, type Session } from '../api';
 import { TimeChart } from '../chart';
 import { ErrorMessage, formatAge, formatTime } from '../components';
 import { follow } from '../router';
 
-const COUNTS = ['sent', 'delivered', 'bounced', 'complained', 'opened', 'clicked'] as const;
+type MetricsAnswer = Answer<'/emails/metrics'>;
+type MetricName = MetricsAnswer['metrics'][number];
+const COUNTS = ['sent', 'delivered', 'bounced', 'complained', 'opened', 'clicked'] as const satisfies readonly MetricName[];
 type Count = (typeof COUNTS)[number];
-const RATES = ['delivery_rate', 'bounce_rate', 'complaint_rate', 'open_rate', 'click_rate'] as const;
-type Figures = Record<Count | (typeof RATES)[number], number>;
-interface Metrics {
-  object: 'metrics';
-  start_date: string;
-  end_date: string;
-  granularity: 'hourly' | 'daily';
-  totals: Figures;
-  data: (Figures & { period: string })[];
-}
-interface QueueNow {
-  counts: { due: number; in_flight: number; deferred: number; scheduled: number; paused: number };
-  total: number;
-  oldest_age_seconds: number | null;
-}
-interface EmailSummary {
-  id: string;
-  to: string[];
-  subject: string;
-  created_at: string;
-  last_event: string;
-}
+const RATES = ['delivery_rate', 'bounce_rate', 'complaint_rate', 'open_rate', 'click_rate'] as const satisfies readonly MetricName[];
+/** The figures metricsPath asks for: the document has each metric optional, as only those asked for are answered. */
+type Figures = Required<Pick<MetricsAnswer['totals'], Count | (typeof RATES)[number]>>;
+/** With `dimensions=period` (metricsPath), a row per period. */
+type Metrics = Omit<MetricsAnswer, 'totals' | 'data'> & { totals: Figures; data: (Figures & { period: string })[] };
+type EmailSummary = Item<'/emails'>;
 
 const LABELS: Record<Count, string> = {
   sent: 'Sent',
@@ -91,7 +77,7 @@ export function OverviewPage() {
   const session = useQueryClient().getQueryData<Session>(['session'])!;
   const [period, setPeriod] = useState<PeriodKey>('24h');
   const metrics = useQuery({ queryKey: ['overview', 'metrics', period], queryFn: () => api<Metrics>('GET', metricsPath(period)), refetchInterval: REFRESH_MS });
-  const queue = useQuery({ queryKey: ['overview', 'queue'], queryFn: () => api<QueueNow>('GET', '/queue?limit=1'), refetchInterval: REFRESH_MS });
+  const queue = useQuery({ queryKey: ['overview', 'queue'], queryFn: () => api<Answer<'/queue'>>('GET', '/queue?limit=1'), refetchInterval: REFRESH_MS });
   const failures = useQuery({ queryKey: ['overview', 'failures'], queryFn: recentFailures, refetchInterval: REFRESH_MS });
   const anyEmail = useQuery({ queryKey: ['overview', 'any-email'], queryFn: () => api<List<EmailSummary>>('GET', '/emails?limit=1') });
   const heading = PERIODS.find((p) => p.key === period)!.heading;
@@ -168,7 +154,7 @@ function Figures({ metrics, heading }: { metrics: Metrics; heading: string }) {
   );
 }
 
-function QueueBox({ queue }: { queue: QueueNow }) {
+function QueueBox({ queue }: { queue: Answer<'/queue'> }) {
   return (
     <>
       <dl className="facts">
@@ -189,7 +175,7 @@ function QueueBox({ queue }: { queue: QueueNow }) {
   );
 }
 
-const FAILED = ['bounced', 'failed'];
+const FAILED: EmailSummary['last_event'][] = ['bounced', 'failed'];
 
 /**
  * The latest bounced and failed emails: asked for with GET /emails's `last_event` filter, and

@@ -3,83 +3,28 @@
 // reason, resume; per email, retry or give up with a reason.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
-import { api } from '../api';
+import { type Answer, api, type RequestBody } from '../api';
 import { ErrorMessage, formatAge, formatTime } from '../components';
 import { ListTable, PagedTable, usePagedList } from '../list-table';
 import { follow } from '../router';
 
-const STATES = ['due', 'in_flight', 'deferred', 'scheduled', 'paused'] as const;
-type Counts = Record<(typeof STATES)[number], number>;
-const STATE_HEADERS: Record<(typeof STATES)[number], string> = {
+type QueueSummary = Answer<'/queue'>;
+type State = keyof QueueSummary['counts'];
+type Reply = NonNullable<QueueSummary['destinations'][number]['last_reply']>;
+type Pause = QueueSummary['pauses'][number];
+type DestinationList = Answer<'/queue/destinations/{destination}'>;
+type QueuedMessage = DestinationList['data'][number];
+/** A recipient domain's MTA-STS policy as the nodes last found it (GET /queue/destinations/:d's `mta_sts`). */
+type StsPolicyView = DestinationList['mta_sts'][number];
+
+const STATE_HEADERS: Record<State, string> = {
   due: 'Due',
   in_flight: 'In flight',
   deferred: 'Deferred',
   scheduled: 'Scheduled',
   paused: 'Paused',
 };
-interface Reply {
-  at: string;
-  mx_host: string | null;
-  code: number | null;
-  reply: string;
-}
-interface Pause {
-  destination: string;
-  kind: 'domain' | 'provider';
-  /** Only this sending domain's mail is held; null: all of the account's. */
-  sending_domain: string | null;
-  reason: string;
-  since: string;
-}
-interface QueueSummary {
-  counts: Counts;
-  total: number;
-  oldest_age_seconds: number | null;
-  destinations_total: number;
-  has_more: boolean;
-  destinations: {
-    domain: string;
-    provider: string | null;
-    counts: Counts;
-    total: number;
-    oldest_age_seconds: number;
-    last_reply: Reply | null;
-    paused: Pause | null;
-  }[];
-  providers: { provider: string; domains: number; counts: Counts; total: number; oldest_age_seconds: number; paused: Pause | null }[];
-  pauses: Pause[];
-  shaping: Shaping[];
-}
-/** How fast Postline sends to a destination (src/delivery/shaping.ts), over the live nodes. */
-interface Shaping {
-  destination: string;
-  rate_per_minute: number | null;
-  limit_per_minute: number | null;
-  connections: number;
-  messages_per_connection: number;
-  sent_last_minute: number;
-  state: 'throttled' | 'limited' | 'normal';
-  last_signal: { reply: string; at: string } | null;
-}
-/** A recipient domain's MTA-STS policy as the nodes last found it (GET /queue/destinations/:d's `mta_sts`). */
-interface StsPolicyView {
-  domain: string;
-  policy: { id: string; mode: string; mx: string[]; max_age: number; fetched_at: string; expires_at: string } | null;
-  checked_at: string | null;
-  last_error: string | null;
-}
-interface QueuedMessage {
-  id: string;
-  email_id: string;
-  subject: string;
-  recipient: string;
-  state: string;
-  attempts: number;
-  created_at: string;
-  next_attempt_at: string | null;
-  last_attempt: Reply | null;
-  paused_reason: string | null;
-}
+const STATES = Object.keys(STATE_HEADERS) as State[];
 
 // The queue moves by itself; a few seconds old is fresh enough for a person watching it.
 const REFRESH_MS = 3000;
@@ -202,7 +147,10 @@ function Actions({ destination, pause, compact }: { destination: string; pause: 
   const path = destinationPath(destination);
   const retry = useMutation({ mutationFn: () => api('POST', `${path}/retry`), onSuccess: refresh });
   const resume = useMutation({ mutationFn: () => api('POST', `${path}/resume`), onSuccess: refresh });
-  const pauseIt = useMutation({ mutationFn: (reason: string) => api('POST', `${path}/pause`, { reason }), onSuccess: refresh });
+  const pauseIt = useMutation({
+    mutationFn: (reason: string) => api('POST', `${path}/pause`, { reason } satisfies RequestBody<'/queue/destinations/{destination}/pause', 'post'>),
+    onSuccess: refresh,
+  });
   const label = (what: string) => (compact ? `${what} ${destination}` : undefined);
   return (
     <span className="row actions-inline">
@@ -300,7 +248,8 @@ export function QueueDestinationPage({ destination }: { destination: string }) {
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['queue'] });
   const retry = useMutation({ mutationFn: (emailId: string) => api('POST', `/queue/emails/${emailId}/retry`), onSuccess: refresh });
   const fail = useMutation({
-    mutationFn: (v: { emailId: string; reason: string }) => api('POST', `/queue/emails/${v.emailId}/fail`, { reason: v.reason }),
+    mutationFn: (v: { emailId: string; reason: string }) =>
+      api('POST', `/queue/emails/${v.emailId}/fail`, { reason: v.reason } satisfies RequestBody<'/queue/emails/{id}/fail', 'post'>),
     onSuccess: refresh,
   });
   const pause = summary.data?.pauses.find((p) => p.destination === destination);
@@ -318,7 +267,7 @@ export function QueueDestinationPage({ destination }: { destination: string }) {
         </p>
       )}
       <Actions destination={destination} pause={pause} />
-      <StsPolicies policies={(messages.list.data as { mta_sts?: StsPolicyView[] } | undefined)?.mta_sts ?? []} />
+      <StsPolicies policies={(messages.list.data as DestinationList | undefined)?.mta_sts ?? []} />
       <ErrorMessage error={retry.error ?? fail.error} />
       <PagedTable
         paged={messages}

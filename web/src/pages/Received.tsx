@@ -5,45 +5,15 @@
 // partly chose), its attachments and the raw message (signed downloads).
 import { useQuery } from '@tanstack/react-query';
 import { Fragment } from 'react';
-import { api, type List } from '../api';
+import { type Answer, api, type Item, type List } from '../api';
 import { ErrorMessage, formatTime } from '../components';
 import { PagedTable, usePagedList } from '../list-table';
 import { HeaderTable, MailBody, type MailHeader } from '../mail-viewer';
 import { follow } from '../router';
 
-interface AttachmentSummary {
-  id: string;
-  filename: string | null;
-  size: number;
-  content_type: string;
-  content_id: string | null;
-  content_disposition: string | null;
-}
-interface ReceivedSummary {
-  id: string;
-  from: string;
-  to: string[];
-  cc: string[];
-  reply_to: string[];
-  received_for: string[];
-  subject: string;
-  message_id: string | null;
-  created_at: string;
-  attachments: AttachmentSummary[];
-}
-interface SignedDownload {
-  download_url: string;
-  expires_at: string;
-}
-interface ReceivedMessage extends ReceivedSummary {
-  html: string | null;
-  text: string | null;
-  headers: Record<string, string>;
-  raw: SignedDownload;
-  /** Postline's own: the verdicts recorded when the message arrived. */
-  authentication: { spf: string; dkim: string; dmarc: string };
-}
-type Attachment = AttachmentSummary & SignedDownload;
+type ReceivedSummary = Item<'/emails/receiving'>;
+type ReceivedMessage = Answer<'/emails/receiving/{id}'>;
+type Attachment = Item<'/emails/receiving/{id}/attachments'>;
 
 export function ReceivedListPage() {
   const list = usePagedList<ReceivedSummary>(['received'], (after) => `/emails/receiving?limit=50${after ? `&after=${after}` : ''}`, 10_000);
@@ -87,6 +57,8 @@ export function ReceivedMessagePage({ id }: { id: string }) {
   });
   const m = message.data;
   const headers: MailHeader[] = m ? Object.entries(m.headers).map(([name, value]) => ({ name, value })) : [];
+  // The message's own list until the signed one is read.
+  const shown: (Attachment | ReceivedMessage['attachments'][number])[] = attachments.data?.data ?? m?.attachments ?? [];
   return (
     <>
       <p>
@@ -140,9 +112,9 @@ export function ReceivedMessagePage({ id }: { id: string }) {
               <h2>Attachments</h2>
               <ErrorMessage error={attachments.error} />
               <ul className="attachments">
-                {((attachments.data?.data ?? m.attachments) as (AttachmentSummary & Partial<SignedDownload>)[]).map((a) => (
+                {shown.map((a) => (
                   <li key={a.id}>
-                    {a.download_url ? (
+                    {'download_url' in a ? (
                       <a href={a.download_url} download={a.filename ?? ''}>
                         {a.filename ?? '(no name)'}
                       </a>

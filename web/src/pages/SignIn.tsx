@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, type Session, setCsrfToken } from '../api';
+import { api, type Session, setCsrfToken, type RequestBody } from '../api';
 import { ErrorMessage } from '../components';
 
 export function SignInPage() {
@@ -8,7 +8,7 @@ export function SignInPage() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const signIn = useMutation({
-    mutationFn: () => api<Session>('POST', '/dashboard/api/sign-in', { email, password }),
+    mutationFn: () => api<Session>('POST', '/dashboard/api/sign-in', { email, password } satisfies RequestBody<'/dashboard/api/sign-in', 'post'>),
     onSuccess: (session) => {
       setCsrfToken(session.csrf_token);
       queryClient.setQueryData(['session'], session);

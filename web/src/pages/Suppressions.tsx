@@ -3,25 +3,20 @@
 // address; add one, remove one after a confirmation.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { ApiFailure, api } from '../api';
+import { type Answer, ApiFailure, api, type Item, type RequestBody } from '../api';
 import { ConfirmDialog, ErrorMessage, formatTime } from '../components';
 import { type Column, ListTable, PagedTable, usePagedList } from '../list-table';
 
-const ORIGINS = ['bounce', 'complaint', 'manual'] as const;
-type Origin = (typeof ORIGINS)[number];
-interface Suppression {
-  id: string;
-  email: string;
-  origin: Origin;
-  source_id: string | null;
-  created_at: string;
-}
+type Suppression = Item<'/suppressions'>;
+type Origin = Suppression['origin'];
 
+/** Every origin the API has, in the filter's order, with how the page says it. */
 const REASONS: Record<Origin, string> = {
   bounce: 'Hard bounce',
   complaint: 'Complaint (marked as spam)',
   manual: 'Added by hand',
 };
+const ORIGINS = Object.keys(REASONS) as Origin[];
 
 export function SuppressionsPage() {
   const [origin, setOrigin] = useState<Origin | ''>('');
@@ -138,7 +133,7 @@ function AddSuppression() {
   const [email, setEmail] = useState('');
   const [added, setAdded] = useState<string>();
   const add = useMutation({
-    mutationFn: (address: string) => api('POST', '/suppressions', { email: address }),
+    mutationFn: (address: string) => api('POST', '/suppressions', { email: address } satisfies RequestBody<'/suppressions', 'post'>),
     onSuccess: (_, address) => {
       setAdded(address);
       setEmail('');
@@ -177,7 +172,7 @@ function FindSuppression({ onFound }: { onFound: (found: { address: string; entr
   const find = useMutation({
     mutationFn: async (value: string) => {
       try {
-        return await api<Suppression>('GET', `/suppressions/${encodeURIComponent(value)}`);
+        return await api<Answer<'/suppressions/{suppression}'>>('GET', `/suppressions/${encodeURIComponent(value)}`);
       } catch (error) {
         if (error instanceof ApiFailure && error.status === 404) return null;
         throw error;

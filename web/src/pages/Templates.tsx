@@ -4,36 +4,16 @@
 // renderer sending uses), so the editor shows exactly what an email would contain.
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
-import { ApiFailure, api } from '../api';
+import { type Answer, ApiFailure, api, type Item, type RequestBody } from '../api';
 import { ConfirmDialog, ErrorMessage, formatTime } from '../components';
 import { forgetList, PagedTable, usePagedList } from '../list-table';
 import { PreviewFrame } from '../mail-viewer';
 import { follow, navigate } from '../router';
 
-type VariableType = 'string' | 'number';
-interface TemplateSummary {
-  id: string;
-  name: string;
-  alias: string | null;
-  status: 'draft' | 'published';
-  published_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
-interface Template extends TemplateSummary {
-  from: string | null;
-  subject: string | null;
-  reply_to: string[] | null;
-  html: string;
-  text: string | null;
-  variables: { key: string; type: VariableType; fallback_value: string | number | null }[];
-  has_unpublished_versions: boolean;
-}
-interface Preview {
-  subject: string | null;
-  html: string;
-  text: string | null;
-}
+type TemplateSummary = Item<'/templates'>;
+type Template = Answer<'/templates/{id}'>;
+type VariableType = Template['variables'][number]['type'];
+type Preview = Answer<'/templates/preview', 'post'>;
 
 /** The editor's copy of a draft: every field as typed; `sample` is the preview's value only. */
 interface Draft {
@@ -77,7 +57,7 @@ function typedValue(value: string, type: VariableType): string | number {
 const orNull = (value: string) => (value.trim() === '' ? null : value);
 
 /** The body of PATCH /templates/:id for a draft. */
-function saveBody(d: Draft) {
+function saveBody(d: Draft): RequestBody<'/templates/{id}', 'patch'> {
   return {
     name: d.name,
     alias: orNull(d.alias),
@@ -89,7 +69,7 @@ function saveBody(d: Draft) {
   };
 }
 
-function StatusBadge({ status, changed }: { status: 'draft' | 'published'; changed?: boolean }) {
+function StatusBadge({ status, changed }: { status: TemplateSummary['status']; changed?: boolean }) {
   if (status === 'draft') return <span className="status status-pending">draft</span>;
   return (
     <>
@@ -137,7 +117,7 @@ function CreateTemplate() {
   const [name, setName] = useState('');
   const [html, setHtml] = useState('');
   const create = useMutation({
-    mutationFn: () => api<{ id: string }>('POST', '/templates', { name, html }),
+    mutationFn: () => api<Answer<'/templates', 'post'>>('POST', '/templates', { name, html } satisfies RequestBody<'/templates', 'post'>),
     onSuccess: async (created) => {
       await queryClient.invalidateQueries({ queryKey: ['templates'] });
       navigate(`/templates/${created.id}`);
@@ -194,7 +174,7 @@ export function TemplatePage({ id }: { id: string }) {
   const duplicate = useMutation({
     mutationFn: async (d: Draft) => {
       if (dirty) await api('PATCH', templatePath(id), saveBody(d));
-      return api<{ id: string }>('POST', `${templatePath(id)}/duplicate`);
+      return api<Answer<'/templates/{id}/duplicate', 'post'>>('POST', `${templatePath(id)}/duplicate`);
     },
     onSuccess: (copy) => {
       forgetList(queryClient, ['templates']);

@@ -4,43 +4,18 @@
 // disable, edit, delete; its messages page by page, and a message's attempts with replay.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
-import { api, type List } from '../api';
+import { type Answer, api, type Item, type List, type RequestBody } from '../api';
 import { ConfirmDialog, CopyButton, ErrorMessage, formatTime } from '../components';
 import { forgetList, PagedTable, usePagedList } from '../list-table';
 import { follow, navigate } from '../router';
 
-interface Webhook {
-  id: string;
-  endpoint: string;
-  events: string[];
-  status: 'enabled' | 'disabled';
-  created_at: string;
-}
-interface WebhookDetail extends Webhook {
-  signing_secret: string;
-}
-interface EventType {
-  type: string;
-  description: string;
-}
-interface WebhookMessage {
-  id: string;
-  type: string;
-  status: 'pending' | 'attempting' | 'success' | 'failed';
-  attempts: number;
-  next_attempt_at: string | null;
-  created_at: string;
-}
-interface WebhookMessageDetail extends WebhookMessage {
-  payload: unknown;
-}
-interface Attempt {
-  id: string;
-  http_status_code: number;
-  response: string;
-  latency_ms: number;
-  sent_at: string;
-}
+type Webhook = Item<'/webhooks'>;
+type WebhookDetail = Answer<'/webhooks/{id}'>;
+type EventType = Item<'/webhooks/event-types'>;
+type EventName = EventType['type'];
+type WebhookMessage = Item<'/webhooks/{id}/events'>;
+type WebhookMessageDetail = Answer<'/webhooks/{id}/events/{message_id}'>;
+type Attempt = Item<'/webhooks/{id}/events/{message_id}/attempts'>;
 
 // Deliveries move by themselves; a few seconds old is fresh enough for a person watching.
 const REFRESH_MS = 3000;
@@ -96,7 +71,7 @@ function EventList({ events }: { events: string[] }) {
 }
 
 /** Checkboxes for the catalogue's event types, each with what it means. */
-function EventPicker({ value, onChange }: { value: string[]; onChange: (events: string[]) => void }) {
+function EventPicker({ value, onChange }: { value: EventName[]; onChange: (events: EventName[]) => void }) {
   const id = useId();
   const types = useQuery({
     queryKey: ['webhook-event-types'],
@@ -104,7 +79,7 @@ function EventPicker({ value, onChange }: { value: string[]; onChange: (events: 
     staleTime: Number.POSITIVE_INFINITY,
   });
   const all = types.data?.data ?? [];
-  const toggle = (type: string, on: boolean) =>
+  const toggle = (type: EventName, on: boolean) =>
     onChange(on ? all.map((t) => t.type).filter((t) => t === type || value.includes(t)) : value.filter((t) => t !== type));
   return (
     <fieldset className="event-picker">
@@ -141,10 +116,10 @@ function EventPicker({ value, onChange }: { value: string[]; onChange: (events: 
 function CreateWebhook() {
   const queryClient = useQueryClient();
   const [endpoint, setEndpoint] = useState('');
-  const [events, setEvents] = useState<string[]>([]);
+  const [events, setEvents] = useState<EventName[]>([]);
   const [noEvents, setNoEvents] = useState(false);
   const create = useMutation({
-    mutationFn: () => api<{ id: string }>('POST', '/webhooks', { endpoint, events }),
+    mutationFn: () => api<Answer<'/webhooks', 'post'>>('POST', '/webhooks', { endpoint, events } satisfies RequestBody<'/webhooks', 'post'>),
     onSuccess: async (created) => {
       await queryClient.invalidateQueries({ queryKey: ['webhooks'] });
       navigate(`/webhooks/${created.id}`);
@@ -201,7 +176,10 @@ export function WebhookPage({ id }: { id: string }) {
     onSuccess: refresh,
     onSettled: () => setConfirming(undefined),
   });
-  const setStatus = useMutation({ mutationFn: (status: 'enabled' | 'disabled') => api('PATCH', webhookPath(id), { status }), onSuccess: refresh });
+  const setStatus = useMutation({
+    mutationFn: (status: WebhookDetail['status']) => api('PATCH', webhookPath(id), { status } satisfies RequestBody<'/webhooks/{id}', 'patch'>),
+    onSuccess: refresh,
+  });
   const remove = useMutation({
     mutationFn: () => api('DELETE', webhookPath(id)),
     onSuccess: async () => {
@@ -279,9 +257,10 @@ export function WebhookPage({ id }: { id: string }) {
 function EditWebhook({ webhook, onDone }: { webhook: WebhookDetail; onDone: () => void }) {
   const changed = useWebhookChanged(webhook.id);
   const [endpoint, setEndpoint] = useState(webhook.endpoint);
-  const [events, setEvents] = useState(webhook.events);
+  // The document types a webhook's `events` as strings; they are the catalogue's names.
+  const [events, setEvents] = useState(webhook.events as EventName[]);
   const save = useMutation({
-    mutationFn: () => api('PATCH', webhookPath(webhook.id), { endpoint, events }),
+    mutationFn: () => api('PATCH', webhookPath(webhook.id), { endpoint, events } satisfies RequestBody<'/webhooks/{id}', 'patch'>),
     onSuccess: async () => {
       await changed();
       onDone();

@@ -1,29 +1,12 @@
 // What the audience pages (Audience.tsx, AudienceLists.tsx, ContactImports.tsx) and the
-// broadcast composer share: the API's shapes of segments, topics and contacts, the tabs
-// between the audience's sub-pages, and a query string builder.
+// broadcast composer share: the API's shapes of segments, topics and contacts (api-types.ts),
+// the tabs between the audience's sub-pages, and a query string builder.
+import type { Item } from '../api';
 import { follow } from '../router';
 
-export interface Segment {
-  id: string;
-  name: string;
-  created_at: string;
-}
-export interface Topic {
-  id: string;
-  name: string;
-  description: string | null;
-  default_subscription: 'opt_in' | 'opt_out';
-  visibility: 'public' | 'private';
-  created_at: string;
-}
-export interface ContactSummary {
-  id: string;
-  email: string;
-  first_name: string | null;
-  last_name: string | null;
-  created_at: string;
-  unsubscribed: boolean;
-}
+export type Segment = Item<'/segments'>;
+export type Topic = Item<'/topics'>;
+export type ContactSummary = Item<'/contacts'>;
 
 /** `?a=1&b=2` of the defined values ('' without any). */
 export function qs(params: Record<string, string | number | undefined>): string {

@@ -4,7 +4,7 @@
 // (`placeholder: true` on the domain) shows the TXT record to publish and "Verify claim"
 // (GET /domains/:id/claim, POST /domains/:id/claim/verify), which moves the domain once found.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiFailure, api, type DomainClaim } from '../api';
+import { type Answer, ApiFailure, api, type DomainClaim, type RequestBody } from '../api';
 import { forgetList } from '../list-table';
 import { CopyButton, ErrorMessage, formatTime } from '../components';
 import { navigate } from '../router';
@@ -16,7 +16,7 @@ export const isHeldElsewhere = (error: unknown): boolean => error instanceof Api
 export function ClaimOffer({ name }: { name: string }) {
   const queryClient = useQueryClient();
   const claim = useMutation({
-    mutationFn: () => api<DomainClaim>('POST', '/domains/claim', { name }),
+    mutationFn: () => api<Answer<'/domains/claim', 'post'>>('POST', '/domains/claim', { name } satisfies RequestBody<'/domains/claim', 'post'>),
     onSuccess: (started) => {
       queryClient.setQueryData(['domain-claim', started.domain_id], started);
       void queryClient.invalidateQueries({ queryKey: ['domains'] });
@@ -43,7 +43,7 @@ export function DomainClaimSection({ domainId }: { domainId: string }) {
   const path = `/domains/${encodeURIComponent(domainId)}/claim`;
   const claim = useQuery({ queryKey: ['domain-claim', domainId], queryFn: () => api<DomainClaim>('GET', path) });
   const verify = useMutation({
-    mutationFn: () => api<DomainClaim>('POST', `${path}/verify`),
+    mutationFn: () => api<Answer<'/domains/{id}/claim/verify', 'post'>>('POST', `${path}/verify`),
     onSuccess: (checked) => {
       queryClient.setQueryData(['domain-claim', domainId], checked);
       // Completed: the placeholder is now the account's domain, with its own records to verify.

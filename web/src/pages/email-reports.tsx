@@ -2,29 +2,18 @@
 // each message with what it was recognised as and why (a bounce, a delay, a complaint, an
 // auto-reply, a report that changes nothing, or unrecognised), and what each report in it came
 // to: the recipient, the enhanced status, the bounce's type and subType, the event recorded.
+import type { Item } from '../api';
 import { ErrorMessage, formatTime } from '../components';
 import { ListTable, ShowMore, useListReadOn } from '../list-table';
 
-interface ReturnPathReport {
-  id: number;
-  mail_from: string;
-  from: string | null;
-  subject: string | null;
-  verdict: string;
-  format: string;
-  reason: string;
-  reports: {
-    kind: string;
-    recipient: string | null;
-    status: string | null;
-    diagnostic_code: string | null;
-    bounce: { type: string; subType: string } | null;
-    event: string | null;
-  }[];
-  received_at: string;
-}
+type ReturnPathReport = Item<'/emails/{id}/reports'>;
 
-const VERDICT_CLASS: Record<string, string> = { bounce: 'status-failed', complaint: 'status-failed', delay: 'status-pending', auto_reply: 'status-verified' };
+const VERDICT_CLASS: Partial<Record<ReturnPathReport['verdict'], string>> = {
+  bounce: 'status-failed',
+  complaint: 'status-failed',
+  delay: 'status-pending',
+  auto_reply: 'status-verified',
+};
 
 function Findings({ report }: { report: ReturnPathReport }) {
   if (report.reports.length === 0) return <span className="hint">—</span>;

@@ -6,33 +6,15 @@
 // the thread.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api } from '../api';
+import { type Answer, api, type Item, type RequestBody } from '../api';
 import { ErrorMessage, formatTime } from '../components';
 import { forgetList, ShowMore, useListReadOn } from '../list-table';
 import { MailHtml } from '../mail-viewer';
 import { follow } from '../router';
 import { FOLDERS, type Folder, inboxPath, useInbox } from './Inboxes';
 
-interface Thread {
-  id: string;
-  subject: string | null;
-  folder: Folder;
-  labels: { id: string; name: string; color: string }[];
-  read: boolean;
-}
-interface Message {
-  id: string;
-  direction: 'inbound' | 'outbound';
-  from: string;
-  to: string[];
-  cc: string[];
-  subject: string | null;
-  html: string | null;
-  text: string | null;
-  attachments: { id: string; filename: string | null; size: number | null }[];
-  read: boolean;
-  received_at: string;
-}
+type Thread = Answer<'/inboxes/{inbox}/threads/{thread}'>;
+type Message = Item<'/inboxes/{inbox}/threads/{thread}/emails'>;
 
 export function ThreadPage({ inboxId, threadId }: { inboxId: string; threadId: string }) {
   const queryClient = useQueryClient();
@@ -49,7 +31,8 @@ export function ThreadPage({ inboxId, threadId }: { inboxId: string; threadId: s
     );
   };
   const update = useMutation({
-    mutationFn: (change: { read?: boolean; folder?: Folder }) => api<Thread>('PATCH', path, change),
+    mutationFn: (change: Pick<RequestBody<'/inboxes/{inbox}/threads/{thread}', 'patch'>, 'read' | 'folder'>) =>
+      api<Answer<'/inboxes/{inbox}/threads/{thread}', 'patch'>>('PATCH', path, change),
     onSuccess: (updated) => {
       queryClient.setQueryData(['inbox-thread', inboxId, threadId], updated);
       return refresh();
@@ -143,7 +126,11 @@ function ThreadMessage({ message: m }: { message: Message }) {
 function Reply({ path, to, onSent }: { path: string; to: string; onSent: () => Promise<unknown> }) {
   const [text, setText] = useState('');
   const send = useMutation({
-    mutationFn: () => api<{ id: string }>('POST', path, { text }),
+    mutationFn: () =>
+      api<Answer<'/inboxes/{inbox}/threads/{thread}/emails/{email}/reply', 'post'>>('POST', path, { text } satisfies RequestBody<
+        '/inboxes/{inbox}/threads/{thread}/emails/{email}/reply',
+        'post'
+      >),
     onSuccess: () => {
       setText('');
       return onSent();

@@ -6,28 +6,19 @@
 // (GET /logs?api_key_id=…&limit=1) says when it was last used on the API.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, type Domain, type List } from '../api';
+import { type Answer, api, type DomainSummary, type Item, type List, type RequestBody } from '../api';
 import { ConfirmDialog, ErrorMessage, formatTime, ShownOnceToken } from '../components';
 import { ListTable } from '../list-table';
 
-type Scope = 'full_access' | 'emails:send';
-interface OAuthGrant {
-  id: string;
-  client_id: string;
-  scopes: Scope[];
-  created_at: string;
-  revoked_at: string | null;
-  revoked_reason: string | null;
-  client: { name: string; logo_uri: string | null };
-  domain_id: string | null;
-}
+type OAuthGrant = Item<'/oauth/grants'>;
+type Scope = OAuthGrant['scopes'][number];
 
 const SCOPE_NAMES: Record<Scope, string> = { full_access: 'Full access', 'emails:send': 'Sending only' };
 
 export function OAuthGrantsSection() {
   const queryClient = useQueryClient();
   const grants = useQuery({ queryKey: ['oauth-grants'], queryFn: () => api<List<OAuthGrant>>('GET', '/oauth/grants?limit=100') });
-  const domains = useQuery({ queryKey: ['domains'], queryFn: () => api<List<Domain>>('GET', '/domains') });
+  const domains = useQuery({ queryKey: ['domains'], queryFn: () => api<List<DomainSummary>>('GET', '/domains') });
   const [issued, setIssued] = useState<{ name: string; token: string }>();
   const [revoking, setRevoking] = useState<OAuthGrant>();
   const revoke = useMutation({
@@ -97,24 +88,24 @@ export function OAuthGrantsSection() {
 function LastUsed({ grantId }: { grantId: string }) {
   const last = useQuery({
     queryKey: ['oauth-grant-last-used', grantId],
-    queryFn: () => api<List<{ id: string; created_at: string }>>('GET', `/logs?api_key_id=${grantId}&limit=1`),
+    queryFn: () => api<List<Item<'/logs'>>>('GET', `/logs?api_key_id=${grantId}&limit=1`),
   });
   if (!last.data) return null;
   return <>{formatTime(last.data.data[0]?.created_at ?? null)}</>;
 }
 
-function IssueGrant({ domains, onIssued }: { domains: Domain[]; onIssued: (grant: { name: string; token: string }) => void }) {
+function IssueGrant({ domains, onIssued }: { domains: DomainSummary[]; onIssued: (grant: { name: string; token: string }) => void }) {
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const [scope, setScope] = useState<Scope>('emails:send');
   const [domainId, setDomainId] = useState('');
   const issue = useMutation({
     mutationFn: () =>
-      api<{ id: string; token: string }>('POST', '/oauth/grants', {
+      api<Answer<'/oauth/grants', 'post'>>('POST', '/oauth/grants', {
         client: { name: name.trim() },
         scopes: [scope],
         ...(scope === 'emails:send' && domainId ? { domain_id: domainId } : {}),
-      }),
+      } satisfies RequestBody<'/oauth/grants', 'post'>),
     onSuccess: (grant) => {
       onIssued({ name: name.trim(), token: grant.token });
       setName('');
