@@ -13,8 +13,7 @@
 // waited for while the lease lasts (retryOnConnectionLoss): a lost outcome would mean mail sent twice.
 import { type Db, type Queryable, retryOnConnectionLoss } from '../db/database.js';
 import type { OutboundEvent } from '../events/payloads.js';
-import { outboundEvent, recordEvents, type NewEvent } from '../events/record-events.js';
-import { composedMessages } from '../email-row/stored-message.js';
+import { outboundEvent, recordEvents, type NewEvent, type SentMessage } from '../events/record-events.js';
 import type { Logger } from '../logger.js';
 import { recordDestinationReplies } from '../queue/destination-replies.js';
 import { suppressAfterOutcomes } from '../suppressions/suppress-on-outcome.js';
@@ -157,7 +156,7 @@ async function write(q: Queryable, rows: Row[]): Promise<void> {
   await recordAttempts(q, written);
   // Messages composed for this attempt (compose at delivery, worker.ts) are stored with the
   // events, so a retry sends the same bytes.
-  await recordEvents(q, eventsOf(written), composedMessages(composedEmails(written)));
+  await recordEvents(q, eventsOf(written), sentMessages(written));
   await recordDestinationReplies(
     q,
     written.map(({ outcome: { delivery, verdict, mx } }) => ({
@@ -196,14 +195,14 @@ async function recordAttempts(q: Queryable, written: Row[]): Promise<void> {
   );
 }
 
-/** The messages among `written` that this attempt composed. */
-function composedEmails(written: Row[]): { id: string; mime: Buffer; text: string | null }[] {
-  const composed = new Map<string, { id: string; mime: Buffer; text: string | null }>();
+/** The messages among `written` that this attempt composed (or signed), one per email. */
+function sentMessages(written: Row[]): SentMessage[] {
+  const sent = new Map<string, SentMessage>();
   for (const r of written) {
     const email = r.outcome.delivery.email;
-    if (email.composed && email.mime) composed.set(email.id, { id: email.id, mime: email.mime, text: email.composed.text });
+    if (email.composed && email.mime) sent.set(email.id, { emailId: email.id, mime: email.mime, text: email.composed.text });
   }
-  return [...composed.values()];
+  return [...sent.values()];
 }
 
 const MAX_BATCH = 2000;

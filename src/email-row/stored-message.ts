@@ -4,11 +4,12 @@
 //               fields (the API's and broadcasts' emails, compose-deferred.ts);
 //   unsigned    an SMTP submission prepared at accept, DKIM-signed at delivery;
 //   signed      the bytes as they go on the wire (signed at accept, or stored by the first
-//               attempt's outcome so a retry sends the same bytes).
+//               attempt's outcome so a retry sends the same bytes: the event writer's
+//               SentMessage, events/record-events.ts, in its one update of the email).
 // Independently, a small SMTP submission keeps its html and text only inside its message
 // (`bodies_in_message`), and GET /emails/:id reads them from there (emails/submitted-message.ts).
-// Readers ask for a state or a size here rather than testing the nullable columns.
-import type { AlsoSetOnEmails } from '../events/record-events.js';
+// Readers ask for a state or a size here rather than testing the nullable columns; writers are
+// accept (messageColumns) and the event writer.
 
 export type StoredMessage =
   | { state: 'to_compose' }
@@ -66,24 +67,3 @@ export const claimSizeSql = (alias: string) =>
 
 /** The signed message of an email on the wire, selected by the claim (null until signed). */
 export const signedMessageSql = (alias: string) => `${alias}.mime`;
-
-/**
- * Messages that delivery composed or signed, with the text part sent, to be stored by the
- * first attempt's outcome in the event writer's statement (one row version per email): the
- * email becomes `signed`. A message already stored is kept (another node's attempt at the same
- * email lost the race), and its text with it.
- */
-export function composedMessages(composed: { id: string; mime: Buffer; text: string | null }[]): AlsoSetOnEmails {
-  return {
-    set: [
-      'mime = COALESCE(e.mime, v.mime)',
-      'unsigned_mime = CASE WHEN v.mime IS NULL THEN e.unsigned_mime END',
-      'text = CASE WHEN e.mime IS NULL AND v.mime IS NOT NULL THEN v.text ELSE e.text END',
-    ],
-    columns: [
-      ['mime', 'bytea'],
-      ['text', 'text'],
-    ],
-    rows: new Map(composed.map((c) => [c.id, [c.mime, c.text]])),
-  };
-}

@@ -9,17 +9,22 @@ import type { EmailEventData, NewEvent, OutboundEvent } from './payloads.js';
 export type { NewEvent } from './payloads.js';
 
 /**
- * Other columns of the emails to set in the writer's statement, so that an email changed by an
- * event and by its caller (delivery storing a composed message) gets one new row version.
+ * A message delivery composed (or signed) for its first attempt, with the text part it sent:
+ * stored on its email by that attempt's events, in the writer's one UPDATE of the email, so the
+ * email takes one new row version, not two. The email becomes `signed` (email-row/stored-message.ts);
+ * a message already stored is kept (another node's attempt at the same email won), its text with it.
  */
-export interface AlsoSetOnEmails {
-  /** `column = expression` over `e` (the row) and `v` (the values); each value is null for an email that only takes an event. */
-  set: string[];
-  /** The values' names and SQL types, in order. */
-  columns: [name: string, type: string][];
-  /** Per email id, its values in `columns` order. */
-  rows: Map<string, unknown[]>;
+export interface SentMessage {
+  emailId: string;
+  mime: Buffer;
+  text: string | null;
 }
+
+/** SentMessage's columns: the email becomes `signed` unless it already was. */
+const STORE_SENT_MESSAGE = `,
+            mime = COALESCE(e.mime, v.mime),
+            unsigned_mime = CASE WHEN v.mime IS NULL THEN e.unsigned_mime END,
+            text = CASE WHEN e.mime IS NULL AND v.mime IS NOT NULL THEN v.text ELSE e.text END`;
 
 /**
  * Inserts events in one statement, and in the same statement adds them to the account's email
@@ -30,9 +35,10 @@ export interface AlsoSetOnEmails {
  * the email is, unless nobody is left), which the writer reads from the deliveries as they
  * stand in that transaction.
  */
-export async function recordEvents(q: Queryable, events: NewEvent[], also?: AlsoSetOnEmails): Promise<void> {
+export async function recordEvents(q: Queryable, events: NewEvent[], sentMessages: SentMessage[] = []): Promise<void> {
   const moved = lastEvents(events);
-  const ids = [...new Set([...moved.keys(), ...(also?.rows.keys() ?? [])])];
+  const sent = new Map(sentMessages.map((m) => [m.emailId, m]));
+  const ids = [...new Set([...moved.keys(), ...sent.keys()])];
   if (events.length === 0 && ids.length === 0) return;
   const params: unknown[] = [
     events.map((e) => e.accountId),
@@ -48,13 +54,15 @@ export async function recordEvents(q: Queryable, events: NewEvent[], also?: Also
     await q.query(`WITH ${recorded} SELECT 1`, params, 'record-events');
     return;
   }
-  const columns = also?.columns ?? [];
   // One row of parameters per email (a Buffer travels as binary, where a bytea[] array would be hex text to parse).
   const values = ids.map((id) => {
-    const row = [id, moved.get(id) ?? null, ...(also?.rows.get(id) ?? columns.map(() => null))];
+    const message = sent.get(id);
+    const row = sent.size > 0 ? [id, moved.get(id) ?? null, message?.mime ?? null, message?.text ?? null] : [id, moved.get(id) ?? null];
     const at = params.push(...row) - row.length;
-    const types = ['uuid', 'text', ...columns.map(([, type]) => type)];
-    return `(${types.map((type, i) => `$${at + i + 1}::${type}`).join(', ')})`;
+    return `(${['uuid', 'text', 'bytea', 'text']
+      .slice(0, row.length)
+      .map((type, i) => `$${at + i + 1}::${type}`)
+      .join(', ')})`;
   });
   await q.query(
     `WITH ${recorded}
@@ -62,8 +70,8 @@ export async function recordEvents(q: Queryable, events: NewEvent[], also?: Also
         SET last_event = CASE WHEN v.last_event IS NOT NULL
                                AND (e.last_event <> 'scheduled'
                                     OR NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.email_id = e.id AND d.status = 'scheduled'))
-                              THEN v.last_event ELSE e.last_event END${also?.set.map((assignment) => `,\n            ${assignment}`).join('') ?? ''}
-       FROM (VALUES ${values.join(', ')}) AS v(id, last_event${columns.map(([name]) => `, ${name}`).join('')})
+                              THEN v.last_event ELSE e.last_event END${sent.size > 0 ? STORE_SENT_MESSAGE : ''}
+       FROM (VALUES ${values.join(', ')}) AS v(id, last_event${sent.size > 0 ? ', mime, text' : ''})
       WHERE e.id = v.id`,
     params,
   );
