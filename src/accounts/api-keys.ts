@@ -27,6 +27,33 @@ const PERMISSION_SCHEMA: JsonSchema = {
   examples: PERMISSIONS,
 };
 
+/** A key, or an unrevoked grant acting as one, found by its token's hash. */
+interface TokenOwnerRow {
+  id: string;
+  account_id: string;
+  permission: Principal['permission'];
+  domain_id: string | null;
+  is_key: boolean;
+}
+
+/** A key as GET /api-keys lists it. */
+interface ApiKeySummaryRow {
+  id: string;
+  name: string;
+  created_at: Date;
+  last_used_at: Date | null;
+}
+
+interface ApiKeyIdRow {
+  id: string;
+}
+
+/** A deleted key, with its token's hash in hex (the change notice's key). */
+interface DeletedKeyRow {
+  id: string;
+  hash: string;
+}
+
 /** The body of POST /api-keys once it passed its schema (api/request-schema.ts). */
 interface NewApiKey {
   name: string;
@@ -64,7 +91,7 @@ export class ApiKeys {
     const hit = await this.cache.get(key);
     if (hit !== undefined) return hit;
     const read = this.cache.begin();
-    const row = await this.db.one(
+    const row = await this.db.one<TokenOwnerRow>(
       `SELECT id, account_id, permission, domain_id, true AS is_key FROM api_keys WHERE token_hash = $1
        UNION ALL
        SELECT id, account_id, CASE WHEN 'full_access' = ANY (scopes) THEN 'full_access' ELSE 'sending_access' END, domain_id, false
@@ -105,7 +132,6 @@ export class ApiKeys {
             },
             ['name'],
           ),
-          validatesBody: true,
           response: { status: 201, schema: object({ id: uuid(), token: string({ description: 'The key itself, shown only now.' }) }) },
         },
         async handler({ principal, body }) {
@@ -140,7 +166,7 @@ export class ApiKeys {
         }),
         async handler({ principal, query }) {
           const page = parsePage(query, { defaultLimit: 100 });
-          const { rows, hasMore } = await listPage(db, {
+          const { rows, hasMore } = await listPage<ApiKeySummaryRow>(db, {
             table: 'api_keys',
             columns: 'id, name, created_at, last_used_at',
             where: 'account_id = $1',
@@ -158,11 +184,11 @@ export class ApiKeys {
       {
         method: 'PATCH',
         url: '/api-keys/:id',
-        doc: { summary: 'Rename an API key', body: input({ name: NAME_SCHEMA }), validatesBody: true, response: { status: 200, schema: objectId('api_key') } },
+        doc: { summary: 'Rename an API key', body: input({ name: NAME_SCHEMA }), response: { status: 200, schema: objectId('api_key') } },
         async handler({ principal, params, body }) {
           const { name } = body as { name?: string };
           const row = isUuid(params.id)
-            ? await db.one('UPDATE api_keys SET name = COALESCE($3, name) WHERE id = $1 AND account_id = $2 RETURNING id', [
+            ? await db.one<ApiKeyIdRow>('UPDATE api_keys SET name = COALESCE($3, name) WHERE id = $1 AND account_id = $2 RETURNING id', [
                 params.id,
                 principal.accountId,
                 name ?? null,
@@ -179,7 +205,7 @@ export class ApiKeys {
         handler: async ({ principal, params }) => {
           // The notice goes out with the DELETE's commit: every node forgets the key at once.
           const row = isUuid(params.id)
-            ? await db.one(
+            ? await db.one<DeletedKeyRow>(
                 `WITH gone AS (DELETE FROM api_keys WHERE id = $1 AND account_id = $2 RETURNING id, token_hash)
                  SELECT id, encode(token_hash, 'hex') AS hash, ${changeNoticeSql(API_KEY_TOPIC, "encode(token_hash, 'hex')")} FROM gone`,
                 [params.id, principal.accountId],

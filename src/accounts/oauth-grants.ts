@@ -14,7 +14,7 @@ import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import { array, constant, input, isoTime, type JsonSchema, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
 import { changeNoticeSql } from '../db/change-feed.js';
-import type { Db, Row } from '../db/database.js';
+import type { Db } from '../db/database.js';
 import { API_KEY_TOPIC, type ApiKeys } from './api-keys.js';
 import { hashToken, newToken } from './tokens.js';
 
@@ -84,7 +84,27 @@ interface NewGrant {
 
 const COLUMNS = 'id, client_id, client_name, client_logo_uri, scopes, domain_id, created_at, revoked_at, revoked_reason';
 
-const grantView = (r: Row) => ({
+interface GrantRow {
+  id: string;
+  client_id: string;
+  client_name: string;
+  client_logo_uri: string | null;
+  scopes: (typeof SCOPES)[number][];
+  domain_id: string | null;
+  created_at: Date;
+  revoked_at: Date | null;
+  revoked_reason: string | null;
+}
+
+/** A revoked grant, with its token's hash in hex (the change notice's key). */
+interface RevokedGrantRow {
+  id: string;
+  revoked_at: Date;
+  revoked_reason: string;
+  hash: string;
+}
+
+const grantView = (r: GrantRow) => ({
   id: r.id,
   client_id: r.client_id,
   scopes: r.scopes,
@@ -116,7 +136,6 @@ export class OAuthGrants {
           'Postline: issues a grant to an app (no OAuth consent screen here: the account gives it). The token is answered only now; ' +
           "it authenticates as an API key of the grant's scope until the grant is revoked with DELETE /oauth/grants/:id.",
         body: NEW_GRANT_SCHEMA,
-        validatesBody: true,
         response: {
           status: 201,
           schema: object({
@@ -160,7 +179,7 @@ export class OAuthGrants {
       doc: { ...listDoc('List OAuth grants', GRANT), description: 'The grants of this account, newest first, revoked ones included.' },
       async handler({ principal, query }) {
         const page = parsePage(query);
-        const { rows, hasMore } = await listPage(db, {
+        const { rows, hasMore } = await listPage<GrantRow>(db, {
           table: 'oauth_grants',
           columns: COLUMNS,
           where: 'account_id = $1',
@@ -190,7 +209,7 @@ export class OAuthGrants {
       async handler({ principal, params }) {
         if (!isUuid(params.id)) throw validation('The `oauth_grant_id` must be a valid UUID.');
         // The notice goes out with the UPDATE's commit: every node forgets the token at once.
-        const row = await db.one(
+        const row = await db.one<RevokedGrantRow>(
           `WITH revoked AS (
              UPDATE oauth_grants SET revoked_at = COALESCE(revoked_at, now()), revoked_reason = COALESCE(revoked_reason, $3)
               WHERE id = $1 AND account_id = $2 RETURNING id, revoked_at, revoked_reason, token_hash)

@@ -1,6 +1,6 @@
 // Resend's list envelope and cursor pagination: `limit` 1..100, `after`/`before` exclusive
 // id cursors, newest first. One keyset query serves every list (created_at, id).
-import type { Queryable, Row } from '../db/database.js';
+import type { Queryable } from '../db/database.js';
 import type { Route, RouteDoc } from './route.js';
 import { ApiError, validation } from './errors.js';
 import { isUuid } from './format.js';
@@ -74,14 +74,14 @@ export interface ListEnvelope<T> {
 
 /**
  * Lists rows of `table` where `where` holds (with `params`), newest first, by keyset on
- * (created_at, id). `columns` is the select list. The cursor row must satisfy `where` too, so
- * another account's id as a cursor finds nothing (or `cursorWhere`, the account alone, for a
- * filtered list whose cursor row may have stopped matching the filters).
+ * (created_at, id). `columns` is the select list, `R` the row it selects. The cursor row must
+ * satisfy `where` too, so another account's id as a cursor finds nothing (or `cursorWhere`, the
+ * account alone, for a filtered list whose cursor row may have stopped matching the filters).
  */
-export async function listPage(
+export async function listPage<R extends object>(
   q: Queryable,
   options: { table: string; columns: string; where: string; params: unknown[]; page: Page; cursorWhere?: string },
-): Promise<{ rows: Row[]; hasMore: boolean }> {
+): Promise<{ rows: R[]; hasMore: boolean }> {
   const { table, columns, where, params, page, cursorWhere = where } = options;
   const args = [...params];
   let cursorClause = '';
@@ -94,7 +94,7 @@ export async function listPage(
   }
   args.push(page.limit + 1);
   const order = backwards ? 'ASC' : 'DESC';
-  const rows = await q.query(
+  const rows = await q.query<R>(
     `SELECT ${columns} FROM ${table} WHERE ${where} ${cursorClause}
      ORDER BY created_at ${order}, id ${order} LIMIT $${args.length}`,
     args,
@@ -113,12 +113,13 @@ export function envelope<T>(data: T[], hasMore: boolean): ListEnvelope<T> {
  * Lists rows of `table` where `where` holds (with `params`: one parent's rows) in ascending
  * order of `key`, by keyset: the order they were written in (`attempted_at, id`: a timeline), or
  * their `position` (an email's attachments). `after`/`before` are ids of rows of the same parent:
- * the cursor row must satisfy `where` too, so another parent's id finds nothing.
+ * the cursor row must satisfy `where` too, so another parent's id finds nothing. `R` is the row
+ * `columns` selects.
  */
-export async function listOldestFirst(
+export async function listOldestFirst<R extends object>(
   q: Queryable,
   options: { table: string; columns: string; where: string; params: unknown[]; key: readonly string[]; page: Page },
-): Promise<{ rows: Row[]; hasMore: boolean }> {
+): Promise<{ rows: R[]; hasMore: boolean }> {
   const { table, columns, where, params, key, page } = options;
   const args = [...params];
   const keyList = key.join(', ');
@@ -131,7 +132,7 @@ export async function listOldestFirst(
   }
   args.push(page.limit + 1);
   const order = key.map((column) => `${column} ${backwards ? 'DESC' : 'ASC'}`).join(', ');
-  const rows = await q.query(`SELECT ${columns} FROM ${table} WHERE ${where} ${cursorClause} ORDER BY ${order} LIMIT $${args.length}`, args);
+  const rows = await q.query<R>(`SELECT ${columns} FROM ${table} WHERE ${where} ${cursorClause} ORDER BY ${order} LIMIT $${args.length}`, args);
   const hasMore = rows.length > page.limit;
   const pageRows = rows.slice(0, page.limit);
   if (backwards) pageRows.reverse();
@@ -141,16 +142,17 @@ export async function listOldestFirst(
 /**
  * GET `url`: the caller's rows of `table` (by `account_id`), newest first, keyset-paginated
  * (`defaultLimit` per page without `limit`: 20 on Resend's newer lists, 100 on its older ones,
- * which return everything), in Resend's list envelope, each row as `view` shows the page.
+ * which return everything), in Resend's list envelope, each row (`R`, what `columns` selects) as
+ * `view` shows the page.
  */
-export function accountList(
+export function accountList<R extends object>(
   db: Queryable,
   options: {
     url: string;
     table: string;
     columns: string;
     defaultLimit?: number;
-    view: (rows: Row[]) => unknown[] | Promise<unknown[]>;
+    view: (rows: R[]) => unknown[] | Promise<unknown[]>;
     /** The route's summary and the schema of one item `view` returns. */
     doc: { summary: string; item: JsonSchema };
   },
@@ -160,7 +162,7 @@ export function accountList(
     url: options.url,
     doc: listDoc(options.doc.summary, options.doc.item, { defaultLimit: options.defaultLimit }),
     async handler({ principal, query }) {
-      const { rows, hasMore } = await listPage(db, {
+      const { rows, hasMore } = await listPage<R>(db, {
         table: options.table,
         columns: options.columns,
         where: 'account_id = $1',

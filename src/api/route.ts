@@ -97,11 +97,12 @@ export interface RouteDoc {
   /** The body: JSON, or for 'multipart' and 'form' routes the form's fields. */
   body?: JsonSchema;
   /**
-   * `body` is the check of every request (api/request-schema.ts): the handler gets a body that
-   * passed it, nulls of optional fields dropped. Routes not yet converted judge their bodies in
-   * their handlers (validate.ts).
+   * `body` is the check of every request (api/request-schema.ts), made before the handler runs:
+   * the handler gets a body that passed it, nulls of optional fields dropped. A route whose
+   * handler applies the schema itself says why here (a batch checks its items one by one). A
+   * form's fields ('multipart', 'form') are read by the handler.
    */
-  validatesBody?: true;
+  bodyCheckedByHandler?: string;
   response: ResponseDoc;
   /** Postline's own, not a route of Resend's API (OpenAPI `x-postline-addition`). */
   addition?: true;

@@ -4,12 +4,24 @@ import { validation } from '../api/errors.js';
 import { isUuid, isoTimestamp, restTimestamp } from '../api/format.js';
 import { boolean, constant, type JsonSchema, nullable, number, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
 import type { Body } from '../api/validate.js';
-import type { Row } from '../db/database.js';
 import type { ContactEventData } from '../events/payloads.js';
 import { parseMailbox } from '../addresses/mailbox.js';
 import type { Contact, PropertyValue } from './contact-store.js';
 
 export const CONTACT_COLUMNS = 'id, account_id, email, first_name, last_name, unsubscribed, properties, created_at, updated_at';
+/** A contact as CONTACT_COLUMNS reads it. */
+export interface ContactRow {
+  id: string;
+  account_id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  unsubscribed: boolean;
+  properties: Record<string, PropertyValue>;
+  created_at: Date;
+  updated_at: Date;
+}
+
 /** Longest first_name / last_name kept. */
 const MAX_NAME = 256;
 
@@ -86,7 +98,7 @@ export function contactKey(key: string): { column: 'id' | 'email'; value: string
   return address.includes('@') && !/[\s<>]/.test(address) ? { column: 'email', value: address } : undefined;
 }
 
-export function toContact(row: Row): Contact {
+export function toContact(row: ContactRow): Contact {
   return {
     id: row.id,
     accountId: row.account_id,
@@ -94,7 +106,7 @@ export function toContact(row: Row): Contact {
     firstName: row.first_name ?? null,
     lastName: row.last_name ?? null,
     unsubscribed: row.unsubscribed,
-    properties: (row.properties ?? {}) as Record<string, PropertyValue>,
+    properties: row.properties ?? {},
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
   };

@@ -34,7 +34,7 @@ export const CONTACT_KEY_SCHEMA = string({ description: 'The contact id, or its 
 /** The legacy path's segment id (after checking it is the account's); undefined on /contacts. */
 export async function legacyAudience(q: Queryable, accountId: string, params: Record<string, string>): Promise<string | undefined> {
   if (params.id === undefined) return undefined;
-  return (await findSegment(q, accountId, params.id, 'audience')).id as string;
+  return (await findSegment(q, accountId, params.id, 'audience')).id;
 }
 
 /** The contact the path names, or 404 "Contact not found". */

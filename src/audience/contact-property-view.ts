@@ -4,10 +4,19 @@
 import { ApiError, notFound, validation } from '../api/errors.js';
 import { isUuid, restTimestamp } from '../api/format.js';
 import { constant, input, type JsonSchema, nullable, number, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
-import type { Queryable, Row } from '../db/database.js';
+import type { Queryable } from '../db/database.js';
 import { ofType, type PropertyType } from './property-values.js';
 
 export const PROPERTY_COLUMNS = 'id, key, type, fallback_value, created_at';
+/** A definition as PROPERTY_COLUMNS reads it. */
+export interface PropertyRow {
+  id: string;
+  key: string;
+  type: PropertyType;
+  fallback_value: string | number | null;
+  created_at: Date;
+}
+
 const PROPERTY_TYPES: readonly PropertyType[] = ['string', 'number'];
 const KEY = /^[A-Za-z0-9_]{1,50}$/;
 /** Contact fields and the unsubscribe link already fill these template variables. */
@@ -55,9 +64,9 @@ export function checkFallback(value: string | number | null, type: PropertyType)
   if (value !== null && !ofType(value, type)) throw validation(`The \`fallback_value\` field must be a ${type}, like the property.`);
 }
 
-export async function findProperty(q: Queryable, accountId: string, id: string | undefined, options: { lock?: boolean } = {}): Promise<Row> {
+export async function findProperty(q: Queryable, accountId: string, id: string | undefined, options: { lock?: boolean } = {}): Promise<PropertyRow> {
   const row = isUuid(id)
-    ? await q.one(`SELECT ${PROPERTY_COLUMNS} FROM contact_properties WHERE id = $1 AND account_id = $2${options.lock ? ' FOR UPDATE' : ''}`, [
+    ? await q.one<PropertyRow>(`SELECT ${PROPERTY_COLUMNS} FROM contact_properties WHERE id = $1 AND account_id = $2${options.lock ? ' FOR UPDATE' : ''}`, [
         id.toLowerCase(),
         accountId,
       ])
@@ -66,17 +75,17 @@ export async function findProperty(q: Queryable, accountId: string, id: string |
   return row;
 }
 
-export function propertySummary(row: Row) {
+export function propertySummary(row: PropertyRow) {
   return {
-    id: row.id as string,
-    key: row.key as string,
-    type: row.type as PropertyType,
-    fallback_value: (row.fallback_value ?? null) as string | number | null,
+    id: row.id,
+    key: row.key,
+    type: row.type,
+    fallback_value: row.fallback_value ?? null,
     created_at: restTimestamp(row.created_at)!,
   };
 }
 
-export function propertyDetail(row: Row) {
+export function propertyDetail(row: PropertyRow) {
   return { object: 'contact_property' as const, ...propertySummary(row) };
 }
 

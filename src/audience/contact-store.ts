@@ -19,6 +19,7 @@ import {
   CONTACT_COLUMNS,
   contactEventData,
   contactKey,
+  type ContactRow,
   parseContactEmail,
   parseName,
   parsePropertiesShape,
@@ -91,7 +92,7 @@ export async function insertContact(
   await assertOwned(q, accountId, 'segments', segmentIds, 'Segment');
   await checkTopicChoices(q, accountId, extras.topics ?? []);
 
-  const row = await q.one(
+  const row = await q.one<ContactRow>(
     `INSERT INTO contacts (id, account_id, email, first_name, last_name, unsubscribed, properties)
      VALUES ($1, $2, $3, $4, $5, $6, $7)
      ON CONFLICT (account_id, email) DO NOTHING
@@ -148,7 +149,7 @@ export async function updateContact(q: Queryable, accountId: string, contactId: 
   };
   // A PATCH that changes nothing is answered without an event, so webhooks report changes only.
   if (sameFields(current, next)) return current;
-  const row = await q.one(
+  const row = await q.one<ContactRow>(
     `UPDATE contacts SET email = $3, first_name = $4, last_name = $5, unsubscribed = $6, properties = $7, updated_at = now()
       WHERE id = $1 AND account_id = $2 RETURNING ${CONTACT_COLUMNS}`,
     [current.id, accountId, next.email, next.firstName, next.lastName, next.unsubscribed, JSON.stringify(next.properties)],
@@ -202,7 +203,7 @@ export async function setTopicSubscriptions(q: Queryable, accountId: string, con
 
 /** Marks a contact changed by something beside its own columns (segments, topics) and records contact.updated. */
 export async function touchContact(q: Queryable, contactId: string): Promise<Contact> {
-  const row = await q.one(`UPDATE contacts SET updated_at = now() WHERE id = $1 RETURNING ${CONTACT_COLUMNS}`, [contactId]);
+  const row = await q.one<ContactRow>(`UPDATE contacts SET updated_at = now() WHERE id = $1 RETURNING ${CONTACT_COLUMNS}`, [contactId]);
   const contact = toContact(row!);
   await recordContactEvent(q, 'contact.updated', contact);
   return contact;
@@ -233,10 +234,14 @@ function contactVariablesWith(definitions: Map<string, PropertyDefinition>, cont
   return variables;
 }
 
+interface SegmentIdRow {
+  segment_id: string;
+}
+
 /** The ids of the segments a contact is in, oldest membership first. */
 async function segmentIdsOf(q: Queryable, contactId: string): Promise<string[]> {
-  const rows = await q.query('SELECT segment_id FROM segment_contacts WHERE contact_id = $1 ORDER BY created_at, segment_id', [contactId]);
-  return rows.map((r) => r.segment_id as string);
+  const rows = await q.query<SegmentIdRow>('SELECT segment_id FROM segment_contacts WHERE contact_id = $1 ORDER BY created_at, segment_id', [contactId]);
+  return rows.map((r) => r.segment_id);
 }
 
 /** Records a contact.* event with the contact's current segments, in q's transaction. */
@@ -257,7 +262,7 @@ export async function assertOwned(q: Queryable, accountId: string, table: 'segme
 async function lockContact(q: Queryable, accountId: string, idOrEmail: string, forUpdate: boolean): Promise<Contact | undefined> {
   const key = contactKey(idOrEmail);
   if (!key) return undefined;
-  const row = await q.one(`SELECT ${CONTACT_COLUMNS} FROM contacts WHERE account_id = $1 AND ${key.column} = $2${forUpdate ? ' FOR UPDATE' : ''}`, [
+  const row = await q.one<ContactRow>(`SELECT ${CONTACT_COLUMNS} FROM contacts WHERE account_id = $1 AND ${key.column} = $2${forUpdate ? ' FOR UPDATE' : ''}`, [
     accountId,
     key.value,
   ]);
@@ -330,7 +335,7 @@ const PREFIXED_COLUMNS = CONTACT_COLUMNS.split(', ')
 export async function insertContactsQuietly(q: Queryable, accountId: string, rows: ContactFields[]): Promise<Contact[]> {
   if (rows.length === 0) return [];
   // In address order, as lockContactsByEmail, so two imports into one account lock rows in one order.
-  const created = await q.query(
+  const created = await q.query<ContactRow>(
     `INSERT INTO contacts (id, account_id, email, first_name, last_name, unsubscribed, properties)
      SELECT r.id, $1, r.email, r.first_name, r.last_name, COALESCE(r.unsubscribed, false), r.properties
        FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::jsonb[])
@@ -354,17 +359,22 @@ export async function insertContactsQuietly(q: Queryable, accountId: string, row
 /** The account's contacts with these addresses, locked for update, in address order. */
 export async function lockContactsByEmail(q: Queryable, accountId: string, emails: string[]): Promise<Contact[]> {
   if (emails.length === 0) return [];
-  const found = await q.query(`SELECT ${CONTACT_COLUMNS} FROM contacts WHERE account_id = $1 AND email = ANY($2::text[]) ORDER BY email FOR UPDATE`, [
-    accountId,
-    emails,
-  ]);
+  const found = await q.query<ContactRow>(
+    `SELECT ${CONTACT_COLUMNS} FROM contacts WHERE account_id = $1 AND email = ANY($2::text[]) ORDER BY email FOR UPDATE`,
+    [accountId, emails],
+  );
   return found.map(toContact);
+}
+
+/** What the bulk writes below return of each contact they changed. */
+interface ContactIdRow {
+  contact_id: string;
 }
 
 /** Adds the contacts to those of `segmentIds` the account still has; the ids that joined one. */
 export async function joinSegmentsQuietly(q: Queryable, accountId: string, segmentIds: string[], contactIds: string[]): Promise<string[]> {
   if (segmentIds.length === 0 || contactIds.length === 0) return [];
-  const rows = await q.query(
+  const rows = await q.query<ContactIdRow>(
     `INSERT INTO segment_contacts (segment_id, contact_id)
      SELECT s.id, c.id FROM segments s CROSS JOIN unnest($3::uuid[]) AS c(id)
       WHERE s.account_id = $1 AND s.id = ANY($2::uuid[])
@@ -372,13 +382,13 @@ export async function joinSegmentsQuietly(q: Queryable, accountId: string, segme
      RETURNING contact_id`,
     [accountId, segmentIds, contactIds],
   );
-  return rows.map((r) => r.contact_id as string);
+  return rows.map((r) => r.contact_id);
 }
 
 /** Sets the topic choices for the contacts (topics the account has); the ids whose choice changed. */
 export async function chooseTopicsQuietly(q: Queryable, accountId: string, topics: TopicChoice[], contactIds: string[]): Promise<string[]> {
   if (topics.length === 0 || contactIds.length === 0) return [];
-  const rows = await q.query(
+  const rows = await q.query<ContactIdRow>(
     `INSERT INTO contact_topics (contact_id, topic_id, subscription)
      SELECT c.id, t.id, ch.subscription
        FROM unnest($2::uuid[], $3::text[]) AS ch(topic_id, subscription)
@@ -389,13 +399,13 @@ export async function chooseTopicsQuietly(q: Queryable, accountId: string, topic
      RETURNING contact_id`,
     [accountId, topics.map((t) => t.topicId), topics.map((t) => t.subscription), contactIds],
   );
-  return rows.map((r) => r.contact_id as string);
+  return rows.map((r) => r.contact_id);
 }
 
 /** Replaces the fields of the account's contacts; the contacts as written. */
 export async function overwriteContactsQuietly(q: Queryable, accountId: string, changes: ContactChange[]): Promise<Contact[]> {
   if (changes.length === 0) return [];
-  const updated = await q.query(
+  const updated = await q.query<ContactRow>(
     `UPDATE contacts c
         SET first_name = u.first_name, last_name = u.last_name, unsubscribed = u.unsubscribed, properties = u.properties, updated_at = now()
        FROM unnest($2::uuid[], $3::text[], $4::text[], $5::boolean[], $6::jsonb[]) AS u(id, first_name, last_name, unsubscribed, properties)

@@ -12,7 +12,6 @@ export function createContactProperty(db: Db): Route {
     doc: {
       summary: 'Define a contact property',
       body: CREATE_PROPERTY_SCHEMA,
-      validatesBody: true,
       response: { status: 201, schema: objectId('contact_property') },
     },
     async handler({ principal, body }) {

@@ -17,7 +17,6 @@ export function createContact(db: Db, path: ContactPath): Route {
       summary: 'Create a contact (an existing address answers with its contact)',
       ...collectionPathDoc(path),
       body: CREATE_CONTACT_SCHEMA,
-      validatesBody: true,
       response: { status: 201, schema: objectId('contact') },
     },
     async handler({ principal, params, body }) {

@@ -20,7 +20,6 @@ export function createSegment(db: Db, noun: SegmentNoun): Route {
     doc: {
       summary: noun === 'segment' ? 'Create a segment' : 'Create an audience (deprecated: a segment)',
       body: input({ name: SEGMENT_NAME_SCHEMA, filter: FILTER_SCHEMA }, ['name']),
-      validatesBody: true,
       response: { status: 201, schema: object({ object: constant(noun), id: uuid(), name: { type: 'string' } }) },
     },
     async handler({ principal, body }) {

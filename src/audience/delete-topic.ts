@@ -3,7 +3,7 @@ import { notFound } from '../api/errors.js';
 import type { Route } from '../api/route.js';
 import { deletedObject, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import { findTopic, recordTopicEvent, TOPIC_EVENT_COLUMNS } from './topic-view.js';
+import { findTopic, recordTopicEvent, TOPIC_EVENT_COLUMNS, type TopicEventRow } from './topic-view.js';
 
 export function deleteTopic(db: Db): Route {
   return {
@@ -13,7 +13,10 @@ export function deleteTopic(db: Db): Route {
     async handler({ principal, params }) {
       const topic = await findTopic(db, principal.accountId, params.id);
       const deleted = await db.tx(async (q) => {
-        const row = await q.one(`DELETE FROM topics WHERE id = $1 AND account_id = $2 RETURNING ${TOPIC_EVENT_COLUMNS}`, [topic.id, principal.accountId]);
+        const row = await q.one<TopicEventRow>(`DELETE FROM topics WHERE id = $1 AND account_id = $2 RETURNING ${TOPIC_EVENT_COLUMNS}`, [
+          topic.id,
+          principal.accountId,
+        ]);
         if (row) await recordTopicEvent(q, principal.accountId, 'topic.deleted', row);
         return row;
       });

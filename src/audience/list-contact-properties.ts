@@ -2,10 +2,10 @@
 import { accountList } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { PROPERTY_COLUMNS, PROPERTY_SUMMARY_SCHEMA, propertySummary } from './contact-property-view.js';
+import { PROPERTY_COLUMNS, PROPERTY_SUMMARY_SCHEMA, type PropertyRow, propertySummary } from './contact-property-view.js';
 
 export function listContactProperties(db: Db): Route {
-  return accountList(db, {
+  return accountList<PropertyRow>(db, {
     url: '/contact-properties',
     table: 'contact_properties',
     columns: PROPERTY_COLUMNS,

@@ -4,7 +4,7 @@ import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
 import { CONTACT_KEY_SCHEMA, pathContact } from './contact-paths.js';
-import { SEGMENT_COLUMNS, SEGMENT_SUMMARY_SCHEMA, segmentSummary } from './segment-view.js';
+import { SEGMENT_COLUMNS, SEGMENT_SUMMARY_SCHEMA, type SegmentRow, segmentSummary } from './segment-view.js';
 
 export function listContactSegments(db: Db): Route {
   return {
@@ -14,7 +14,7 @@ export function listContactSegments(db: Db): Route {
     async handler({ principal, params, query }) {
       const page = parsePage(query, { defaultLimit: 100 });
       const contact = await pathContact(db, principal.accountId, params);
-      const { rows, hasMore } = await listPage(db, {
+      const { rows, hasMore } = await listPage<SegmentRow>(db, {
         table: 'segments',
         columns: SEGMENT_COLUMNS,
         where: 'account_id = $1 AND id IN (SELECT segment_id FROM segment_contacts WHERE contact_id = $2)',

@@ -6,6 +6,15 @@ import type { Route } from '../api/route.js';
 import { nullable, object, oneOfValues, string, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { CONTACT_KEY_SCHEMA, pathContact } from './contact-paths.js';
+import type { Subscription } from './contact-store.js';
+
+/** A topic with the contact's subscription to it. */
+interface ContactTopicRow {
+  id: string;
+  name: string;
+  description: string | null;
+  subscription: Subscription;
+}
 
 export function listContactTopics(db: Db): Route {
   return {
@@ -21,7 +30,7 @@ export function listContactTopics(db: Db): Route {
     async handler({ principal, params, query }) {
       const page = parsePage(query);
       const contact = await pathContact(db, principal.accountId, params);
-      const { rows, hasMore } = await listPage(db, {
+      const { rows, hasMore } = await listPage<ContactTopicRow>(db, {
         table: 'topics',
         columns: `id, name, description, COALESCE(
             (SELECT subscription FROM contact_topics c WHERE c.contact_id = $2::uuid AND c.topic_id = topics.id),
@@ -33,10 +42,10 @@ export function listContactTopics(db: Db): Route {
       return {
         body: envelope(
           rows.map((r) => ({
-            id: r.id as string,
-            name: r.name as string,
-            description: (r.description ?? null) as string | null,
-            subscription: r.subscription as string,
+            id: r.id,
+            name: r.name,
+            description: r.description ?? null,
+            subscription: r.subscription,
           })),
           hasMore,
         ),

@@ -9,7 +9,7 @@ import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route, RouteDoc } from '../api/route.js';
 import { string, uuid } from '../api/schema.js';
 import { type Db, likeLiteral } from '../db/database.js';
-import { CONTACT_COLUMNS, CONTACT_SUMMARY_SCHEMA, contactSummary, toContact } from './contact-fields.js';
+import { CONTACT_COLUMNS, CONTACT_SUMMARY_SCHEMA, type ContactRow, contactSummary, toContact } from './contact-fields.js';
 import { findSegment, type SegmentNoun } from './segment-view.js';
 
 /** Longest `search` text: an address is at most 254 characters. */
@@ -59,7 +59,7 @@ export function listContacts(db: Db, url: ListUrl): Route {
         const n = args.push(`%${likeLiteral(search)}%`);
         where.push(`(email ILIKE $${n} OR concat_ws(' ', first_name, last_name) ILIKE $${n})`);
       }
-      const { rows, hasMore } = await listPage(db, { table: 'contacts', columns: CONTACT_COLUMNS, where: where.join(' AND '), params: args, page });
+      const { rows, hasMore } = await listPage<ContactRow>(db, { table: 'contacts', columns: CONTACT_COLUMNS, where: where.join(' AND '), params: args, page });
       return {
         body: envelope(
           rows.map((r) => contactSummary(toContact(r))),

@@ -3,10 +3,10 @@
 import { accountList } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { SEGMENT_COLUMNS, SEGMENT_SUMMARY_SCHEMA, segmentSummary, type SegmentNoun } from './segment-view.js';
+import { SEGMENT_COLUMNS, SEGMENT_SUMMARY_SCHEMA, segmentSummary, type SegmentNoun, type SegmentRow } from './segment-view.js';
 
 export function listSegments(db: Db, noun: SegmentNoun): Route {
-  return accountList(db, {
+  return accountList<SegmentRow>(db, {
     url: noun === 'segment' ? '/segments' : '/audiences',
     table: 'segments',
     columns: SEGMENT_COLUMNS,

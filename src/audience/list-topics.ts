@@ -3,10 +3,10 @@
 import { accountList } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { TOPIC_COLUMNS, TOPIC_SUMMARY_SCHEMA, topicSummary } from './topic-view.js';
+import { TOPIC_COLUMNS, TOPIC_SUMMARY_SCHEMA, type TopicRow, topicSummary } from './topic-view.js';
 
 export function listTopics(db: Db): Route {
-  return accountList(db, {
+  return accountList<TopicRow>(db, {
     url: '/topics',
     table: 'topics',
     columns: TOPIC_COLUMNS,

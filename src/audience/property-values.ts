@@ -13,6 +13,12 @@ export interface PropertyDefinition {
   fallbackValue: string | number | null;
 }
 
+interface PropertyDefinitionRow {
+  key: string;
+  type: PropertyType;
+  fallback_value: string | number | null;
+}
+
 /**
  * The account's definitions (of `keys` only, when given). Asked for `keys`, the rows are
  * share-locked: a property deleted meanwhile waits for the write that uses it, whose values
@@ -20,9 +26,12 @@ export interface PropertyDefinition {
  */
 export async function propertyDefinitions(q: Queryable, accountId: string, keys?: string[]): Promise<Map<string, PropertyDefinition>> {
   const rows = keys
-    ? await q.query('SELECT key, type, fallback_value FROM contact_properties WHERE account_id = $1 AND key = ANY($2::text[]) FOR SHARE', [accountId, keys])
-    : await q.query('SELECT key, type, fallback_value FROM contact_properties WHERE account_id = $1', [accountId]);
-  return new Map(rows.map((r) => [r.key as string, { key: r.key, type: r.type, fallbackValue: r.fallback_value ?? null }]));
+    ? await q.query<PropertyDefinitionRow>(
+        'SELECT key, type, fallback_value FROM contact_properties WHERE account_id = $1 AND key = ANY($2::text[]) FOR SHARE',
+        [accountId, keys],
+      )
+    : await q.query<PropertyDefinitionRow>('SELECT key, type, fallback_value FROM contact_properties WHERE account_id = $1', [accountId]);
+  return new Map(rows.map((r) => [r.key, { key: r.key, type: r.type, fallbackValue: r.fallback_value ?? null }]));
 }
 
 /** Whether `value` (not null) is a value of `type`. */

@@ -3,18 +3,27 @@
 import { notFound } from '../api/errors.js';
 import { isUuid, restTimestamp } from '../api/format.js';
 import { constant, object, restTime, string, uuid } from '../api/schema.js';
-import type { Queryable, Row } from '../db/database.js';
+import type { Queryable } from '../db/database.js';
 
 export type SegmentNoun = 'segment' | 'audience';
 export const SEGMENT_COLUMNS = 'id, name, created_at';
+/** A segment as SEGMENT_COLUMNS reads it. */
+export interface SegmentRow {
+  id: string;
+  name: string;
+  created_at: Date;
+}
+
 /** Longest segment name kept. */
 const MAX_SEGMENT_NAME = 256;
 
 const segmentNotFound = (noun: SegmentNoun) => notFound(noun === 'segment' ? 'Segment' : 'Audience');
 
 /** The account's segment `id`, or 404 (a malformed id is simply not found). */
-export async function findSegment(q: Queryable, accountId: string, id: string | undefined, noun: SegmentNoun = 'segment'): Promise<Row> {
-  const row = isUuid(id) ? await q.one(`SELECT ${SEGMENT_COLUMNS} FROM segments WHERE id = $1 AND account_id = $2`, [id.toLowerCase(), accountId]) : undefined;
+export async function findSegment(q: Queryable, accountId: string, id: string | undefined, noun: SegmentNoun = 'segment'): Promise<SegmentRow> {
+  const row = isUuid(id)
+    ? await q.one<SegmentRow>(`SELECT ${SEGMENT_COLUMNS} FROM segments WHERE id = $1 AND account_id = $2`, [id.toLowerCase(), accountId])
+    : undefined;
   if (!row) throw segmentNotFound(noun);
   return row;
 }
@@ -24,10 +33,10 @@ export const SEGMENT_SUMMARY_SCHEMA = object({ id: uuid(), name: string(), creat
 export const segmentSchema = (noun: SegmentNoun) => object({ object: constant(noun), ...SEGMENT_SUMMARY_SCHEMA.properties });
 export const SEGMENT_NAME_SCHEMA = string({ minLength: 1, maxLength: MAX_SEGMENT_NAME });
 
-export function segmentSummary(row: Row) {
-  return { id: row.id as string, name: row.name as string, created_at: restTimestamp(row.created_at)! };
+export function segmentSummary(row: SegmentRow) {
+  return { id: row.id, name: row.name, created_at: restTimestamp(row.created_at)! };
 }
 
-export function segmentDetail(row: Row, noun: SegmentNoun) {
+export function segmentDetail(row: SegmentRow, noun: SegmentNoun) {
   return { object: noun, ...segmentSummary(row) };
 }

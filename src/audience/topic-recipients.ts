@@ -3,11 +3,25 @@
 // that is no contact of the account by the default alone. A contact unsubscribed from
 // everything receives nothing scoped to a topic. One query for any number of emails.
 import type { Queryable } from '../db/database.js';
+import type { Subscription } from './contact-store.js';
 
 interface TopicScope {
   topicId: string;
   /** Bare addresses, any case. */
   addresses: string[];
+}
+
+interface TopicDefaultRow {
+  id: string;
+  default_subscription: Subscription;
+}
+
+/** An address of a scope that is a contact of the account, with its choice for the scope's topic (null: none). */
+interface ContactChoiceRow {
+  topic_id: string;
+  address: string;
+  unsubscribed: boolean;
+  subscription: Subscription | null;
 }
 
 /**
@@ -17,13 +31,13 @@ interface TopicScope {
 export async function optedOutOfTopics(q: Queryable, accountId: string, scopes: TopicScope[]): Promise<(Set<string> | undefined)[]> {
   if (scopes.length === 0) return [];
   const pairs = scopes.flatMap((s) => s.addresses.map((a) => ({ topicId: s.topicId, address: a.toLowerCase() })));
-  const topics = await q.query(`SELECT id, default_subscription FROM topics WHERE account_id = $1 AND id = ANY($2::uuid[])`, [
+  const topics = await q.query<TopicDefaultRow>(`SELECT id, default_subscription FROM topics WHERE account_id = $1 AND id = ANY($2::uuid[])`, [
     accountId,
     [...new Set(scopes.map((s) => s.topicId))],
   ]);
-  const defaults = new Map(topics.map((t) => [t.id as string, t.default_subscription as string]));
+  const defaults = new Map(topics.map((t) => [t.id, t.default_subscription]));
   const rows = pairs.length
-    ? await q.query(
+    ? await q.query<ContactChoiceRow>(
         `SELECT v.topic_id::text AS topic_id, v.address, c.unsubscribed, ct.subscription
            FROM unnest($2::uuid[], $3::text[]) AS v(topic_id, address)
            JOIN contacts c ON c.account_id = $1 AND c.email = v.address

@@ -4,23 +4,42 @@
 import { notFound } from '../api/errors.js';
 import { isUuid, restTimestamp } from '../api/format.js';
 import { constant, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
-import type { Queryable, Row } from '../db/database.js';
+import type { Queryable } from '../db/database.js';
 import { recordEvents } from '../events/record-events.js';
 
 export const TOPIC_COLUMNS = 'id, name, description, default_subscription, visibility, created_at';
 /** What a topic.* event is made of (recordTopicEvent). */
 export const TOPIC_EVENT_COLUMNS = `${TOPIC_COLUMNS}, updated_at`;
 
+/** A topic as TOPIC_COLUMNS reads it. */
+export interface TopicRow {
+  id: string;
+  name: string;
+  description: string | null;
+  default_subscription: (typeof SUBSCRIPTIONS)[number];
+  visibility: (typeof VISIBILITIES)[number];
+  created_at: Date;
+}
+/** A topic as TOPIC_EVENT_COLUMNS reads it. */
+export interface TopicEventRow extends TopicRow {
+  updated_at: Date;
+}
+
 /** Records topic.created / .updated / .deleted of a topic row (TOPIC_EVENT_COLUMNS), in the change's transaction. */
-export async function recordTopicEvent(q: Queryable, accountId: string, type: 'topic.created' | 'topic.updated' | 'topic.deleted', row: Row): Promise<void> {
+export async function recordTopicEvent(
+  q: Queryable,
+  accountId: string,
+  type: 'topic.created' | 'topic.updated' | 'topic.deleted',
+  row: TopicEventRow,
+): Promise<void> {
   const data = {
-    id: row.id as string,
-    name: row.name as string,
-    description: (row.description as string | null) ?? null,
-    default_subscription: row.default_subscription as 'opt_in' | 'opt_out',
+    id: row.id,
+    name: row.name,
+    description: row.description ?? null,
+    default_subscription: row.default_subscription,
     deleted: type === 'topic.deleted',
-    created_at: new Date(row.created_at as Date).toISOString(),
-    updated_at: new Date(row.updated_at as Date).toISOString(),
+    created_at: new Date(row.created_at).toISOString(),
+    updated_at: new Date(row.updated_at).toISOString(),
   };
   await recordEvents(q, [{ accountId, type, data }]);
 }
@@ -29,9 +48,12 @@ export const VISIBILITIES = ['public', 'private'] as const;
 const MAX_TOPIC_NAME = 50;
 const MAX_TOPIC_DESCRIPTION = 200;
 
-export async function findTopic(q: Queryable, accountId: string, id: string | undefined, options: { lock?: boolean } = {}): Promise<Row> {
+export async function findTopic(q: Queryable, accountId: string, id: string | undefined, options: { lock?: boolean } = {}): Promise<TopicRow> {
   const row = isUuid(id)
-    ? await q.one(`SELECT ${TOPIC_COLUMNS} FROM topics WHERE id = $1 AND account_id = $2${options.lock ? ' FOR UPDATE' : ''}`, [id.toLowerCase(), accountId])
+    ? await q.one<TopicRow>(`SELECT ${TOPIC_COLUMNS} FROM topics WHERE id = $1 AND account_id = $2${options.lock ? ' FOR UPDATE' : ''}`, [
+        id.toLowerCase(),
+        accountId,
+      ])
     : undefined;
   if (!row) throw notFound('Topic');
   return row;
@@ -68,17 +90,17 @@ export const TOPIC_SUMMARY_SCHEMA = object(
 );
 export const TOPIC_SCHEMA = object({ object: constant('topic'), ...TOPIC_SUMMARY_SCHEMA.properties }, ['object', ...TOPIC_SUMMARY_REQUIRED]);
 
-export function topicSummary(row: Row) {
+export function topicSummary(row: TopicRow) {
   return {
-    id: row.id as string,
-    name: row.name as string,
-    ...(row.description !== null ? { description: row.description as string } : {}),
-    default_subscription: row.default_subscription as string,
-    visibility: row.visibility as string,
+    id: row.id,
+    name: row.name,
+    ...(row.description !== null ? { description: row.description } : {}),
+    default_subscription: row.default_subscription,
+    visibility: row.visibility,
     created_at: restTimestamp(row.created_at)!,
   };
 }
 
-export function topicDetail(row: Row) {
+export function topicDetail(row: TopicRow) {
   return { object: 'topic' as const, ...topicSummary(row) };
 }

@@ -35,7 +35,7 @@ export async function loadPreferences(q: Queryable, contactId: string, broadcast
     contact.accountId,
   ]);
   const broadcastTopicId = broadcast?.topic_id ?? null;
-  const rows = await q.query(
+  const rows = await q.query<TopicPreference>(
     `SELECT t.id, t.name, t.description, COALESCE(ct.subscription, t.default_subscription) = 'opt_in' AS subscribed
        FROM topics t LEFT JOIN contact_topics ct ON ct.topic_id = t.id AND ct.contact_id = $2
       WHERE t.account_id = $1 AND (t.visibility = 'public' OR t.id = $3::uuid)

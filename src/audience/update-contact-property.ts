@@ -20,7 +20,6 @@ export function updateContactProperty(db: Db): Route {
       summary: "Change a contact property's fallback value",
       params: { id: uuid() },
       body: input({ fallback_value: FALLBACK_SCHEMA, key: FIXED, type: FIXED }),
-      validatesBody: true,
       response: { status: 200, schema: objectId('contact_property') },
     },
     async handler({ principal, params, body }) {

@@ -39,7 +39,6 @@ export function updateContactTopics(db: Db): Route {
       summary: "Set a contact's topic subscriptions",
       params: { contact: CONTACT_KEY_SCHEMA },
       body: UPDATE_TOPICS_SCHEMA,
-      validatesBody: true,
       response: {
         status: 200,
         schema: object({

@@ -17,7 +17,6 @@ export function updateContact(db: Db, path: ContactPath): Route {
       summary: 'Update a contact, by id or address',
       ...contactPathDoc(path),
       body: UPDATE_CONTACT_SCHEMA,
-      validatesBody: true,
       response: { status: 200, schema: objectId('contact') },
     },
     async handler({ principal, params, body }) {

@@ -14,7 +14,6 @@ export function updateSegment(db: Db): Route {
       addition: true,
       params: { id: uuid() },
       body: input({ name: SEGMENT_NAME_SCHEMA }, ['name']),
-      validatesBody: true,
       response: { status: 200, schema: objectId('segment') },
     },
     async handler({ principal, params, body }) {

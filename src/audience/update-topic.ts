@@ -4,7 +4,7 @@ import { validation } from '../api/errors.js';
 import type { Route } from '../api/route.js';
 import { input, objectId, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import { findTopic, recordTopicEvent, TOPIC_EVENT_COLUMNS, TOPIC_FIELD_SCHEMAS, type TopicFields } from './topic-view.js';
+import { findTopic, recordTopicEvent, TOPIC_EVENT_COLUMNS, TOPIC_FIELD_SCHEMAS, type TopicEventRow, type TopicFields } from './topic-view.js';
 
 export function updateTopic(db: Db): Route {
   return {
@@ -26,7 +26,6 @@ export function updateTopic(db: Db): Route {
           'x-message': 'be left out (the `default_subscription` of a topic cannot be changed)',
         },
       }),
-      validatesBody: true,
       response: { status: 200, schema: objectId('topic') },
     },
     async handler({ principal, params, body }) {
@@ -36,7 +35,7 @@ export function updateTopic(db: Db): Route {
       }
       const id = await db.tx(async (q) => {
         const topic = await findTopic(q, principal.accountId, params.id, { lock: true });
-        const row = await q.one(
+        const row = await q.one<TopicEventRow>(
           `UPDATE topics SET name = $2, description = $3, visibility = $4, updated_at = now() WHERE id = $1 RETURNING ${TOPIC_EVENT_COLUMNS}`,
           [
             topic.id,
@@ -46,7 +45,7 @@ export function updateTopic(db: Db): Route {
           ],
         );
         await recordTopicEvent(q, principal.accountId, 'topic.updated', row!);
-        return topic.id as string;
+        return topic.id;
       });
       return { body: { object: 'topic', id } };
     },

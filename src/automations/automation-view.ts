@@ -2,11 +2,42 @@
 // without `object`, single ones with it; a run with the steps it has reached, in that order.
 import { restTimestamp } from '../api/format.js';
 import { array, constant, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
-import type { Row } from '../db/database.js';
+import type { ConnectionDef, StepDef } from './graph.js';
+import type { StepType } from './step-config.js';
 
 export const AUTOMATION_COLUMNS = 'id, name, status, steps, connections, created_at, updated_at';
 export const RUN_COLUMNS = 'id, status, started_at, completed_at, created_at';
 export const RUN_STEP_COLUMNS = 'key, type, status, started_at, completed_at, output, error, created_at';
+
+/** An automation as AUTOMATION_COLUMNS reads it. */
+export interface AutomationRow {
+  id: string;
+  name: string;
+  status: 'enabled' | 'disabled';
+  steps: StepDef[];
+  connections: ConnectionDef[];
+  created_at: Date;
+  updated_at: Date;
+}
+/** A run as RUN_COLUMNS reads it. */
+export interface RunSummaryRow {
+  id: string;
+  status: (typeof RUN_STATUSES)[number];
+  started_at: Date;
+  completed_at: Date | null;
+  created_at: Date;
+}
+/** A step of a run as RUN_STEP_COLUMNS reads it. */
+export interface RunStepRow {
+  key: string;
+  type: StepType;
+  status: string;
+  started_at: Date | null;
+  completed_at: Date | null;
+  output: Record<string, unknown> | null;
+  error: Record<string, unknown> | null;
+  created_at: Date;
+}
 
 /** The views' shapes, for the routes' docs. */
 export const AUTOMATION_SUMMARY_SCHEMA = object({
@@ -47,47 +78,47 @@ export const RUN_SCHEMA = object({
   ),
 });
 
-export function automationSummary(row: Row) {
+export function automationSummary(row: AutomationRow) {
   return {
-    id: row.id as string,
-    name: row.name as string,
-    status: row.status as 'enabled' | 'disabled',
+    id: row.id,
+    name: row.name,
+    status: row.status,
     created_at: restTimestamp(row.created_at)!,
     updated_at: restTimestamp(row.updated_at)!,
   };
 }
 
-export function automationDetail(row: Row) {
+export function automationDetail(row: AutomationRow) {
   return {
     object: 'automation' as const,
     ...automationSummary(row),
-    steps: row.steps as unknown[],
-    connections: row.connections as unknown[],
+    steps: row.steps,
+    connections: row.connections,
   };
 }
 
-export function runSummary(row: Row) {
+export function runSummary(row: RunSummaryRow) {
   return {
-    id: row.id as string,
-    status: row.status as string,
+    id: row.id,
+    status: row.status,
     started_at: restTimestamp(row.started_at),
     completed_at: restTimestamp(row.completed_at),
     created_at: restTimestamp(row.created_at)!,
   };
 }
 
-export function runDetail(run: Row, steps: Row[]) {
+export function runDetail(run: RunSummaryRow, steps: RunStepRow[]) {
   return {
     object: 'automation_run' as const,
     ...runSummary(run),
     steps: steps.map((s) => ({
-      key: s.key as string,
-      type: s.type as string,
-      status: s.status as string,
+      key: s.key,
+      type: s.type,
+      status: s.status,
       started_at: restTimestamp(s.started_at),
       completed_at: restTimestamp(s.completed_at),
-      output: (s.output as Record<string, unknown> | null) ?? null,
-      error: (s.error as Record<string, unknown> | null) ?? null,
+      output: s.output ?? null,
+      error: s.error ?? null,
       created_at: restTimestamp(s.created_at)!,
     })),
   };

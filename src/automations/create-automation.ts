@@ -11,7 +11,7 @@ export function createAutomation(db: Db): Route {
   return {
     method: 'POST',
     url: '/automations',
-    doc: { summary: 'Create an automation', body: CREATE_AUTOMATION_SCHEMA, validatesBody: true, response: { status: 201, schema: objectId('automation') } },
+    doc: { summary: 'Create an automation', body: CREATE_AUTOMATION_SCHEMA, response: { status: 201, schema: objectId('automation') } },
     async handler({ principal, body }) {
       const fields = parseCreate(body as Parameters<typeof parseCreate>[0]);
       const id = crypto.randomUUID();

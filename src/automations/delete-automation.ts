@@ -14,7 +14,7 @@ export function deleteAutomation(db: Db): Route {
       const id = await db.tx(async (q) => {
         const automation = await findAutomation(q, principal.accountId, params.id, { lock: true });
         await q.query('DELETE FROM automations WHERE id = $1', [automation.id]);
-        return automation.id as string;
+        return automation.id;
       });
       return { body: { object: 'automation', id, deleted: true } };
     },

@@ -2,12 +2,15 @@
 // account's id reads as "not found", never as "forbidden".
 import { notFound } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
-import type { Queryable, Row } from '../db/database.js';
-import { AUTOMATION_COLUMNS } from './automation-view.js';
+import type { Queryable } from '../db/database.js';
+import { AUTOMATION_COLUMNS, type AutomationRow } from './automation-view.js';
 
-export async function findAutomation(q: Queryable, accountId: string, id: string | undefined, options: { lock?: boolean } = {}): Promise<Row> {
+export async function findAutomation(q: Queryable, accountId: string, id: string | undefined, options: { lock?: boolean } = {}): Promise<AutomationRow> {
   const row = isUuid(id)
-    ? await q.one(`SELECT ${AUTOMATION_COLUMNS} FROM automations WHERE id = $1 AND account_id = $2 ${options.lock ? 'FOR UPDATE' : ''}`, [id, accountId])
+    ? await q.one<AutomationRow>(`SELECT ${AUTOMATION_COLUMNS} FROM automations WHERE id = $1 AND account_id = $2 ${options.lock ? 'FOR UPDATE' : ''}`, [
+        id,
+        accountId,
+      ])
     : undefined;
   if (!row) throw notFound('Automation');
   return row;

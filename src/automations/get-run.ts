@@ -5,7 +5,7 @@ import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
 import { uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import { RUN_COLUMNS, RUN_SCHEMA, RUN_STEP_COLUMNS, runDetail } from './automation-view.js';
+import { RUN_COLUMNS, RUN_SCHEMA, RUN_STEP_COLUMNS, type RunStepRow, type RunSummaryRow, runDetail } from './automation-view.js';
 import { findAutomation } from './find-automation.js';
 
 export function getRun(db: Db): Route {
@@ -16,10 +16,10 @@ export function getRun(db: Db): Route {
     async handler({ principal, params }) {
       const automation = await findAutomation(db, principal.accountId, params.id);
       const run = isUuid(params.run_id)
-        ? await db.one(`SELECT ${RUN_COLUMNS} FROM automation_runs WHERE id = $1 AND automation_id = $2`, [params.run_id, automation.id])
+        ? await db.one<RunSummaryRow>(`SELECT ${RUN_COLUMNS} FROM automation_runs WHERE id = $1 AND automation_id = $2`, [params.run_id, automation.id])
         : undefined;
       if (!run) throw notFound('Automation run');
-      const steps = await db.query(`SELECT ${RUN_STEP_COLUMNS} FROM automation_run_steps WHERE run_id = $1 ORDER BY position, key`, [run.id]);
+      const steps = await db.query<RunStepRow>(`SELECT ${RUN_STEP_COLUMNS} FROM automation_run_steps WHERE run_id = $1 ORDER BY position, key`, [run.id]);
       return { body: runDetail(run, steps) };
     },
   };

@@ -5,7 +5,7 @@ import { oneOfValues } from '../api/schema.js';
 import { optionalEnum } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import { STATUSES } from './automation-fields.js';
-import { AUTOMATION_COLUMNS, AUTOMATION_SUMMARY_SCHEMA, automationSummary } from './automation-view.js';
+import { AUTOMATION_COLUMNS, AUTOMATION_SUMMARY_SCHEMA, type AutomationRow, automationSummary } from './automation-view.js';
 
 export function listAutomations(db: Db): Route {
   return {
@@ -15,7 +15,7 @@ export function listAutomations(db: Db): Route {
     async handler({ principal, query }) {
       const page = parsePage(query);
       const status = optionalEnum(query, 'status', STATUSES);
-      const { rows, hasMore } = await listPage(db, {
+      const { rows, hasMore } = await listPage<AutomationRow>(db, {
         table: 'automations',
         columns: AUTOMATION_COLUMNS,
         where: status ? 'account_id = $1 AND status = $2' : 'account_id = $1',

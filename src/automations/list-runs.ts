@@ -4,7 +4,7 @@ import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import { string, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import { RUN_COLUMNS, RUN_STATUSES as STATUSES, RUN_SUMMARY_SCHEMA, runSummary } from './automation-view.js';
+import { RUN_COLUMNS, RUN_STATUSES as STATUSES, RUN_SUMMARY_SCHEMA, type RunSummaryRow, runSummary } from './automation-view.js';
 import { findAutomation } from './find-automation.js';
 
 const RUN_STATUSES: readonly string[] = STATUSES;
@@ -39,7 +39,7 @@ export function listRuns(db: Db): Route {
       const page = parsePage(query);
       const statuses = statusFilter(query.status);
       const automation = await findAutomation(db, principal.accountId, params.id);
-      const { rows, hasMore } = await listPage(db, {
+      const { rows, hasMore } = await listPage<RunSummaryRow>(db, {
         table: 'automation_runs',
         columns: RUN_COLUMNS,
         where: `automation_id = $1 AND account_id = $2${statuses ? ' AND status = ANY($3::text[])' : ''}`,

@@ -30,7 +30,7 @@ export function stopAutomation(db: Db): Route {
             WHERE run_id IN (SELECT id FROM cancelled) AND status IN ('pending', 'running', 'waiting')`,
           [automation.id],
         );
-        return automation.id as string;
+        return automation.id;
       });
       return { body: { object: 'automation', id, status: 'disabled' } };
     },

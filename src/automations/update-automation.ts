@@ -15,7 +15,6 @@ export function updateAutomation(db: Db): Route {
       summary: 'Update an automation (a new graph applies to runs started from then on)',
       params: { id: uuid() },
       body: PATCH_AUTOMATION_SCHEMA,
-      validatesBody: true,
       response: { status: 200, schema: objectId('automation') },
     },
     async handler({ principal, params, body }) {
@@ -38,7 +37,7 @@ export function updateAutomation(db: Db): Route {
             fields.graph?.triggerEvent ?? null,
           ],
         );
-        return automation.id as string;
+        return automation.id;
       });
       return { body: { object: 'automation', id } };
     },

@@ -3,13 +3,32 @@
 // and always carries the same value.
 import { restTimestamp } from '../api/format.js';
 import { array, constant, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
-import type { Row } from '../db/database.js';
 
 export type BroadcastStatus = 'draft' | 'scheduled' | 'sending' | 'sent' | 'canceled';
 
 export const BROADCAST_COLUMNS =
   'id, account_id, name, segment_id, topic_id, from_address, subject, reply_to, preview_text, html, text, status, ' +
   'scheduled_at, sent_at, cursor, recipients, created_at';
+/** A broadcast as BROADCAST_COLUMNS reads it. */
+export interface BroadcastRow {
+  id: string;
+  account_id: string;
+  name: string | null;
+  segment_id: string | null;
+  topic_id: string | null;
+  from_address: string | null;
+  subject: string | null;
+  reply_to: string[] | null;
+  preview_text: string | null;
+  html: string | null;
+  text: string | null;
+  status: BroadcastStatus;
+  scheduled_at: Date | null;
+  sent_at: Date | null;
+  cursor: string | null;
+  recipients: number;
+  created_at: Date;
+}
 
 /**
  * The status on the wire, in Resend's words (the SDK declares draft, queued and sent): a
@@ -43,21 +62,21 @@ export const BROADCAST_SCHEMA = object({
   text: nullable(string()),
 });
 
-export function broadcastSummary(row: Row) {
+export function broadcastSummary(row: BroadcastRow) {
   return {
-    id: row.id as string,
-    name: (row.name as string | null) ?? '',
-    audience_id: (row.segment_id as string | null) ?? null,
-    segment_id: (row.segment_id as string | null) ?? null,
-    status: WIRE_STATUS[row.status as BroadcastStatus],
+    id: row.id,
+    name: row.name ?? '',
+    audience_id: row.segment_id ?? null,
+    segment_id: row.segment_id ?? null,
+    status: WIRE_STATUS[row.status],
     created_at: restTimestamp(row.created_at)!,
     scheduled_at: restTimestamp(row.scheduled_at),
     sent_at: restTimestamp(row.sent_at),
-    topic_id: (row.topic_id as string | null) ?? null,
+    topic_id: row.topic_id ?? null,
   };
 }
 
-export function broadcastDetail(row: Row) {
+export function broadcastDetail(row: BroadcastRow) {
   const { id, name, audience_id, segment_id, status, created_at, scheduled_at, sent_at, topic_id } = broadcastSummary(row);
   return {
     object: 'broadcast' as const,
@@ -65,16 +84,16 @@ export function broadcastDetail(row: Row) {
     name,
     audience_id,
     segment_id,
-    from: (row.from_address as string | null) ?? null,
-    subject: (row.subject as string | null) ?? null,
-    reply_to: (row.reply_to as string[] | null) ?? null,
-    preview_text: (row.preview_text as string | null) ?? null,
+    from: row.from_address ?? null,
+    subject: row.subject ?? null,
+    reply_to: row.reply_to ?? null,
+    preview_text: row.preview_text ?? null,
     status,
     created_at,
     scheduled_at,
     sent_at,
-    html: (row.html as string | null) ?? null,
-    text: (row.text as string | null) ?? null,
+    html: row.html ?? null,
+    text: row.text ?? null,
     topic_id,
   };
 }

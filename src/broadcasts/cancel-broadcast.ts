@@ -15,10 +15,10 @@ export function cancelBroadcast(db: Db): Route {
     async handler({ principal, params }) {
       const id = await db.tx(async (q) => {
         const broadcast = await findBroadcast(q, principal.accountId, params.id!, { lock: true });
-        if (broadcast.status === 'canceled') return broadcast.id as string;
+        if (broadcast.status === 'canceled') return broadcast.id;
         if (broadcast.status !== 'scheduled' && broadcast.status !== 'sending') throw wrongState(broadcast.status, 'canceled');
         await q.query(`UPDATE broadcasts SET status = 'canceled', lease_until = NULL, updated_at = now() WHERE id = $1`, [broadcast.id]);
-        return broadcast.id as string;
+        return broadcast.id;
       });
       return { body: { object: 'broadcast', id } };
     },

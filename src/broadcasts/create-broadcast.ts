@@ -10,7 +10,7 @@ import type { Db } from '../db/database.js';
 import type { SandboxSending } from '../emails/sender-domain.js';
 import { parseScheduledAt } from '../emails/schedule.js';
 import { type BroadcastBody, broadcastInput, checkAudience, CREATE_BROADCAST_SCHEMA } from './broadcast-fields.js';
-import { BROADCAST_COLUMNS } from './broadcast-view.js';
+import { BROADCAST_COLUMNS, type BroadcastRow } from './broadcast-view.js';
 import { startSending } from './start-sending.js';
 
 export function createBroadcast(db: Db, sandbox?: SandboxSending): Route {
@@ -20,7 +20,6 @@ export function createBroadcast(db: Db, sandbox?: SandboxSending): Route {
     doc: {
       summary: 'Create a broadcast (a draft, or sent with `send: true`)',
       body: CREATE_BROADCAST_SCHEMA,
-      validatesBody: true,
       response: { status: 201, schema: objectId('broadcast') },
     },
     async handler({ principal, body }) {
@@ -32,7 +31,7 @@ export function createBroadcast(db: Db, sandbox?: SandboxSending): Route {
       const id = crypto.randomUUID();
       await db.tx(async (q) => {
         await checkAudience(q, principal.accountId, input);
-        const row = await q.one(
+        const row = await q.one<BroadcastRow>(
           `INSERT INTO broadcasts (id, account_id, name, segment_id, topic_id, from_address, subject, reply_to, preview_text, html, text)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
            RETURNING ${BROADCAST_COLUMNS}`,

@@ -19,7 +19,7 @@ export function deleteBroadcast(db: Db): Route {
         const unsent = UNSENT.includes(broadcast.status) || (broadcast.status === 'canceled' && broadcast.recipients === 0);
         if (!unsent) throw wrongState(broadcast.status, 'deleted');
         await q.query('DELETE FROM broadcasts WHERE id = $1 AND account_id = $2', [broadcast.id, principal.accountId]);
-        return broadcast.id as string;
+        return broadcast.id;
       });
       return { body: { object: 'broadcast', id, deleted: true } };
     },

@@ -18,14 +18,15 @@
 // topics) and 0014_broadcasts.sql (broadcasts.cursor, emails.broadcast_id/contact_id).
 import { ApiError } from '../api/errors.js';
 import type { Contact } from '../audience/contact-store.js';
-import { toContact } from '../audience/contact-fields.js';
+import { type ContactRow, toContact } from '../audience/contact-fields.js';
 import { contactVariables } from '../audience/contact-store.js';
 import { listUnsubscribeHeaders, unsubscribeUrl, type UnsubscribeLinks } from '../audience/unsubscribe-links.js';
-import type { Db, Queryable, Row } from '../db/database.js';
+import type { Db, Queryable } from '../db/database.js';
 import { acceptEmails, type AcceptDeps } from '../emails/accept.js';
 import { parseEmailRequest, type EmailRequest } from '../emails/email-request.js';
 import type { GroupCommitter } from '../emails/group-commit.js';
 import type { Logger } from '../logger.js';
+import type { BroadcastRow } from './broadcast-view.js';
 import { contentRenderer, UNSUBSCRIBE_TAGS, type BroadcastContent } from './merge-tags.js';
 
 /** A broadcast as the fan-out holds it while it owns the lease. */
@@ -56,15 +57,16 @@ export class BroadcastLost extends Error {}
 
 type ChunkResult = 'more' | 'done';
 
-export function sendingBroadcast(row: Row): SendingBroadcast {
+export function sendingBroadcast(row: BroadcastRow): SendingBroadcast {
   return {
     id: row.id,
     accountId: row.account_id,
     segmentId: row.segment_id,
     topicId: row.topic_id,
-    from: row.from_address,
+    // from_address and subject are nullable columns, but every broadcast has both (start-sending.ts).
+    from: row.from_address!,
     replyTo: row.reply_to,
-    content: { subject: row.subject, html: row.html, text: row.text, previewText: row.preview_text },
+    content: { subject: row.subject!, html: row.html, text: row.text, previewText: row.preview_text },
     cursor: row.cursor,
   };
 }
@@ -154,7 +156,7 @@ const CONTACT_COLUMNS = 'c.id, c.account_id, c.email, c.first_name, c.last_name,
 
 async function nextContacts(db: Db, b: SendingBroadcast, from: string | null, limit: number): Promise<Contact[]> {
   if (!b.segmentId) return [];
-  const rows = await db.query(
+  const rows = await db.query<ContactRow>(
     `SELECT ${CONTACT_COLUMNS}
        FROM segment_contacts sc
        JOIN contacts c ON c.id = sc.contact_id AND c.account_id = $2
@@ -206,11 +208,11 @@ async function renderRequests(deps: FanOutDeps, b: SendingBroadcast, contacts: C
 
 /** A read-only Queryable that runs each distinct query once and shares its result. */
 function onceEach(q: Queryable): Queryable {
-  const results = new Map<string, Promise<Row[]>>();
-  const query = <R extends Row>(sql: string, params?: unknown[]) => {
+  const results = new Map<string, Promise<object[]>>();
+  const query = <R extends object = never>(sql: string, params?: unknown[]) => {
     const key = JSON.stringify([sql, params ?? []]);
     let result = results.get(key);
-    if (!result) results.set(key, (result = q.query(sql, params)));
+    if (!result) results.set(key, (result = q.query<R>(sql, params)));
     return result as Promise<R[]>;
   };
   return { query, one: async (sql, params) => (await query(sql, params))[0] as never };

@@ -23,7 +23,7 @@ import { LeasedWork } from '../concurrency/leased-work.js';
 import { PollingLoop } from '../concurrency/polling-loop.js';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
-import { BROADCAST_COLUMNS } from './broadcast-view.js';
+import { BROADCAST_COLUMNS, type BroadcastRow } from './broadcast-view.js';
 import { acceptChunk, BroadcastLost, markSent, prepareChunk, sendingBroadcast, type FanOutDeps, type SendingBroadcast } from './fan-out-chunk.js';
 
 const POLL_MS = 250;
@@ -51,7 +51,7 @@ type ClaimedBroadcast = SendingBroadcast & { claimToken: string };
 
 /** Takes one due broadcast, or one whose lease ran out, for this node. */
 export async function claimBroadcast(db: Db, leaseMs = LEASE_MS, nodeId?: string): Promise<ClaimedBroadcast | undefined> {
-  const [row] = await broadcastLeases.claim(db, {
+  const [row] = await broadcastLeases.claim<BroadcastRow>(db, {
     limit: 1,
     leaseMs,
     nodeId,

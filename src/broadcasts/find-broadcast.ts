@@ -3,12 +3,15 @@
 // other: a broadcast that went out while a DELETE waited is seen as `sending`, and refused.
 import { notFound, validation, type ApiError } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
-import type { Queryable, Row } from '../db/database.js';
-import { BROADCAST_COLUMNS, type BroadcastStatus } from './broadcast-view.js';
+import type { Queryable } from '../db/database.js';
+import { BROADCAST_COLUMNS, type BroadcastRow, type BroadcastStatus } from './broadcast-view.js';
 
-export async function findBroadcast(q: Queryable, accountId: string, id: string, options: { lock?: boolean } = {}): Promise<Row> {
+export async function findBroadcast(q: Queryable, accountId: string, id: string, options: { lock?: boolean } = {}): Promise<BroadcastRow> {
   const row = isUuid(id)
-    ? await q.one(`SELECT ${BROADCAST_COLUMNS} FROM broadcasts WHERE id = $1 AND account_id = $2${options.lock ? ' FOR UPDATE' : ''}`, [id, accountId])
+    ? await q.one<BroadcastRow>(`SELECT ${BROADCAST_COLUMNS} FROM broadcasts WHERE id = $1 AND account_id = $2${options.lock ? ' FOR UPDATE' : ''}`, [
+        id,
+        accountId,
+      ])
     : undefined;
   if (!row) throw notFound('Broadcast');
   return row;

@@ -27,6 +27,19 @@ const DESCRIPTIONS: Record<(typeof FIGURES)[number], string> = {
   suppressed: 'Recipients on the suppression list, never attempted.',
 };
 
+/** One count per figure (FIGURES). */
+interface StatsRow {
+  recipients: number;
+  sent: number;
+  delivered: number;
+  opened: number;
+  clicked: number;
+  bounced: number;
+  complained: number;
+  unsubscribed: number;
+  suppressed: number;
+}
+
 const BROADCAST_STATS_SCHEMA = object({
   object: constant('broadcast_stats'),
   id: uuid(),
@@ -46,7 +59,7 @@ export function getBroadcastStats(db: Db): Route {
     },
     async handler({ principal, params }) {
       const broadcast = await findBroadcast(db, principal.accountId, params.id!);
-      const row = await db.one(
+      const row = await db.one<StatsRow>(
         `SELECT count(*)::int AS recipients,
                 count(*) FILTER (WHERE d.sent)::int AS sent,
                 count(*) FILTER (WHERE d.delivered)::int AS delivered,
@@ -70,7 +83,7 @@ export function getBroadcastStats(db: Db): Route {
           WHERE e.broadcast_id = $1 AND e.account_id = $2`,
         [broadcast.id, principal.accountId],
       );
-      return { body: { object: 'broadcast_stats', id: broadcast.id as string, ...Object.fromEntries(FIGURES.map((f) => [f, row![f] as number])) } };
+      return { body: { object: 'broadcast_stats', id: broadcast.id, ...Object.fromEntries(FIGURES.map((f) => [f, row![f]])) } };
     },
   };
 }

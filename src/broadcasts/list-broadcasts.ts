@@ -3,10 +3,10 @@
 import { accountList } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { BROADCAST_COLUMNS, BROADCAST_SUMMARY_SCHEMA, broadcastSummary } from './broadcast-view.js';
+import { BROADCAST_COLUMNS, BROADCAST_SUMMARY_SCHEMA, type BroadcastRow, broadcastSummary } from './broadcast-view.js';
 
 export function listBroadcasts(db: Db): Route {
-  return accountList(db, {
+  return accountList<BroadcastRow>(db, {
     url: '/broadcasts',
     table: 'broadcasts',
     columns: BROADCAST_COLUMNS,

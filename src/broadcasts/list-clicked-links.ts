@@ -7,6 +7,13 @@ import type { Db } from '../db/database.js';
 import { findBroadcast } from './find-broadcast.js';
 import { offsetEnvelope, offsetListDoc, parseOffsetPage } from './offset-page.js';
 
+/** `url` is read out of the event's data: null for an event without `click.link`. */
+interface ClickedLinkRow {
+  url: string | null;
+  clicks: number;
+  unique_clicks: number;
+}
+
 export function listClickedLinks(db: Db): Route {
   return {
     method: 'GET',
@@ -18,7 +25,7 @@ export function listClickedLinks(db: Db): Route {
     async handler({ principal, params, query }) {
       const page = parseOffsetPage(query);
       const broadcast = await findBroadcast(db, principal.accountId, params.id!);
-      const rows = await db.query(
+      const rows = await db.query<ClickedLinkRow>(
         `SELECT v.data->'click'->>'link' AS url, count(*)::int AS clicks, count(DISTINCT v.email_id)::int AS unique_clicks
            FROM emails e JOIN events v ON v.email_id = e.id AND v.type = 'email.clicked'
           WHERE e.broadcast_id = $1 AND e.account_id = $2
@@ -29,7 +36,7 @@ export function listClickedLinks(db: Db): Route {
       );
       return {
         body: offsetEnvelope(
-          rows.map((r) => ({ url: r.url as string, clicks: r.clicks as number, unique_clicks: r.unique_clicks as number })),
+          rows.map((r) => ({ url: r.url, clicks: r.clicks, unique_clicks: r.unique_clicks })),
           page,
         ),
       };

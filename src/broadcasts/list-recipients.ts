@@ -6,7 +6,7 @@
 import { validation } from '../api/errors.js';
 import type { Route } from '../api/route.js';
 import { array, integer, nullable, object, oneOfValues, string, uuid } from '../api/schema.js';
-import type { Db, Row } from '../db/database.js';
+import type { Db } from '../db/database.js';
 import { findBroadcast } from './find-broadcast.js';
 import { offsetEnvelope, offsetListDoc, parseOffsetPage } from './offset-page.js';
 
@@ -59,11 +59,25 @@ function parseType(query: Record<string, string | undefined>): { type: Recipient
   return { type, bounceType };
 }
 
-function recipient(row: Row, type: RecipientType) {
-  const base = { contact_id: (row.contact_id as string | null) ?? null, email: row.email as string };
-  if (type === 'opened') return { ...base, count: row.count as number };
-  if (type === 'clicked') return { ...base, count: row.count as number, clicked_links: (row.clicked_links ?? []) as { url: string; clicks: number }[] };
-  if (type === 'bounced') return { ...base, bounce_type: row.bounce_type as string };
+/** A recipient's email; the columns after `id` are those of the type asked for (BY_TYPE). */
+interface RecipientRow {
+  contact_id: string | null;
+  email: string;
+  created_at: Date;
+  id: string;
+  /** opened, clicked */
+  count?: number;
+  /** clicked; `url` is read out of the event's data (null for an event without `click.link`). */
+  clicked_links?: { url: string | null; clicks: number }[] | null;
+  /** bounced */
+  bounce_type?: string;
+}
+
+function recipient(row: RecipientRow, type: RecipientType) {
+  const base = { contact_id: row.contact_id ?? null, email: row.email };
+  if (type === 'opened') return { ...base, count: row.count };
+  if (type === 'clicked') return { ...base, count: row.count, clicked_links: row.clicked_links ?? [] };
+  if (type === 'bounced') return { ...base, bounce_type: row.bounce_type };
   return base;
 }
 
@@ -101,7 +115,7 @@ export function listRecipients(db: Db): Route {
       const filters = [BY_TYPE[type].where];
       if (query.email !== undefined) filters.push(`lower(e.to_addresses[1]) = lower($${args.push(query.email)})`);
       const outer = bounceType ? `WHERE r.bounce_type = $${args.push(bounceType)}` : '';
-      const rows = await db.query(
+      const rows = await db.query<RecipientRow>(
         `SELECT r.* FROM (
            SELECT e.contact_id, e.to_addresses[1] AS email, e.created_at, e.id${BY_TYPE[type].columns.map((c) => `, ${c}`).join('')}
              FROM emails e

@@ -17,7 +17,6 @@ export function sendBroadcast(db: Db, sandbox?: SandboxSending): Route {
       summary: 'Send a broadcast now or at `scheduled_at`',
       params: { id: uuid() },
       body: input({ scheduled_at: string({ maxLength: MAX_SCHEDULED_AT_LENGTH, description: 'ISO 8601 or natural language ("in 1 hour"); default: now.' }) }),
-      validatesBody: true,
       response: { status: 200, schema: object({ id: uuid() }) },
     },
     async handler({ principal, params, body }) {
@@ -27,7 +26,7 @@ export function sendBroadcast(db: Db, sandbox?: SandboxSending): Route {
         const broadcast = await findBroadcast(q, principal.accountId, params.id!, { lock: true });
         if (!UNSENT.includes(broadcast.status)) throw wrongState(broadcast.status, 'sent');
         await startSending(q, principal, broadcast, scheduledAt, sandbox);
-        return broadcast.id as string;
+        return broadcast.id;
       });
       return { body: { id } };
     },

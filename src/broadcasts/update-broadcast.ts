@@ -7,7 +7,7 @@ import type { Db } from '../db/database.js';
 import type { SandboxSending } from '../emails/sender-domain.js';
 import { type BroadcastBody, type BroadcastInput, broadcastInput, checkAudience, UPDATE_BROADCAST_SCHEMA } from './broadcast-fields.js';
 import { findBroadcast, UNSENT, wrongState } from './find-broadcast.js';
-import { BROADCAST_COLUMNS } from './broadcast-view.js';
+import { BROADCAST_COLUMNS, type BroadcastRow } from './broadcast-view.js';
 import { assertSendable } from './start-sending.js';
 
 const COLUMNS: Record<keyof BroadcastInput, string> = {
@@ -30,7 +30,6 @@ export function updateBroadcast(db: Db, sandbox?: SandboxSending): Route {
       summary: 'Update a broadcast that has not gone out (null clears a field)',
       params: { id: uuid() },
       body: UPDATE_BROADCAST_SCHEMA,
-      validatesBody: true,
       response: { status: 200, schema: objectId('broadcast') },
     },
     async handler({ principal, params, body }) {
@@ -40,14 +39,14 @@ export function updateBroadcast(db: Db, sandbox?: SandboxSending): Route {
         if (!UNSENT.includes(current.status)) throw wrongState(current.status, 'changed');
         await checkAudience(q, principal.accountId, input);
         const changes = (Object.keys(COLUMNS) as (keyof BroadcastInput)[]).filter((k) => input[k] !== undefined);
-        if (changes.length === 0) return current.id as string;
-        const updated = await q.one(
+        if (changes.length === 0) return current.id;
+        const updated = await q.one<BroadcastRow>(
           `UPDATE broadcasts SET ${changes.map((k, i) => `${COLUMNS[k]} = $${i + 3}`).join(', ')}, updated_at = now()
             WHERE id = $1 AND account_id = $2 RETURNING ${BROADCAST_COLUMNS}`,
           [current.id, principal.accountId, ...changes.map((k) => input[k])],
         );
         if (updated!.status === 'scheduled') await assertSendable(q, principal, updated!, sandbox);
-        return current.id as string;
+        return current.id;
       });
       return { body: { object: 'broadcast', id } };
     },

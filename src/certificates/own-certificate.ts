@@ -9,7 +9,7 @@
 // use, is logged and counted (postline_acme_failures_total), and is tried again after a
 // growing back-off; until the first one, the listeners keep the self-signed certificate.
 import fs from 'node:fs';
-import type { Db, Row } from '../db/database.js';
+import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import { acmeFailed, certificateExpiresAt } from '../metrics/record.js';
 import { openSecret, sealSecret } from '../secrets/keyring.js';
@@ -45,6 +45,20 @@ const ORDER_LEASE_MS = 10 * 60_000;
 /** After the nth failure in a row, wait BACKOFF_MS[n - 1] (the last repeats). */
 const BACKOFF_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 6 * 3_600_000];
 const MAX_RENEW_BEFORE_MS = 30 * 86_400_000;
+
+/** A tls_certificates row: cert, its key, not_after and obtained_at are stored together (null until the first order succeeds). */
+type TlsCertificateRow = { hostname: string; next_attempt_at: Date; failures: number; last_error: string | null } & (
+  | { cert: null; private_key: null; not_after: null; obtained_at: null }
+  | { cert: string; private_key: string; not_after: Date; obtained_at: Date }
+);
+
+interface ClaimedOrderRow {
+  failures: number;
+}
+
+interface AcmeAccountRow {
+  account_key: string;
+}
 
 export class OwnCertificate {
   private timer: NodeJS.Timeout | undefined;
@@ -82,8 +96,8 @@ export class OwnCertificate {
     this.timer.unref();
   }
 
-  private async loadStored(): Promise<Row | undefined> {
-    const row = await this.deps.db.one('SELECT * FROM tls_certificates WHERE hostname = $1', [this.deps.hostname]);
+  private async loadStored(): Promise<TlsCertificateRow | undefined> {
+    const row = await this.deps.db.one<TlsCertificateRow>('SELECT * FROM tls_certificates WHERE hostname = $1', [this.deps.hostname]);
     if (row?.cert && row.obtained_at.getTime() !== this.loadedAt) {
       this.loadedAt = row.obtained_at.getTime();
       this.deps.onCertificate({ key: openSecret(row.private_key, 'tls-private-key'), cert: row.cert });
@@ -92,13 +106,13 @@ export class OwnCertificate {
     return row;
   }
 
-  private due(row: Row): boolean {
+  private due(row: TlsCertificateRow): boolean {
     if (row.next_attempt_at.getTime() > Date.now()) return false;
     return !row.cert || Date.now() >= this.renewAt(row);
   }
 
   /** A third of its life before it ends, 30 days at most (Let's Encrypt's advice for its 90-day certificates). */
-  private renewAt(row: Row): number {
+  private renewAt(row: TlsCertificateRow): number {
     if (!row.cert) return Date.now();
     const end = row.not_after.getTime();
     return end - Math.min(MAX_RENEW_BEFORE_MS, (end - row.obtained_at.getTime()) / 3);
@@ -106,13 +120,13 @@ export class OwnCertificate {
 
   private async order(): Promise<void> {
     const { db, hostname, acme, logger } = this.deps;
-    const claimed = await db.one(
+    const claimed = await db.one<ClaimedOrderRow>(
       `UPDATE tls_certificates SET next_attempt_at = now() + $2 * interval '1 millisecond'
         WHERE hostname = $1 AND next_attempt_at <= now() RETURNING failures`,
       [hostname, ORDER_LEASE_MS],
     );
     if (!claimed) return; // another node is ordering
-    const account = await db.one('SELECT account_key FROM acme_accounts WHERE directory_url = $1', [acme.directoryUrl]);
+    const account = await db.one<AcmeAccountRow>('SELECT account_key FROM acme_accounts WHERE directory_url = $1', [acme.directoryUrl]);
     try {
       const obtained = await obtainCertificate({
         directoryUrl: acme.directoryUrl,
@@ -169,15 +183,21 @@ export class OwnCertificate {
   }
 }
 
+interface KeyAuthorizationRow {
+  key_authorization: string;
+}
+
 /** The key authorization of an http-01 challenge in flight (acme_challenges), by its token. */
 export async function http01Answer(db: Db, token: string): Promise<string | undefined> {
-  const row = await db.one(`SELECT key_authorization FROM acme_challenges WHERE token = $1 AND type = 'http-01' AND expires_at > now()`, [token]);
+  const row = await db.one<KeyAuthorizationRow>(`SELECT key_authorization FROM acme_challenges WHERE token = $1 AND type = 'http-01' AND expires_at > now()`, [
+    token,
+  ]);
   return row?.key_authorization;
 }
 
 /** The key authorization of a tls-alpn-01 challenge in flight, by the host name it proves. */
 async function tlsAlpn01Answer(db: Db, hostname: string): Promise<string | undefined> {
-  const row = await db.one(
+  const row = await db.one<KeyAuthorizationRow>(
     `SELECT key_authorization FROM acme_challenges WHERE hostname = $1 AND type = 'tls-alpn-01' AND expires_at > now()
       ORDER BY expires_at DESC LIMIT 1`,
     [hostname],

@@ -30,7 +30,7 @@
 // Table and column names and the SQL fragments of a description are constants of the code,
 // written into the statements; every value is a parameter.
 import crypto from 'node:crypto';
-import type { Queryable, Row } from '../db/database.js';
+import type { Queryable } from '../db/database.js';
 
 interface LeasedTable {
   table: string;
@@ -126,12 +126,15 @@ export class LeasedWork<K extends string | number = string, T extends string | D
     return `${alias ? `${alias}.` : ''}${this.described.token} = ${tokenSql}`;
   }
 
-  /** Claims up to `limit` due rows (SKIP LOCKED), oldest by `order` first, for `leaseMs`, with a new token (one uuid a claim). */
-  async claim<R extends Row>(q: Queryable, o: ClaimOptions): Promise<(R & { fence_token: T })[]> {
+  /**
+   * Claims up to `limit` due rows (SKIP LOCKED), oldest by `order` first, for `leaseMs`, with a new
+   * token (one uuid a claim). `R`: the row `returning` returns.
+   */
+  async claim<R extends object>(q: Queryable, o: ClaimOptions): Promise<(R & { fence_token: T })[]> {
     const { table, token } = this.described;
     const key = this.need('key').column;
     const stamp = this.separateToken ? [crypto.randomUUID()] : [];
-    return q.query(
+    return q.query<R & { fence_token: T }>(
       `WITH due AS (
          SELECT ${key}${o.select ? `, ${o.select}` : ''} FROM ${table}
           WHERE ${this.dueSql} ORDER BY ${o.order} LIMIT $1 FOR UPDATE SKIP LOCKED
@@ -146,13 +149,13 @@ export class LeasedWork<K extends string | number = string, T extends string | D
   /**
    * The fenced write that ends claims: each row still held by its claim's token gets `set` (by
    * default it is released, due now) and its claim cleared; the others are left alone. Returns
-   * what it wrote (`returning`).
+   * what it wrote (`returning`), rows `R`: without `R`, only how many there are.
    */
-  async settle<R extends Row = Row>(q: Queryable, claims: Claim<K, T>[], o: SettleOptions = {}): Promise<R[]> {
+  async settle<R extends object = never>(q: Queryable, claims: Claim<K, T>[], o: SettleOptions = {}): Promise<R[]> {
     if (claims.length === 0) return [];
     const { table, released } = this.described;
     const key = this.need('key');
-    return q.query(
+    return q.query<R>(
       `UPDATE ${table} t SET ${this.clearSql}, ${o.set ?? released}
          FROM unnest($1::${key.type}[], $2::${this.separateToken ? 'uuid' : 'timestamptz'}[]) AS v(leased_key, leased_token)
         WHERE t.${key.column} = v.leased_key AND ${this.fence('v.leased_token', 't')}${o.where ? ` AND (${o.where})` : ''}

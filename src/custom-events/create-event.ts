@@ -15,7 +15,6 @@ export function createEvent(db: Db): Route {
     doc: {
       summary: 'Define a custom event, optionally with a payload schema',
       body: input({ name: EVENT_NAME_SCHEMA, schema: EVENT_SCHEMA_SCHEMA }, ['name']),
-      validatesBody: true,
       response: { status: 201, schema: objectId('event') },
     },
     async handler({ principal, body }) {

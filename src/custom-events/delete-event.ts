@@ -18,7 +18,7 @@ export function deleteEvent(db: Db): Route {
       const id = await db.tx(async (q) => {
         const event = await findEvent(q, principal.accountId, params.identifier!, { lock: true });
         await q.query('DELETE FROM event_definitions WHERE id = $1', [event.id]);
-        return event.id as string;
+        return event.id;
       });
       return { body: { object: 'event', id, deleted: true } };
     },

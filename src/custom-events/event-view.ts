@@ -2,9 +2,17 @@
 // without `object`, a single one with it.
 import { restTimestamp } from '../api/format.js';
 import { constant, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
-import type { Row } from '../db/database.js';
+import type { EventSchema } from './event-fields.js';
 
 export const EVENT_COLUMNS = 'id, name, schema, created_at, updated_at';
+/** An event definition as EVENT_COLUMNS reads it. */
+export interface EventRow {
+  id: string;
+  name: string;
+  schema: EventSchema | null;
+  created_at: Date;
+  updated_at: Date | null;
+}
 
 /** eventSummary's shape, for the routes' docs. */
 export const EVENT_SUMMARY_SCHEMA = object({
@@ -16,16 +24,16 @@ export const EVENT_SUMMARY_SCHEMA = object({
 });
 export const EVENT_SCHEMA = object({ object: constant('event'), ...EVENT_SUMMARY_SCHEMA.properties });
 
-export function eventSummary(row: Row) {
+export function eventSummary(row: EventRow) {
   return {
-    id: row.id as string,
-    name: row.name as string,
-    schema: (row.schema as Record<string, string> | null) ?? null,
+    id: row.id,
+    name: row.name,
+    schema: row.schema ?? null,
     created_at: restTimestamp(row.created_at)!,
     updated_at: restTimestamp(row.updated_at),
   };
 }
 
-export function eventDetail(row: Row) {
+export function eventDetail(row: EventRow) {
   return { object: 'event' as const, ...eventSummary(row) };
 }

@@ -2,11 +2,11 @@
 // another account's event reads as "not found". Names are never id-shaped (event-fields.ts).
 import { notFound } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
-import type { Queryable, Row } from '../db/database.js';
-import { EVENT_COLUMNS } from './event-view.js';
+import type { Queryable } from '../db/database.js';
+import { EVENT_COLUMNS, type EventRow } from './event-view.js';
 
-export async function findEvent(q: Queryable, accountId: string, identifier: string, options: { lock?: boolean } = {}): Promise<Row> {
-  const row = await q.one(
+export async function findEvent(q: Queryable, accountId: string, identifier: string, options: { lock?: boolean } = {}): Promise<EventRow> {
+  const row = await q.one<EventRow>(
     `SELECT ${EVENT_COLUMNS} FROM event_definitions
       WHERE account_id = $1 AND ${isUuid(identifier) ? 'id = $2::uuid' : 'name = $2'} ${options.lock ? 'FOR UPDATE' : ''}`,
     [accountId, identifier],

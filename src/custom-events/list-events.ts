@@ -2,10 +2,10 @@
 import { accountList } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { EVENT_COLUMNS, EVENT_SUMMARY_SCHEMA, eventSummary } from './event-view.js';
+import { EVENT_COLUMNS, EVENT_SUMMARY_SCHEMA, type EventRow, eventSummary } from './event-view.js';
 
 export function listEvents(db: Db): Route {
-  return accountList(db, {
+  return accountList<EventRow>(db, {
     url: '/events',
     table: 'event_definitions',
     columns: EVENT_COLUMNS,

@@ -65,7 +65,6 @@ export function sendEvent(db: Db): Route {
         // `oneOf` would answer `Missing \`contact_id\` field.` when neither is given).
         { description: 'Exactly one of `contact_id` and `email`.' },
       ),
-      validatesBody: true,
       response: { status: 202, schema: object({ object: constant('event'), event: string() }) },
     },
     async handler({ principal, body }) {

@@ -14,7 +14,6 @@ export function updateEvent(db: Db): Route {
       summary: "Replace a custom event's payload schema",
       params: { identifier: string({ description: 'The event id, or its name.' }) },
       body: input({ schema: EVENT_SCHEMA_SCHEMA }, ['schema']),
-      validatesBody: true,
       response: { status: 200, schema: objectId('event') },
     },
     async handler({ principal, params, body }) {
@@ -22,7 +21,7 @@ export function updateEvent(db: Db): Route {
       const id = await db.tx(async (q) => {
         const event = await findEvent(q, principal.accountId, params.identifier!, { lock: true });
         await q.query('UPDATE event_definitions SET schema = $2, updated_at = now() WHERE id = $1', [event.id, schema && JSON.stringify(schema)]);
-        return event.id as string;
+        return event.id;
       });
       return { body: { object: 'event', id } };
     },

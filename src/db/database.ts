@@ -6,18 +6,18 @@ import pg from 'pg';
 // timestamps as Date.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
-// biome-ignore lint/suspicious/noExplicitAny: a row as pg returns it; the concept that owns the table gives it a type.
-export type Row = Record<string, any>;
-
 export interface Queryable {
   /**
    * `name` makes it a prepared statement: parsed once per connection, and planned once unless
    * PostgreSQL finds its generic plan dearer than a plan for the call's values, then at every
    * call (a join over unnested parameters was, at 0.1 ms a call: keep such statements key
    * lookups and plain writes). For a hot statement whose text never changes (one text per name).
+   * `R` is the row the statement returns, declared by the caller beside its SQL (pg gives int8
+   * as number, timestamptz as Date, bytea as Buffer, numeric as string, jsonb parsed); with no
+   * `R`, the rows cannot be read: a statement whose rows are read says what they are.
    */
-  query<R extends Row = Row>(sql: string, params?: unknown[], name?: string): Promise<R[]>;
-  one<R extends Row = Row>(sql: string, params?: unknown[]): Promise<R | undefined>;
+  query<R extends object = never>(sql: string, params?: unknown[], name?: string): Promise<R[]>;
+  one<R extends object = never>(sql: string, params?: unknown[]): Promise<R | undefined>;
 }
 
 export interface Db extends Queryable {

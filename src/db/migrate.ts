@@ -15,14 +15,24 @@ function migrationsDir(): string {
   return compiled ? path.resolve(here, '..', '..', '..', 'src', 'db', 'migrations') : path.join(here, 'migrations');
 }
 
+/** An applied migration (schema_migrations). */
+interface MigrationRow {
+  name: string;
+}
+
+/** to_regclass: the table's name, null when there is no such table. */
+interface RegclassRow {
+  name: string | null;
+}
+
 const migrationFiles = async () => (await fs.readdir(migrationsDir())).filter((f) => f.endsWith('.sql')).sort();
 
 /** Migrations this code has that the database has not applied (another node's newer code may have applied more). */
 export async function pendingMigrations(db: Db): Promise<string[]> {
   const files = await migrationFiles();
-  const table = await db.one(`SELECT to_regclass('schema_migrations') AS name`);
+  const table = await db.one<RegclassRow>(`SELECT to_regclass('schema_migrations') AS name`);
   if (!table?.name) return files;
-  const done = new Set((await db.query('SELECT name FROM schema_migrations')).map((r) => r.name));
+  const done = new Set((await db.query<MigrationRow>('SELECT name FROM schema_migrations')).map((r) => r.name));
   return files.filter((file) => !done.has(file));
 }
 
@@ -34,7 +44,7 @@ export async function migrate(db: Db): Promise<string[]> {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
-    const done = new Set((await client.query('SELECT name FROM schema_migrations')).rows.map((r) => r.name));
+    const done = new Set((await client.query<MigrationRow>('SELECT name FROM schema_migrations')).rows.map((r) => r.name));
     for (const file of files) {
       if (done.has(file)) continue;
       const sql = await fs.readFile(path.join(migrationsDir(), file), 'utf8');

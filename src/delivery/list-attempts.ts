@@ -33,6 +33,17 @@ const ATTEMPT_SCHEMA = object({
   attempted_at: string({ format: 'date-time' }),
 });
 
+interface DeliveryAttemptRow {
+  id: number;
+  recipient: string;
+  mx: string | null;
+  response: string;
+  outcome: (typeof OUTCOMES)[number];
+  tls_protocol: string | null;
+  tls_requirement: string | null;
+  attempted_at: Date;
+}
+
 export function listDeliveryAttempts(db: Db): Route {
   return {
     method: 'GET',
@@ -46,7 +57,7 @@ export function listDeliveryAttempts(db: Db): Route {
     async handler({ principal, params, query }) {
       const page = parsePage(query, { defaultLimit: 100, cursor: 'serial' });
       const emailId = await accountEmailOr404(db, principal.accountId, params.id);
-      const { rows, hasMore } = await listOldestFirst(db, {
+      const { rows, hasMore } = await listOldestFirst<DeliveryAttemptRow>(db, {
         table: 'delivery_attempts',
         columns: 'id, recipient, mx, response, outcome, tls_protocol, tls_requirement, attempted_at',
         where: 'email_id = $1',

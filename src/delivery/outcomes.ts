@@ -49,7 +49,8 @@ export interface Outcome {
   tls?: { protocol: string | null; requirement: string };
 }
 
-interface Row {
+/** An outcome as written: the update of its deliveries row (queue/settle.ts) and its events. */
+interface PlannedOutcome {
   outcome: Outcome;
   status: Settlement['status'];
   /** Retry after this long; null keeps next_attempt_at (a final state). */
@@ -58,7 +59,7 @@ interface Row {
 }
 
 /** The row update and events one outcome makes. Retry or give up is decided here. */
-function plan(outcome: Outcome, policy: RetryPolicy, now: number): Row {
+function plan(outcome: Outcome, policy: RetryPolicy, now: number): PlannedOutcome {
   const v = outcome.verdict;
   switch (v.kind) {
     case 'delivered':
@@ -105,7 +106,7 @@ function plan(outcome: Outcome, policy: RetryPolicy, now: number): Row {
  * an event whose `to` lists them, as Resend's payloads do. Order is kept, so an email's last
  * event here is the last one that happened.
  */
-function eventsOf(rows: Row[]): NewEvent[] {
+function eventsOf(rows: PlannedOutcome[]): NewEvent[] {
   const grouped = new Map<string, { email: ClaimedEmail; event: OutboundEvent; to: string[] }>();
   for (const row of rows) {
     const email = row.outcome.delivery.email;
@@ -135,7 +136,7 @@ function eventsOf(rows: Row[]): NewEvent[] {
   );
 }
 
-async function write(q: Queryable, rows: Row[]): Promise<void> {
+async function write(q: Queryable, rows: PlannedOutcome[]): Promise<void> {
   // Lock the emails first, in id order: two nodes writing outcomes of the same emails then
   // queue up instead of deadlocking on the last_event update (recordEvents).
   const emailIds = [...new Set(rows.map((r) => r.outcome.delivery.email.id))].sort();
@@ -177,7 +178,7 @@ async function write(q: Queryable, rows: Row[]): Promise<void> {
  * Every attempt, kept (deliveries hold only the last one): GET /emails/:id/attempts reads them.
  * One statement for the whole batch, on the hot path like the rest of `write`.
  */
-async function recordAttempts(q: Queryable, written: Row[]): Promise<void> {
+async function recordAttempts(q: Queryable, written: PlannedOutcome[]): Promise<void> {
   if (written.length === 0) return;
   await q.query(
     `INSERT INTO delivery_attempts (email_id, delivery_id, recipient, mx, response, outcome, tls_protocol, tls_requirement)
@@ -196,7 +197,7 @@ async function recordAttempts(q: Queryable, written: Row[]): Promise<void> {
 }
 
 /** The messages among `written` that this attempt composed (or signed), one per email. */
-function sentMessages(written: Row[]): SentMessage[] {
+function sentMessages(written: PlannedOutcome[]): SentMessage[] {
   const sent = new Map<string, SentMessage>();
   for (const r of written) {
     const email = r.outcome.delivery.email;
@@ -276,7 +277,7 @@ export class OutcomeWriter {
    * written means mail sent again, so it is retried while the rows' lease lasts (after it ends, the
    * write is fenced off: another attempt may own them).
    */
-  private writeWithRetry(rows: Row[]): Promise<void> {
+  private writeWithRetry(rows: PlannedOutcome[]): Promise<void> {
     const leaseEnds = Math.min(...rows.map((r) => r.outcome.delivery.leaseUntil.getTime()));
     return retryOnConnectionLoss(
       () => this.writeThroughDeadlocks(rows),
@@ -285,7 +286,7 @@ export class OutcomeWriter {
     );
   }
 
-  private async writeThroughDeadlocks(rows: Row[]): Promise<void> {
+  private async writeThroughDeadlocks(rows: PlannedOutcome[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.db.tx((q) => write(q, rows));

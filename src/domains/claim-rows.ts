@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import { restTimestamp } from '../api/format.js';
 import { constant, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
-import type { Queryable, Row } from '../db/database.js';
+import type { Queryable } from '../db/database.js';
 import { REGIONS } from './domain-fields.js';
 
 /** How long a claim may wait for its proof: Resend's claims expire after seven days. */
@@ -20,9 +20,25 @@ const CLAIM_COLUMNS = `c.id, c.account_id, c.domain_id, c.name, c.token, c.block
   CASE WHEN c.status IN ('pending', 'blocked') AND c.expires_at <= now() THEN 'expired' ELSE c.status END AS status,
   d.region`;
 
+/** A claim as CLAIM_COLUMNS selects it. */
+export interface ClaimRow {
+  id: string;
+  account_id: string;
+  domain_id: string;
+  name: string;
+  token: string;
+  blocked_reason: string | null;
+  failure_reason: string | null;
+  created_at: Date;
+  expires_at: Date;
+  status: string;
+  /** The placeholder's region; null once it is deleted (a canceled claim). */
+  region: string | null;
+}
+
 /** The latest claim of the account's placeholder domain `domainId` (Resend: "the latest claim for the placeholder domain"). */
-export async function latestClaim(q: Queryable, accountId: string, domainId: string, lock = false): Promise<Row | undefined> {
-  return q.one(
+export async function latestClaim(q: Queryable, accountId: string, domainId: string, lock = false): Promise<ClaimRow | undefined> {
+  return q.one<ClaimRow>(
     `SELECT ${CLAIM_COLUMNS} FROM domain_claims c LEFT JOIN domains d ON d.id = c.domain_id
       WHERE c.domain_id = $1 AND c.account_id = $2 ORDER BY c.created_at DESC, c.id DESC LIMIT 1 ${lock ? 'FOR UPDATE OF c' : ''}`,
     [domainId, accountId],
@@ -30,7 +46,7 @@ export async function latestClaim(q: Queryable, accountId: string, domainId: str
 }
 
 /** A new pending claim of `domainId`'s name, with a fresh token, expiring after CLAIM_LIFETIME. */
-export async function insertClaim(q: Queryable, accountId: string, domainId: string, name: string): Promise<Row> {
+export async function insertClaim(q: Queryable, accountId: string, domainId: string, name: string): Promise<ClaimRow> {
   const id = crypto.randomUUID();
   await q.query(
     `INSERT INTO domain_claims (id, account_id, domain_id, name, token, expires_at) VALUES ($1, $2, $3, $4, $5, now() + interval '${CLAIM_LIFETIME}')`,
@@ -47,20 +63,20 @@ export async function cancelClaims(q: Queryable, accountId: string, domainId: st
   ]);
 }
 
-export const claimRecord = (row: Row) => ({ type: 'TXT' as const, name: row.name as string, value: `${PROOF_PREFIX}${row.token}`, ttl: 'Auto' as const });
+export const claimRecord = (row: ClaimRow) => ({ type: 'TXT' as const, name: row.name, value: `${PROOF_PREFIX}${row.token}`, ttl: 'Auto' as const });
 
 /** Resend's DomainClaim. */
-export function claimView(row: Row) {
+export function claimView(row: ClaimRow) {
   return {
     object: 'domain_claim' as const,
-    id: row.id as string,
-    name: row.name as string,
-    status: row.status as string,
-    domain_id: row.domain_id as string,
-    region: (row.region as string | null) ?? null,
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    domain_id: row.domain_id,
+    region: row.region ?? null,
     record: claimRecord(row),
-    blocked_reason: (row.blocked_reason as string | null) ?? null,
-    failure_reason: (row.failure_reason as string | null) ?? null,
+    blocked_reason: row.blocked_reason ?? null,
+    failure_reason: row.failure_reason ?? null,
     created_at: restTimestamp(row.created_at),
     expires_at: restTimestamp(row.expires_at),
   };

@@ -13,16 +13,15 @@
 //   once it is sent (or canceled) completes the claim.
 // The holder's sent and received mail stays the holder's; its inboxes on the domain go with the
 // domain, as on DELETE /domains/:id.
-import type { Row } from '../db/database.js';
 import { DnsTemporaryError } from '../dns/resolver.js';
 import { recordEvents } from '../events/record-events.js';
-import { claimRecord, latestClaim, LIVE_STATUSES, PROOF_PREFIX } from './claim-rows.js';
+import { type ClaimRow, claimRecord, latestClaim, LIVE_STATUSES, PROOF_PREFIX } from './claim-rows.js';
 import type { DomainClaimsDeps } from './domain-claims.js';
-import { DOMAIN_COLUMNS, domainEventData } from './domain-view.js';
+import { type AccountDomainRow, DOMAIN_COLUMNS, domainEventData } from './domain-view.js';
 
 type Proof = { found: true } | { found: false; reason: string };
 
-async function lookUpProof(deps: DomainClaimsDeps, claim: Row): Promise<Proof> {
+async function lookUpProof(deps: DomainClaimsDeps, claim: ClaimRow): Promise<Proof> {
   const record = claimRecord(claim);
   let values: string[];
   try {
@@ -48,13 +47,17 @@ const HOLDER_MAIL_PENDING_SQL = `
             WHERE b.account_id = $1 AND b.status IN ('scheduled', 'sending')
               AND lower(substring(b.from_address from '@([^@<>[:space:]]+)>?[[:space:]]*$')) = $3) AS pending`;
 
+interface HolderMailRow {
+  pending: boolean;
+}
+
 /** Verifies `claim` (the latest of its placeholder) and answers it as it is afterwards. */
-export async function verifyClaim(deps: DomainClaimsDeps, claim: Row): Promise<Row> {
+export async function verifyClaim(deps: DomainClaimsDeps, claim: ClaimRow): Promise<ClaimRow> {
   if (!LIVE_STATUSES.includes(claim.status)) return claim;
   const proof = await lookUpProof(deps, claim);
   return deps.db.tx(async (q) => {
     // The name's domain rows first, then the claim: the order POST /domains/claim and DELETE /domains/:id lock in.
-    const rows = await q.query(`SELECT account_id, ${DOMAIN_COLUMNS} FROM domains WHERE name = $1 ORDER BY id FOR UPDATE`, [claim.name]);
+    const rows = await q.query<AccountDomainRow>(`SELECT account_id, ${DOMAIN_COLUMNS} FROM domains WHERE name = $1 ORDER BY id FOR UPDATE`, [claim.name]);
     const current = await latestClaim(q, claim.account_id, claim.domain_id, true);
     // Superseded, canceled, expired or completed since it was read: answered as it is now.
     if (!current || current.id !== claim.id || !LIVE_STATUSES.includes(current.status)) return current ?? claim;
@@ -64,7 +67,7 @@ export async function verifyClaim(deps: DomainClaimsDeps, claim: Row): Promise<R
     }
     const holder = rows.find((r) => !r.placeholder);
     if (holder) {
-      const { pending } = (await q.one(HOLDER_MAIL_PENDING_SQL, [holder.account_id, holder.id, claim.name]))!;
+      const { pending } = (await q.one<HolderMailRow>(HOLDER_MAIL_PENDING_SQL, [holder.account_id, holder.id, claim.name]))!;
       if (pending) {
         await q.query(`UPDATE domain_claims SET status = 'blocked', blocked_reason = 'pending_scheduled_emails', failure_reason = NULL WHERE id = $1`, [
           claim.id,
@@ -74,7 +77,7 @@ export async function verifyClaim(deps: DomainClaimsDeps, claim: Row): Promise<R
       await q.query('DELETE FROM domains WHERE id = $1', [holder.id]);
       await recordEvents(q, [{ accountId: holder.account_id, type: 'domain.deleted', data: domainEventData(holder, deps.hosts) }]);
     }
-    const domain = await q.one(
+    const domain = await q.one<AccountDomainRow>(
       `UPDATE domains SET placeholder = false, status = 'not_started', record_status = '{}', verified_at = NULL,
          warmup_started_at = CASE WHEN sandboxed THEN NULL ELSE now() END
        WHERE id = $1 AND account_id = $2 AND placeholder RETURNING account_id, ${DOMAIN_COLUMNS}`,

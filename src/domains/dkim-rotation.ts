@@ -18,7 +18,7 @@ import { recordEvents } from '../events/record-events.js';
 import type { Logger } from '../logger.js';
 import { sealSecret } from '../secrets/keyring.js';
 import { type RecordTargets, recordTargets } from './dns-records.js';
-import { DOMAIN_COLUMNS, domainEventData } from './domain-view.js';
+import { type AccountDomainRow, DOMAIN_COLUMNS, domainEventData } from './domain-view.js';
 
 const generateKeyPair = promisify(crypto.generateKeyPair);
 const SELECTOR_BASE = 'postline';
@@ -58,9 +58,20 @@ export const DKIM_KEYS_SCHEMA = array(KEY_SCHEMA, {
     "Postline: the domain's DKIM keys, newest first: a pending one waits for its record, the active one signs, a retiring one's record stays published until retire_at.",
 });
 
+interface DkimKeyRow {
+  selector: string;
+  status: string;
+  public_key: string;
+  created_at: Date;
+  activated_at: Date | null;
+  retire_at: Date | null;
+  retired_at: Date | null;
+  record_status: string;
+}
+
 /** The domain's keys, newest first, as GET /domains/:id shows them. */
 export async function dkimKeys(q: Queryable, domainId: string) {
-  const rows = await q.query(
+  const rows = await q.query<DkimKeyRow>(
     // The active key's record is the domain's DKIM record: its status is the domain's last verification's.
     `SELECT k.selector, k.status, k.public_key, k.created_at, k.activated_at, k.retire_at, k.retired_at,
             CASE WHEN k.status = 'active' THEN coalesce(d.record_status->>'dkim', k.record_status) ELSE k.record_status END AS record_status
@@ -69,10 +80,10 @@ export async function dkimKeys(q: Queryable, domainId: string) {
     [domainId],
   );
   return rows.map((r) => ({
-    selector: r.selector as string,
-    status: r.status as string,
+    selector: r.selector,
+    status: r.status,
     record: { name: `${r.selector}._domainkey`, type: 'TXT' as const, value: `p=${r.public_key}` },
-    record_status: r.record_status as string,
+    record_status: r.record_status,
     created_at: restTimestamp(r.created_at),
     activated_at: r.activated_at && restTimestamp(r.activated_at),
     retire_at: r.retire_at && restTimestamp(r.retire_at),
@@ -88,6 +99,25 @@ export function dkimRotationDeps(
   logger?: Logger,
 ): RotationDeps {
   return { db, dns, hosts: recordTargets(config), retireAfterMs: Math.max(config.dkimRetireAfterMs, config.maxQueueAgeMs), logger };
+}
+
+/** A domain as a rotation starts. */
+interface RotatedDomainRow {
+  id: string;
+  placeholder: boolean;
+  sandboxed: boolean;
+}
+
+/** A pending key, with its domain's name. */
+interface PendingKeyRow {
+  selector: string;
+  public_key: string;
+  name: string;
+}
+
+interface PrivateKeyRow {
+  /** Sealed; kept only while the key is pending. */
+  private_key: string | null;
 }
 
 interface RotationDeps {
@@ -108,7 +138,7 @@ export class DkimRotation {
   /** Starts a rotation, or answers the one under way (a second request changes nothing). */
   async rotate(principal: Principal, id: string) {
     const row = isUuid(id)
-      ? await this.deps.db.one('SELECT id, placeholder, sandboxed FROM domains WHERE id = $1 AND account_id = $2', [id, principal.accountId])
+      ? await this.deps.db.one<RotatedDomainRow>('SELECT id, placeholder, sandboxed FROM domains WHERE id = $1 AND account_id = $2', [id, principal.accountId])
       : undefined;
     if (!row) throw notFound('Domain');
     if (row.placeholder) throw validation('The domain is still claimed from another account: verify its claim first.');
@@ -141,7 +171,7 @@ export class DkimRotation {
    */
   async check(domainId: string, options: { published?: boolean } = {}): Promise<boolean> {
     const { db, dns } = this.deps;
-    const pending = await db.one(
+    const pending = await db.one<PendingKeyRow>(
       `SELECT k.selector, k.public_key, d.name FROM domain_dkim_keys k JOIN domains d ON d.id = k.domain_id
         WHERE k.domain_id = $1 AND k.status = 'pending'`,
       [domainId],
@@ -158,10 +188,10 @@ export class DkimRotation {
     }
     const switched = await db.tx(async (q) => {
       // Locked and read again: another node may have switched it meanwhile.
-      const key = await q.one(`SELECT private_key FROM domain_dkim_keys WHERE domain_id = $1 AND selector = $2 AND status = 'pending' FOR UPDATE`, [
-        domainId,
-        pending.selector,
-      ]);
+      const key = await q.one<PrivateKeyRow>(
+        `SELECT private_key FROM domain_dkim_keys WHERE domain_id = $1 AND selector = $2 AND status = 'pending' FOR UPDATE`,
+        [domainId, pending.selector],
+      );
       if (!key) return undefined;
       await q.query(
         `UPDATE domain_dkim_keys k SET status = 'retiring', retire_at = now() + $2 * interval '1 millisecond',
@@ -174,7 +204,7 @@ export class DkimRotation {
           WHERE domain_id = $1 AND selector = $2`,
         [domainId, pending.selector],
       );
-      const domain = await q.one(
+      const domain = await q.one<AccountDomainRow>(
         `UPDATE domains SET dkim_selector = $2, dkim_private_key = $3, dkim_public_key = $4,
                 record_status = record_status || '{"dkim": "verified"}'::jsonb
           WHERE id = $1 RETURNING account_id, ${DOMAIN_COLUMNS}`,

@@ -9,7 +9,7 @@ import { notFound, validation } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import type { Principal, Route } from '../api/route.js';
 import { uuid } from '../api/schema.js';
-import type { Db, Row } from '../db/database.js';
+import type { Db } from '../db/database.js';
 import type { DnsResolver } from '../dns/resolver.js';
 import { CLAIM_SCHEMA, claimView, insertClaim, latestClaim, LIVE_STATUSES } from './claim-rows.js';
 import { verifyClaim } from './claim-transfer.js';
@@ -36,8 +36,20 @@ function claimRequest(fields: DomainFields): ClaimRequest {
   return { name: parseDomainName(fields.name!), region: parseRegion(fields.region), returnPath: returnPathOf(fields), settings: settingsOf(fields) };
 }
 
+/** A domain row of the claimed name: the holder's, or this account's placeholder. */
+interface NamedDomainRow {
+  id: string;
+  account_id: string;
+  placeholder: boolean;
+  region: string;
+  custom_return_path: string;
+  open_tracking: boolean;
+  click_tracking: boolean;
+  tracking_subdomain: string | null;
+}
+
 /** Whether the placeholder already has the settings a repeated claim asks for. */
-function sameSettings(placeholder: Row, r: ClaimRequest): boolean {
+function sameSettings(placeholder: NamedDomainRow, r: ClaimRequest): boolean {
   return (
     placeholder.region === r.region &&
     placeholder.custom_return_path === r.returnPath &&
@@ -55,7 +67,7 @@ export class DomainClaims {
     const request = claimRequest(fields);
     const { name } = request;
     return this.deps.db.tx(async (q) => {
-      const rows = await q.query(
+      const rows = await q.query<NamedDomainRow>(
         `SELECT id, account_id, placeholder, region, custom_return_path, open_tracking, click_tracking, tracking_subdomain
            FROM domains WHERE name = $1 ORDER BY id FOR UPDATE`,
         [name],
@@ -106,7 +118,6 @@ export class DomainClaims {
           description:
             'Starts a claim of a domain another account of this installation holds: makes a placeholder domain in this account (with a fresh DKIM key) and answers the TXT record to publish at the domain to prove control of it. 200 with the pending claim when an identical one is pending; a claim with other settings supersedes it. 403 for a domain of this account; 422 for a domain no other account holds (add it with POST /domains).',
           body: CLAIM_DOMAIN_SCHEMA,
-          validatesBody: true,
           response: { status: 201, schema: CLAIM_SCHEMA },
         },
         handler: async (c) => this.create(c.principal, c.body as DomainFields),

@@ -2,15 +2,45 @@
 // payloads (ISO timestamps, "Receiving MX").
 import { isoTimestamp, restTimestamp } from '../api/format.js';
 import { array, boolean, constant, integer, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
-import type { Row } from '../db/database.js';
 import type { DomainEventData } from '../events/payloads.js';
+import type { ScheduleStep } from '../warmup/schedule.js';
 import { expectedRecords, type RecordStatus, type RecordTargets } from './dns-records.js';
 
 export const DOMAIN_COLUMNS = `id, name, status, region, custom_return_path, open_tracking, click_tracking, tls,
   sending_enabled, receiving_enabled, tracking_subdomain, dkim_selector, dkim_public_key, record_status, created_at, sandboxed,
   warmup_started_at, warmup_schedule, outbound_ips, placeholder`;
 
-function records(row: Row, targets: RecordTargets, receivingLabel: string, which: 'required' | 'recommended' | 'all' = 'all') {
+/** A domain as DOMAIN_COLUMNS selects it. */
+export interface DomainRow {
+  id: string;
+  name: string;
+  status: string;
+  region: string;
+  custom_return_path: string;
+  open_tracking: boolean;
+  click_tracking: boolean;
+  tls: string;
+  sending_enabled: boolean;
+  receiving_enabled: boolean;
+  tracking_subdomain: string | null;
+  dkim_selector: string;
+  dkim_public_key: string;
+  /** Each record's (dns-records.ts' keys) last verification; a record not looked at yet is absent. */
+  record_status: Partial<Record<string, RecordStatus>>;
+  created_at: Date;
+  sandboxed: boolean;
+  warmup_started_at: Date | null;
+  warmup_schedule: ScheduleStep[] | null;
+  outbound_ips: string[] | null;
+  placeholder: boolean;
+}
+
+/** `RETURNING account_id, ${DOMAIN_COLUMNS}`: a domain with its account, as its events need. */
+export interface AccountDomainRow extends DomainRow {
+  account_id: string;
+}
+
+function records(row: DomainRow, targets: RecordTargets, receivingLabel: string, which: 'required' | 'recommended' | 'all' = 'all') {
   return expectedRecords(
     {
       name: row.name,
@@ -28,13 +58,13 @@ function records(row: Row, targets: RecordTargets, receivingLabel: string, which
       name: r.name,
       type: r.type,
       ttl: 'Auto',
-      status: (row.record_status[r.key] as RecordStatus | undefined) ?? 'not_started',
+      status: row.record_status[r.key] ?? 'not_started',
       value: r.value,
       ...(r.priority !== undefined ? { priority: r.priority } : {}),
     }));
 }
 
-const capabilities = (row: Row) => ({
+const capabilities = (row: DomainRow) => ({
   sending: row.sending_enabled ? 'enabled' : 'disabled',
   receiving: row.receiving_enabled ? 'enabled' : 'disabled',
 });
@@ -101,7 +131,7 @@ export const CREATED_DOMAIN_SCHEMA = object(
 /** domainDetail's shape. */
 export const DOMAIN_SCHEMA = object({ object: constant('domain'), ...CREATED_DOMAIN_SCHEMA.properties }, ['object', ...DETAIL_REQUIRED]);
 
-export function domainSummary(row: Row) {
+export function domainSummary(row: DomainRow) {
   return {
     id: row.id,
     name: row.name,
@@ -115,11 +145,11 @@ export function domainSummary(row: Row) {
 }
 
 /** Postline's own field, only on a domain created in sandbox mode (POSTLINE_SANDBOX): it sends without DNS. */
-const sandboxed = (row: Row) => (row.sandboxed ? { sandboxed: true as const } : {});
+const sandboxed = (row: DomainRow) => (row.sandboxed ? { sandboxed: true as const } : {});
 /** Postline's own field, only on a claim's placeholder, so a client (the dashboard) can tell it from a domain of the account's own. */
-const placeholder = (row: Row) => (row.placeholder ? { placeholder: true as const } : {});
+const placeholder = (row: DomainRow) => (row.placeholder ? { placeholder: true as const } : {});
 
-export function domainDetail(row: Row, targets: RecordTargets) {
+export function domainDetail(row: DomainRow, targets: RecordTargets) {
   return {
     object: 'domain',
     id: row.id,
@@ -129,7 +159,7 @@ export function domainDetail(row: Row, targets: RecordTargets) {
     region: row.region,
     open_tracking: row.open_tracking,
     click_tracking: row.click_tracking,
-    ...(row.tracking_subdomain !== null ? { tracking_subdomain: row.tracking_subdomain as string } : {}),
+    ...(row.tracking_subdomain !== null ? { tracking_subdomain: row.tracking_subdomain } : {}),
     // Postline's own field (Resend's answer leaves it out): a setting that is written can be read.
     tls: row.tls,
     capabilities: capabilities(row),
@@ -141,7 +171,7 @@ export function domainDetail(row: Row, targets: RecordTargets) {
 }
 
 /** `data` of domain.* webhook events. */
-export function domainEventData(row: Row, targets: RecordTargets): DomainEventData {
+export function domainEventData(row: DomainRow, targets: RecordTargets): DomainEventData {
   return {
     id: row.id,
     name: row.name,

@@ -7,7 +7,7 @@ import { isUuid } from '../api/format.js';
 import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Principal, Route } from '../api/route.js';
 import { deletedObject, objectId } from '../api/schema.js';
-import type { Db, Queryable, Row } from '../db/database.js';
+import type { Db, Queryable } from '../db/database.js';
 import type { DnsResolver } from '../dns/resolver.js';
 import { recordEvents } from '../events/record-events.js';
 import { cancelClaims } from './claim-rows.js';
@@ -27,7 +27,17 @@ import {
 import { releaseWaitingForNextDay } from '../queue/warmup-release.js';
 import { checkWarmup } from '../warmup/warmup-settings.js';
 import { WARMUP_SCHEMA, warmupProgress } from '../warmup/warmup-progress.js';
-import { CREATED_DOMAIN_SCHEMA, DOMAIN_COLUMNS, DOMAIN_SCHEMA, DOMAIN_SUMMARY_SCHEMA, domainDetail, domainEventData, domainSummary } from './domain-view.js';
+import {
+  type AccountDomainRow,
+  CREATED_DOMAIN_SCHEMA,
+  DOMAIN_COLUMNS,
+  DOMAIN_SCHEMA,
+  DOMAIN_SUMMARY_SCHEMA,
+  type DomainRow,
+  domainDetail,
+  domainEventData,
+  domainSummary,
+} from './domain-view.js';
 import { type DkimRotation, DKIM_KEYS_SCHEMA, dkimKeys, newDkimKey, recordFirstDkimKey } from './dkim-rotation.js';
 
 const DKIM_SELECTOR = 'postline';
@@ -61,10 +71,10 @@ interface NewDomain {
  * undefined when the name is registered already (held by any account: held names are unique;
  * or a placeholder of this account's claim, one row per name and account).
  */
-export async function insertDomain(q: Queryable, accountId: string, domain: NewDomain, hosts: RecordTargets): Promise<Row | undefined> {
+export async function insertDomain(q: Queryable, accountId: string, domain: NewDomain, hosts: RecordTargets): Promise<AccountDomainRow | undefined> {
   const { publicKey, sealedPrivateKey } = await newDkimKey();
   const { settings } = domain;
-  const inserted = await q.one(
+  const inserted = await q.one<AccountDomainRow>(
     `INSERT INTO domains (id, account_id, name, region, custom_return_path, open_tracking, click_tracking, tls,
        sending_enabled, receiving_enabled, tracking_subdomain, dkim_selector, dkim_private_key, dkim_public_key, sandboxed, warmup_started_at, placeholder)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, CASE WHEN $15 OR $16 THEN NULL ELSE now() END, $16)
@@ -109,15 +119,15 @@ export async function createSandboxDomains(db: Db, accountId: string, names: str
 export class Domains {
   constructor(private deps: DomainsDeps) {}
 
-  private async find(q: Queryable, principal: Principal, id: string, lock = false): Promise<Row> {
+  private async find(q: Queryable, principal: Principal, id: string, lock = false): Promise<DomainRow> {
     const row = isUuid(id)
-      ? await q.one(`SELECT ${DOMAIN_COLUMNS} FROM domains WHERE id = $1 AND account_id = $2 ${lock ? 'FOR UPDATE' : ''}`, [id, principal.accountId])
+      ? await q.one<DomainRow>(`SELECT ${DOMAIN_COLUMNS} FROM domains WHERE id = $1 AND account_id = $2 ${lock ? 'FOR UPDATE' : ''}`, [id, principal.accountId])
       : undefined;
     if (!row) throw notFound('Domain');
     return row;
   }
 
-  private async event(q: Queryable, type: 'domain.created' | 'domain.updated' | 'domain.deleted', row: Row): Promise<void> {
+  private async event(q: Queryable, type: 'domain.created' | 'domain.updated' | 'domain.deleted', row: AccountDomainRow): Promise<void> {
     await recordEvents(q, [{ accountId: row.account_id, type, data: domainEventData(row, this.deps.hosts) }]);
   }
 
@@ -143,7 +153,7 @@ export class Domains {
     const pin = checkOutboundIps(fields.outbound_ips, this.deps.outboundIps ?? []);
     await this.deps.db.tx(async (q) => {
       const before = await this.find(q, principal, id, true);
-      const row = await q.one(
+      const row = await q.one<AccountDomainRow>(
         `UPDATE domains SET open_tracking = COALESCE($3, open_tracking), click_tracking = COALESCE($4, click_tracking),
            tls = COALESCE($5, tls), sending_enabled = COALESCE($6, sending_enabled), receiving_enabled = COALESCE($7, receiving_enabled),
            tracking_subdomain = COALESCE($8, tracking_subdomain),
@@ -197,7 +207,7 @@ export class Domains {
     const result = await verifyRecords(this.deps.dns, records, current.name);
     await this.deps.dkimRotation?.check(id);
     await this.deps.db.tx(async (q) => {
-      const row = await q.one(
+      const row = await q.one<AccountDomainRow>(
         `UPDATE domains SET status = $3, record_status = $4,
            verified_at = CASE WHEN $3 = 'verified' THEN COALESCE(verified_at, now()) ELSE verified_at END
          WHERE id = $1 AND account_id = $2 RETURNING account_id, ${DOMAIN_COLUMNS}`,
@@ -229,7 +239,6 @@ export class Domains {
         doc: {
           summary: 'Create a domain',
           body: CREATE_DOMAIN_SCHEMA,
-          validatesBody: true,
           response: { status: 201, schema: CREATED_DOMAIN_SCHEMA },
         },
         handler: async (c) => ({ status: 201, body: await this.create(c.principal, c.body as DomainFields) }),
@@ -239,7 +248,7 @@ export class Domains {
         url: '/domains',
         doc: listDoc('List domains', DOMAIN_SUMMARY_SCHEMA, { defaultLimit: 100 }),
         handler: async ({ principal, query }) => {
-          const { rows, hasMore } = await listPage(db, {
+          const { rows, hasMore } = await listPage<DomainRow>(db, {
             table: 'domains',
             columns: DOMAIN_COLUMNS,
             where: 'account_id = $1',
@@ -275,7 +284,7 @@ export class Domains {
       {
         method: 'PATCH',
         url: '/domains/:id',
-        doc: { summary: "Update a domain's settings", body: UPDATE_DOMAIN_SCHEMA, validatesBody: true, response: { status: 200, schema: objectId('domain') } },
+        doc: { summary: "Update a domain's settings", body: UPDATE_DOMAIN_SCHEMA, response: { status: 200, schema: objectId('domain') } },
         handler: async (c) => ({ body: await this.update(c.principal, c.params.id!, c.body as DomainFields) }),
       },
       {

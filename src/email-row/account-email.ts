@@ -3,7 +3,7 @@
 // an id that is not a UUID, is missing, or is another account's is the same 404.
 import { notFound } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
-import type { Queryable, Row } from '../db/database.js';
+import type { Queryable } from '../db/database.js';
 
 /** The email's id when it is one of `accountId`'s emails; otherwise throws Resend's 404. */
 export async function accountEmailOr404(q: Queryable, accountId: string, id: string | undefined): Promise<string> {
@@ -11,8 +11,11 @@ export async function accountEmailOr404(q: Queryable, accountId: string, id: str
   return id!;
 }
 
-/** `columns` of the email (table `emails`, unaliased) when it is one of `accountId`'s; otherwise throws Resend's 404. */
-export async function accountEmailRow<R extends Row = Row>(q: Queryable, accountId: string, id: string | undefined, columns: string): Promise<R> {
+/**
+ * `columns` of the email (table `emails`, unaliased) when it is one of `accountId`'s; otherwise
+ * throws Resend's 404. `R` is the row `columns` select, as for Queryable.query.
+ */
+export async function accountEmailRow<R extends object = never>(q: Queryable, accountId: string, id: string | undefined, columns: string): Promise<R> {
   const row = isUuid(id) ? await q.one<R>(`SELECT ${columns} FROM emails WHERE emails.id = $1 AND emails.account_id = $2`, [id, accountId]) : undefined;
   if (!row) throw notFound('Email');
   return row;

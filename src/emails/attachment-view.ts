@@ -3,10 +3,20 @@
 // works without an API key until it expires (download-attachment.ts checks it).
 import { isoTimestamp } from '../api/format.js';
 import { constant, integer, isoTime, object, oneOfValues, string, uuid } from '../api/schema.js';
-import type { Row } from '../db/database.js';
 import type { UrlSigner } from '../signed-urls/url-signing.js';
 
 export const ATTACHMENT_COLUMNS = 'id, position, filename, content_type, content_id, content_disposition, size';
+/** An email_attachments row as ATTACHMENT_COLUMNS selects it. */
+export interface AttachmentRow {
+  id: string;
+  position: number;
+  filename: string | null;
+  content_type: string;
+  content_id: string | null;
+  content_disposition: 'inline' | 'attachment';
+  size: number;
+}
+
 export interface DownloadLinks {
   publicUrl: string;
   signer: UrlSigner;
@@ -41,20 +51,20 @@ export const ATTACHMENT_SCHEMA = object({ object: constant('attachment'), ...ATT
 ]);
 
 /** A list item; GET of one attachment adds `object`. */
-export function attachmentSummary(row: Row, links: DownloadLinks, now = Date.now()) {
+export function attachmentSummary(row: AttachmentRow, links: DownloadLinks, now = Date.now()) {
   const expiresAt = new Date(Math.floor((now + links.ttlMs) / 1000) * 1000);
   return {
-    id: row.id as string,
-    ...(row.filename !== null ? { filename: row.filename as string } : {}),
-    content_type: row.content_type as string,
-    ...(row.content_id !== null ? { content_id: row.content_id as string } : {}),
-    content_disposition: row.content_disposition as 'inline' | 'attachment',
+    id: row.id,
+    ...(row.filename !== null ? { filename: row.filename } : {}),
+    content_type: row.content_type,
+    ...(row.content_id !== null ? { content_id: row.content_id } : {}),
+    content_disposition: row.content_disposition,
     size: Number(row.size),
     download_url: downloadUrl(links, row.id, expiresAt),
     expires_at: isoTimestamp(expiresAt)!,
   };
 }
 
-export function attachmentDetail(row: Row, links: DownloadLinks) {
+export function attachmentDetail(row: AttachmentRow, links: DownloadLinks) {
   return { object: 'attachment' as const, ...attachmentSummary(row, links) };
 }

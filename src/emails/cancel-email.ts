@@ -9,8 +9,9 @@ import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
 import { objectId } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import { outboundEvent, recordEvents, type EmailForEvent } from '../events/record-events.js';
+import { outboundEvent, recordEvents } from '../events/record-events.js';
 import { cancelScheduled } from '../queue/transitions.js';
+import type { ScheduledEmailRow } from './release-scheduled.js';
 
 export function cancelEmail(db: Db): Route {
   return {
@@ -21,7 +22,7 @@ export function cancelEmail(db: Db): Route {
       const id = params.id!;
       await db.tx(async (q) => {
         const email = isUuid(id)
-          ? await q.one(
+          ? await q.one<ScheduledEmailRow>(
               `SELECT id, account_id, from_address, to_addresses, subject, message_id, tags, created_at, last_event, broadcast_id, template_id
                  FROM emails WHERE id = $1 AND account_id = $2 FOR NO KEY UPDATE`,
               [id, principal.accountId],
@@ -31,7 +32,7 @@ export function cancelEmail(db: Db): Route {
         if (email.last_event === 'canceled') return;
         if (email.last_event !== 'scheduled') throw validation('Only scheduled emails can be canceled.', 403);
         await cancelScheduled(q, email.id);
-        await recordEvents(q, [outboundEvent(email.account_id, email as EmailForEvent, email.to_addresses, { type: 'email.canceled', extra: {} })]);
+        await recordEvents(q, [outboundEvent(email.account_id, email, email.to_addresses, { type: 'email.canceled', extra: {} })]);
       });
       return { body: { object: 'email', id } };
     },

@@ -7,7 +7,7 @@
 // retry sends the same bytes and the email's record shows what went out.
 //
 // Two queries per claim (the emails, their domains' keys), whatever the number of emails.
-import type { Queryable, Row } from '../db/database.js';
+import type { Queryable } from '../db/database.js';
 import { storedMessageColumns, storedMessageOf, type StoredMessageRow } from '../email-row/stored-message.js';
 import { findSendingDomainsById } from '../domains/sending-domain.js';
 import type { TrackingSigners } from '../tracking/tracking-links.js';
@@ -37,17 +37,36 @@ export function textToBeSent(html: string | null, stored: string | null): string
   return stored ?? (html ? textFromHtml(html) : null);
 }
 
+/** An email to compose: its stored fields, and its message when it has one. */
+interface DeferredEmailRow extends StoredMessageRow {
+  id: string;
+  /** null once its domain is deleted (ON DELETE SET NULL). */
+  domain_id: string | null;
+  from_address: string;
+  to_addresses: string[];
+  cc: string[] | null;
+  bcc: string[] | null;
+  reply_to: string[] | null;
+  subject: string;
+  html: string | null;
+  text: string | null;
+  headers: Record<string, string> | null;
+  message_id: string;
+  created_at: Date;
+}
+
 /** Composes and signs the emails `ids`; an email that cannot be composed maps to its Error. */
 export async function composeDeferred(q: Queryable, tracking: () => Promise<TrackingSigners>, ids: string[]): Promise<Map<string, ComposedMessage | Error>> {
-  const rows = await q.query<Row & StoredMessageRow>(
+  const rows = await q.query<DeferredEmailRow>(
     `SELECT e.id, e.domain_id, e.from_address, e.to_addresses, e.cc, e.bcc, e.reply_to, e.subject, e.html, e.text, e.headers, e.message_id,
             e.created_at, ${storedMessageColumns('e', true)}
        FROM emails e WHERE e.id = ANY($1::uuid[])`,
     [ids],
   );
+  // A null domain_id (its domain deleted) finds no domain; the email then fails below as having none.
   const domains = await findSendingDomainsById(
     q,
-    rows.map((r) => r.domain_id),
+    rows.map((r) => r.domain_id as string),
   );
   const tracked = [...domains.values()].some(tracksAny);
   const signers = tracked ? await tracking() : undefined;
@@ -56,7 +75,7 @@ export async function composeDeferred(q: Queryable, tracking: () => Promise<Trac
   await Promise.all(
     rows.map(async (row) => {
       try {
-        const domain = domains.get(row.domain_id);
+        const domain = domains.get(row.domain_id as string);
         if (!domain) throw new Error('the sending domain no longer exists');
         const stored = storedMessageOf(row);
         if (stored.state === 'signed') {

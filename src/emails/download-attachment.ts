@@ -10,6 +10,15 @@ import type { UrlSigner } from '../signed-urls/url-signing.js';
 import { checkDownloadUrl, downloadHeaders } from '../signed-urls/signed-download.js';
 import { decodeTransfer } from '../message/mime-decoding.js';
 
+/** An attachment and its part's body, still transfer-encoded. */
+interface AttachmentBodyRow {
+  filename: string | null;
+  content_type: string;
+  transfer_encoding: string;
+  /** null while the email has no signed message; an email with attachments is signed at accept (accept.ts). */
+  body: Buffer | null;
+}
+
 export function downloadAttachment(db: Db, signer: () => Promise<UrlSigner>): Route {
   return {
     method: 'GET',
@@ -24,7 +33,7 @@ export function downloadAttachment(db: Db, signer: () => Promise<UrlSigner>): Ro
     },
     async handler({ params, query }) {
       checkDownloadUrl(await signer(), { id: params.id, query, what: 'Attachment' });
-      const row = await db.one(
+      const row = await db.one<AttachmentBodyRow>(
         `SELECT a.filename, a.content_type, a.transfer_encoding,
                 substring(${signedMessageSql('e')} FROM a.mime_offset::int + 1 FOR a.mime_length::int) AS body
            FROM email_attachments a JOIN emails e ON e.id = a.email_id
@@ -32,7 +41,7 @@ export function downloadAttachment(db: Db, signer: () => Promise<UrlSigner>): Ro
         [params.id],
       );
       if (!row) throw notFound('Attachment');
-      const body = decodeTransfer(row.body, row.transfer_encoding);
+      const body = decodeTransfer(row.body!, row.transfer_encoding);
       return { status: 200, body, headers: downloadHeaders(row.content_type, row.filename) };
     },
   };

@@ -2,8 +2,7 @@
 // summary, GET /emails/:id adds object, html, text and tags.
 import { restTimestamp } from '../api/format.js';
 import { array, constant, type JsonSchema, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
-import type { Row } from '../db/database.js';
-import { VIEW_MESSAGE_COLUMNS } from '../email-row/stored-message.js';
+import { type StoredMessage, VIEW_MESSAGE_COLUMNS } from '../email-row/stored-message.js';
 import { EMAIL_EVENTS } from '../events/catalogue.js';
 import { textToBeSent } from './compose-deferred.js';
 
@@ -11,6 +10,31 @@ import { textToBeSent } from './compose-deferred.js';
 export const SUMMARY_COLUMNS = 'id, from_address, to_addresses, cc, bcc, reply_to, subject, created_at, scheduled_at, last_event, message_id, topic_id';
 /** With the message's state and, for a small SMTP submission, the message its html and text are read from (get-email.ts). */
 export const DETAIL_COLUMNS = `${SUMMARY_COLUMNS}, html, text, tags, ${VIEW_MESSAGE_COLUMNS}`;
+
+/** The columns SUMMARY_COLUMNS selects. */
+export interface EmailSummaryRow {
+  id: string;
+  from_address: string;
+  to_addresses: string[];
+  cc: string[] | null;
+  bcc: string[] | null;
+  reply_to: string[] | null;
+  subject: string;
+  created_at: Date;
+  scheduled_at: Date | null;
+  last_event: string;
+  message_id: string;
+  topic_id: string | null;
+}
+
+/** The columns DETAIL_COLUMNS selects. */
+export interface EmailDetailRow extends EmailSummaryRow {
+  html: string | null;
+  text: string | null;
+  tags: { name: string; value: string }[] | null;
+  message_state: StoredMessage['state'];
+  bodies_message: Buffer | null;
+}
 
 export const LAST_EVENTS = Object.values(EMAIL_EVENTS).flatMap((e) => (e.lastEvent ? [e.lastEvent] : []));
 const addresses = array(string());
@@ -40,30 +64,30 @@ export const EMAIL_SCHEMA: JsonSchema = object({
   tags: array(object({ name: string(), value: string() })),
 });
 
-export function emailSummary(row: Row) {
+export function emailSummary(row: EmailSummaryRow) {
   return {
-    id: row.id as string,
-    to: row.to_addresses as string[],
-    from: row.from_address as string,
+    id: row.id,
+    to: row.to_addresses,
+    from: row.from_address,
     created_at: restTimestamp(row.created_at),
-    subject: row.subject as string,
-    bcc: (row.bcc as string[] | null) ?? null,
-    cc: (row.cc as string[] | null) ?? null,
-    reply_to: (row.reply_to as string[] | null) ?? null,
-    last_event: row.last_event as string,
+    subject: row.subject,
+    bcc: row.bcc ?? null,
+    cc: row.cc ?? null,
+    reply_to: row.reply_to ?? null,
+    last_event: row.last_event,
     scheduled_at: restTimestamp(row.scheduled_at),
-    message_id: row.message_id as string,
-    topic_id: (row.topic_id as string | null) ?? null,
+    message_id: row.message_id,
+    topic_id: row.topic_id ?? null,
   };
 }
 
-export function emailDetail(row: Row) {
+export function emailDetail(row: EmailDetailRow) {
   return {
     object: 'email' as const,
     ...emailSummary(row),
-    html: (row.html as string | null) ?? null,
+    html: row.html ?? null,
     // Before its message is composed, the text part it will be sent with (an SMTP submission has its own).
-    text: row.message_state === 'to_compose' ? textToBeSent(row.html, row.text) : ((row.text as string | null) ?? null),
-    tags: (row.tags as { name: string; value: string }[] | null) ?? [],
+    text: row.message_state === 'to_compose' ? textToBeSent(row.html, row.text) : (row.text ?? null),
+    tags: row.tags ?? [],
   };
 }

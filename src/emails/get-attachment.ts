@@ -4,7 +4,7 @@ import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
 import { accountEmailOr404 } from '../email-row/account-email.js';
-import { ATTACHMENT_COLUMNS, ATTACHMENT_SCHEMA, attachmentDetail, type DownloadLinks } from './attachment-view.js';
+import { ATTACHMENT_COLUMNS, ATTACHMENT_SCHEMA, type AttachmentRow, attachmentDetail, type DownloadLinks } from './attachment-view.js';
 
 export function getAttachment(db: Db, links: () => Promise<DownloadLinks>): Route {
   return {
@@ -14,7 +14,7 @@ export function getAttachment(db: Db, links: () => Promise<DownloadLinks>): Rout
     async handler({ principal, params }) {
       const row =
         isUuid(params.attachment_id) && isUuid(params.id)
-          ? await db.one(`SELECT ${ATTACHMENT_COLUMNS} FROM email_attachments WHERE id = $1 AND email_id = $2 AND account_id = $3`, [
+          ? await db.one<AttachmentRow>(`SELECT ${ATTACHMENT_COLUMNS} FROM email_attachments WHERE id = $1 AND email_id = $2 AND account_id = $3`, [
               params.attachment_id,
               params.id,
               principal.accountId,

@@ -2,7 +2,7 @@
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
 import { accountEmailRow } from '../email-row/account-email.js';
-import { DETAIL_COLUMNS, EMAIL_SCHEMA, emailDetail } from './email-view.js';
+import { DETAIL_COLUMNS, EMAIL_SCHEMA, type EmailDetailRow, emailDetail } from './email-view.js';
 import { bodiesOfSubmitted } from './submitted-message.js';
 
 export function getEmail(db: Db): Route {
@@ -11,9 +11,9 @@ export function getEmail(db: Db): Route {
     url: '/emails/:id',
     doc: { summary: 'Retrieve an email', response: { status: 200, schema: EMAIL_SCHEMA } },
     async handler({ principal, params }) {
-      const row = await accountEmailRow(db, principal.accountId, params.id, DETAIL_COLUMNS);
+      const row = await accountEmailRow<EmailDetailRow>(db, principal.accountId, params.id, DETAIL_COLUMNS);
       // A small SMTP submission keeps its html and text only in its message (0020).
-      if (row.bodies_message) Object.assign(row, await bodiesOfSubmitted(row.bodies_message as Buffer));
+      if (row.bodies_message) Object.assign(row, await bodiesOfSubmitted(row.bodies_message));
       return { body: emailDetail(row) };
     },
   };

@@ -5,7 +5,7 @@ import { envelope, listOldestFirst, listDoc, parsePage } from '../api/pagination
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
 import { accountEmailOr404 } from '../email-row/account-email.js';
-import { ATTACHMENT_COLUMNS, ATTACHMENT_SUMMARY_SCHEMA, attachmentSummary, type DownloadLinks } from './attachment-view.js';
+import { ATTACHMENT_COLUMNS, ATTACHMENT_SUMMARY_SCHEMA, type AttachmentRow, attachmentSummary, type DownloadLinks } from './attachment-view.js';
 
 export function listAttachments(db: Db, links: () => Promise<DownloadLinks>): Route {
   return {
@@ -15,7 +15,7 @@ export function listAttachments(db: Db, links: () => Promise<DownloadLinks>): Ro
     async handler({ principal, params, query }) {
       const page = parsePage(query, { defaultLimit: 100 });
       const emailId = await accountEmailOr404(db, principal.accountId, params.id);
-      const { rows, hasMore } = await listOldestFirst(db, {
+      const { rows, hasMore } = await listOldestFirst<AttachmentRow>(db, {
         table: 'email_attachments',
         columns: ATTACHMENT_COLUMNS,
         where: 'email_id = $1',

@@ -17,6 +17,14 @@ const EVENT_SCHEMA = object({
   data: object({}, [], { description: 'The `data` of the webhook payload for this event.', additionalProperties: true }),
 });
 
+interface EmailEventRow {
+  id: number;
+  type: string;
+  created_at: Date;
+  /** The webhook payload's `data` (events/payloads.ts), passed on as stored. */
+  data: unknown;
+}
+
 export function listEmailEvents(db: Db): Route {
   return {
     method: 'GET',
@@ -29,7 +37,7 @@ export function listEmailEvents(db: Db): Route {
     async handler({ principal, params, query }) {
       const page = parsePage(query, { defaultLimit: 100, cursor: 'serial' });
       const emailId = await accountEmailOr404(db, principal.accountId, params.id);
-      const { rows, hasMore } = await listOldestFirst(db, {
+      const { rows, hasMore } = await listOldestFirst<EmailEventRow>(db, {
         table: 'events',
         columns: 'id, type, created_at, data',
         where: 'email_id = $1',

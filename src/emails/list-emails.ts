@@ -6,7 +6,7 @@ import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
 import { EMAIL_FILTERS_QUERY, parseEmailFilters } from './email-filters.js';
-import { EMAIL_SUMMARY_SCHEMA, emailSummary, SUMMARY_COLUMNS } from './email-view.js';
+import { EMAIL_SUMMARY_SCHEMA, type EmailSummaryRow, emailSummary, SUMMARY_COLUMNS } from './email-view.js';
 
 export function listEmails(db: Db): Route {
   return {
@@ -19,7 +19,7 @@ export function listEmails(db: Db): Route {
     async handler({ principal, query }) {
       const page = parsePage(query);
       const filters = parseEmailFilters(query, 1);
-      const { rows, hasMore } = await listPage(db, {
+      const { rows, hasMore } = await listPage<EmailSummaryRow>(db, {
         table: 'emails',
         columns: SUMMARY_COLUMNS,
         where: ['account_id = $1', ...filters.conditions].join(' AND '),

@@ -12,7 +12,7 @@
 //
 // Coupled with persist-and-enqueue.ts and schedule.ts (which write the waiting rows),
 // cancel-email.ts and update-email.ts, and 0007_scheduling.sql (the deliveries_scheduled index).
-import type { Db, Queryable, Row } from '../db/database.js';
+import type { Db, Queryable } from '../db/database.js';
 import { outboundEvent, recordEvents, type EmailForEvent } from '../events/record-events.js';
 import { PollingLoop } from '../concurrency/polling-loop.js';
 import type { Logger } from '../logger.js';
@@ -22,10 +22,20 @@ const POLL_MS = 250;
 const BATCH = 500;
 const ERROR_BACKOFF_MS = 1_000;
 
+/** A scheduled email as released or canceled (cancel-email.ts): what its events need, and its state. */
+export interface ScheduledEmailRow extends EmailForEvent {
+  account_id: string;
+  to_addresses: string[];
+  created_at: Date;
+  last_event: string;
+  broadcast_id: string | null;
+  template_id: string | null;
+}
+
 /** Releases up to `limit` due emails; returns how many. */
 async function releaseDueEmails(db: Db, limit = BATCH): Promise<number> {
   return db.tx(async (q) => {
-    const emails = await q.query(
+    const emails = await q.query<ScheduledEmailRow>(
       `SELECT e.id, e.account_id, e.from_address, e.to_addresses, e.subject, e.message_id, e.tags, e.created_at, e.last_event, e.broadcast_id, e.template_id
          FROM emails e
         WHERE e.id IN (SELECT email_id FROM deliveries WHERE status = 'scheduled' AND next_attempt_at <= now()
@@ -40,14 +50,14 @@ async function releaseDueEmails(db: Db, limit = BATCH): Promise<number> {
   });
 }
 
-async function release(q: Queryable, emails: Row[]): Promise<void> {
+async function release(q: Queryable, emails: ScheduledEmailRow[]): Promise<void> {
   await releaseScheduled(
     q,
     emails.map((e) => e.id),
   );
   await recordEvents(
     q,
-    emails.map((e) => outboundEvent(e.account_id, e as EmailForEvent, e.to_addresses, { type: 'email.sent', extra: {} })),
+    emails.map((e) => outboundEvent(e.account_id, e, e.to_addresses, { type: 'email.sent', extra: {} })),
   );
 }
 

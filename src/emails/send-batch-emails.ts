@@ -5,7 +5,7 @@
 //
 // Each email is checked by the schema its items are documented with (POST /emails' without
 // scheduled_at and attachments), one by one in the accept pipeline rather than as one body
-// before the handler (validatesBody): an invalid email is then that email's error, which
+// before the handler: an invalid email is then that email's error, which
 // decides a strict batch by its position and is reported by its index in a permissive one.
 import { validation } from '../api/errors.js';
 import { MAX_BATCH_EMAILS } from '../api/limits.js';
@@ -49,6 +49,7 @@ export function sendBatchEmails(deps: AcceptDeps): Route {
         }),
       },
       body: array(emailRequestSchema({ batch: true }), { minItems: 1, maxItems: MAX_BATCH_EMAILS }),
+      bodyCheckedByHandler: 'each email against the item schema, in the accept pipeline: a bad email is that email’s error',
       response: {
         status: 200,
         schema: object({ data: array(object({ id: uuid() })), errors: array(object({ index: integer(), message: string() })) }, ['data'], {

@@ -11,7 +11,7 @@ export function sendEmail(deps: AcceptDeps): Route {
     url: '/emails',
     access: 'sending',
     idempotent: true,
-    doc: { summary: 'Send an email', body: emailRequestSchema(), validatesBody: true, response: { status: 200, schema: object({ id: uuid() }) } },
+    doc: { summary: 'Send an email', body: emailRequestSchema(), response: { status: 200, schema: object({ id: uuid() }) } },
     async handler(ctx) {
       const { ids } = await acceptEmails(deps, {
         principal: ctx.principal,

@@ -13,7 +13,7 @@ import type { Db } from '../db/database.js';
 import { accountEmailOr404 } from '../email-row/account-email.js';
 import { checkDownloadUrl } from '../signed-urls/signed-download.js';
 import { SIGNED_URL_QUERY, type UrlSigner } from '../signed-urls/url-signing.js';
-import { DETAIL_COLUMNS, emailDetail } from './email-view.js';
+import { DETAIL_COLUMNS, type EmailDetailRow, emailDetail } from './email-view.js';
 import { mailContentPolicy } from './mail-content-policy.js';
 import { bodiesOfSubmitted } from './submitted-message.js';
 import { escapeHtml } from '../message/escape-html.js';
@@ -69,7 +69,6 @@ export function shareEmail(db: Db, links: () => Promise<{ publicUrl: string; sig
           description: 'How long the link works: "30 minutes", "2 hours", "7 days" (also 30m, 2h, 7d, 1w).',
         }),
       }),
-      validatesBody: true,
       response: { status: 200, schema: object({ object: constant('email'), id: uuid(), url: string({ format: 'uri' }) }) },
     },
     async handler({ principal, params, body }) {
@@ -86,9 +85,9 @@ export function shareEmail(db: Db, links: () => Promise<{ publicUrl: string; sig
 /** The email a shared link names, or 404 (a wrong link) / 403 (an expired one). */
 async function sharedEmail(db: Db, signer: () => Promise<UrlSigner>, id: string | undefined, query: Record<string, string | undefined>) {
   checkDownloadUrl(await signer(), { id, query, scope: 'share', what: 'Email', expired: 'This shared link has expired; ask for a new one.' });
-  const row = await db.one(`SELECT ${DETAIL_COLUMNS} FROM emails WHERE id = $1`, [id]);
+  const row = await db.one<EmailDetailRow>(`SELECT ${DETAIL_COLUMNS} FROM emails WHERE id = $1`, [id]);
   if (!row) throw notFound('Email');
-  if (row.bodies_message) Object.assign(row, await bodiesOfSubmitted(row.bodies_message as Buffer));
+  if (row.bodies_message) Object.assign(row, await bodiesOfSubmitted(row.bodies_message));
   return emailDetail(row);
 }
 

@@ -11,6 +11,11 @@ import type { Db } from '../db/database.js';
 import { MAX_SCHEDULED_AT_LENGTH, parseScheduledAt } from './schedule.js';
 import { reschedule } from '../queue/transitions.js';
 
+interface EmailStateRow {
+  id: string;
+  last_event: string;
+}
+
 export function updateEmail(db: Db): Route {
   return {
     method: 'PATCH',
@@ -21,7 +26,6 @@ export function updateEmail(db: Db): Route {
         { scheduled_at: string({ maxLength: MAX_SCHEDULED_AT_LENGTH, description: 'ISO 8601, or natural language ("in 1 min"); at most 30 days ahead.' }) },
         ['scheduled_at'],
       ),
-      validatesBody: true,
       response: { status: 200, schema: objectId('email') },
     },
     async handler({ principal, params, body }) {
@@ -29,7 +33,7 @@ export function updateEmail(db: Db): Route {
       const scheduledAt = parseScheduledAt((body as { scheduled_at: string }).scheduled_at);
       await db.tx(async (q) => {
         const email = isUuid(id)
-          ? await q.one('SELECT id, last_event FROM emails WHERE id = $1 AND account_id = $2 FOR NO KEY UPDATE', [id, principal.accountId])
+          ? await q.one<EmailStateRow>('SELECT id, last_event FROM emails WHERE id = $1 AND account_id = $2 FOR NO KEY UPDATE', [id, principal.accountId])
           : undefined;
         if (!email) throw notFound('Email');
         if (email.last_event !== 'scheduled') throw validation('Only scheduled emails can be rescheduled.', 403);

@@ -29,8 +29,9 @@ const takesForm = (route: Route) => route.bodyShape === 'multipart' || route.bod
 
 export async function routes(app: FastifyInstance, options: RoutesOptions): Promise<void> {
   const mount = (context: FastifyInstance, route: Route) => {
+    // A JSON body is checked by its documented schema (a form's fields are read by its handler).
     // Compiled at the route's first request: a node (or a test's server) pays only for the routes it serves.
-    const schema = route.doc?.validatesBody ? route.doc.body : undefined;
+    const schema = !takesForm(route) && route.doc?.bodyCheckedByHandler === undefined ? route.doc?.body : undefined;
     let compiled: RequestCheck | undefined;
     const check = schema ? (body: unknown) => (compiled ??= requestCheck(schema))(body) : undefined;
     context.route({ method: route.method, url: route.url, config: { route }, handler: (req, reply) => serve(options, route, check, req, reply) });

@@ -41,6 +41,13 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/** A key's first request: its body's hash, and its response once it has one. */
+interface StoredKeyRow {
+  request_hash: string;
+  response_status: number | null;
+  response_body: unknown;
+}
+
 export type IdempotencyOutcome =
   | { kind: 'replay'; status: number; body: unknown }
   | { kind: 'claimed'; save: (q: Queryable, status: number, body: unknown) => Promise<void>; release: () => Promise<void> };
@@ -74,7 +81,7 @@ export async function claimIdempotencyKey(
     [...args, hash, claimedBy ?? null, token],
   );
   if (!claimed) {
-    const row = await db.one(
+    const row = await db.one<StoredKeyRow>(
       'SELECT request_hash, response_status, response_body FROM idempotency_keys WHERE account_id = $1 AND endpoint = $2 AND key = $3',
       args,
     );

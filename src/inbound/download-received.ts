@@ -41,6 +41,14 @@ export function downloadReceivedEmail(db: Db, signer: () => Promise<UrlSigner>):
   };
 }
 
+interface StoredAttachmentRow {
+  position: number;
+  filename: string | null;
+  content_type: string;
+  size: number;
+  raw: Buffer;
+}
+
 export function downloadReceivedAttachment(db: Db, signer: () => Promise<UrlSigner>): Route {
   return {
     method: 'GET',
@@ -55,7 +63,7 @@ export function downloadReceivedAttachment(db: Db, signer: () => Promise<UrlSign
     },
     async handler({ params, query }) {
       checkDownloadUrl(await signer(), { id: params.id, query, scope: 'attachment', what: 'Attachment' });
-      const row = await db.one(
+      const row = await db.one<StoredAttachmentRow>(
         `SELECT a.position, a.filename, a.content_type, a.size, m.raw
            FROM received_attachments a
            JOIN received_emails r ON r.id = a.received_email_id

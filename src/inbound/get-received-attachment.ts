@@ -5,7 +5,7 @@ import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
 import { constant, object } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import { attachmentWithUrl, RECEIVED_ATTACHMENT_COLUMNS, RECEIVED_ATTACHMENT_SCHEMA, type ReceivedLinks } from './received-view.js';
+import { attachmentWithUrl, RECEIVED_ATTACHMENT_COLUMNS, RECEIVED_ATTACHMENT_SCHEMA, type ReceivedAttachmentRow, type ReceivedLinks } from './received-view.js';
 
 export function getReceivedAttachment(db: Db, links: () => Promise<ReceivedLinks>): Route {
   return {
@@ -24,11 +24,10 @@ export function getReceivedAttachment(db: Db, links: () => Promise<ReceivedLinks
     async handler({ principal, params }) {
       if (!isUuid(params.id)) throw notFound('Email');
       const row = isUuid(params.attachment_id)
-        ? await db.one(`SELECT ${RECEIVED_ATTACHMENT_COLUMNS} FROM received_attachments WHERE id = $1 AND received_email_id = $2 AND account_id = $3`, [
-            params.attachment_id,
-            params.id,
-            principal.accountId,
-          ])
+        ? await db.one<ReceivedAttachmentRow>(
+            `SELECT ${RECEIVED_ATTACHMENT_COLUMNS} FROM received_attachments WHERE id = $1 AND received_email_id = $2 AND account_id = $3`,
+            [params.attachment_id, params.id, principal.accountId],
+          )
         : undefined;
       if (row) return { body: { object: 'attachment', ...attachmentWithUrl(row, await links()) } };
       const email = await db.one(`SELECT id FROM received_emails WHERE id = $1 AND account_id = $2`, [params.id, principal.accountId]);

@@ -11,9 +11,28 @@ import { oneOfValues } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { inlineImages, referencesCid } from './inline-images.js';
 import { parseMime } from '../message/received-message.js';
-import { attachmentsOf, headerObject, RECEIVED_COLUMNS, RECEIVED_SCHEMA, receivedSummary, signedDownload, type ReceivedLinks } from './received-view.js';
+import type { Authentication } from './authenticate.js';
+import {
+  attachmentsOf,
+  headerObject,
+  RECEIVED_COLUMNS,
+  RECEIVED_SCHEMA,
+  type ReceivedEmailRow,
+  receivedSummary,
+  signedDownload,
+  type ReceivedLinks,
+} from './received-view.js';
 
 const HTML_FORMATS = ['data_uri', 'cid'] as const;
+
+interface ReceivedEmailDetailRow extends ReceivedEmailRow {
+  html: string | null;
+  text: string | null;
+  /** [[name, value], …] in message order */
+  headers: [string, string][];
+  inbound_message_id: string;
+  authentication: Pick<Authentication, 'spf' | 'dkim' | 'dmarc'>;
+}
 
 export function getReceived(db: Db, links: () => Promise<ReceivedLinks>): Route {
   return {
@@ -32,7 +51,7 @@ export function getReceived(db: Db, links: () => Promise<ReceivedLinks>): Route 
         throw new ApiError('invalid_parameter', 'The `html_format` parameter must be `data_uri` or `cid`.');
       }
       const row = isUuid(params.id)
-        ? await db.one(
+        ? await db.one<ReceivedEmailDetailRow>(
             `SELECT ${RECEIVED_COLUMNS}, html, text, headers, inbound_message_id,
                     (SELECT json_build_object('spf', m.spf, 'dkim', m.dkim, 'dmarc', m.dmarc) FROM inbound_messages m WHERE m.id = received_emails.inbound_message_id) AS authentication
                FROM received_emails WHERE id = $1 AND account_id = $2`,
@@ -41,7 +60,7 @@ export function getReceived(db: Db, links: () => Promise<ReceivedLinks>): Route 
         : undefined;
       if (!row) throw notFound('Email');
       const attachments = (await attachmentsOf(db, [row.id])).get(row.id)!;
-      let html = row.html as string | null;
+      let html = row.html;
       if (format === 'data_uri' && referencesCid(html) && attachments.some((a) => a.content_id)) {
         const message = await db.one<{ raw: Buffer }>(`SELECT raw FROM inbound_messages WHERE id = $1`, [row.inbound_message_id]);
         html = inlineImages(html, await parseMime(message!.raw));
@@ -51,7 +70,7 @@ export function getReceived(db: Db, links: () => Promise<ReceivedLinks>): Route 
           object: 'email',
           ...receivedSummary(row, attachments),
           html,
-          text: (row.text as string | null) ?? null,
+          text: row.text ?? null,
           headers: headerObject(row.headers),
           raw: signedDownload(await links(), 'raw', row.id),
           authentication: row.authentication,

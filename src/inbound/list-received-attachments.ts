@@ -6,7 +6,7 @@ import { isUuid } from '../api/format.js';
 import { envelope, listOldestFirst, listDoc, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { attachmentWithUrl, RECEIVED_ATTACHMENT_COLUMNS, RECEIVED_ATTACHMENT_SCHEMA, type ReceivedLinks } from './received-view.js';
+import { attachmentWithUrl, RECEIVED_ATTACHMENT_COLUMNS, RECEIVED_ATTACHMENT_SCHEMA, type ReceivedAttachmentRow, type ReceivedLinks } from './received-view.js';
 
 export function listReceivedAttachments(db: Db, links: () => Promise<ReceivedLinks>): Route {
   return {
@@ -19,7 +19,7 @@ export function listReceivedAttachments(db: Db, links: () => Promise<ReceivedLin
         ? await db.one(`SELECT id FROM received_emails WHERE id = $1 AND account_id = $2`, [params.id, principal.accountId])
         : undefined;
       if (!email) throw notFound('Email');
-      const { rows, hasMore } = await listOldestFirst(db, {
+      const { rows, hasMore } = await listOldestFirst<ReceivedAttachmentRow>(db, {
         table: 'received_attachments',
         columns: RECEIVED_ATTACHMENT_COLUMNS,
         where: 'received_email_id = $1',

@@ -4,10 +4,10 @@
 import { accountList } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { attachmentsOf, RECEIVED_COLUMNS, RECEIVED_SUMMARY_SCHEMA, receivedSummary } from './received-view.js';
+import { attachmentsOf, RECEIVED_COLUMNS, RECEIVED_SUMMARY_SCHEMA, type ReceivedEmailRow, receivedSummary } from './received-view.js';
 
 export function listReceived(db: Db): Route {
-  return accountList(db, {
+  return accountList<ReceivedEmailRow>(db, {
     url: '/emails/receiving',
     table: 'received_emails',
     columns: RECEIVED_COLUMNS,

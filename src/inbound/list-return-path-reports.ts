@@ -9,6 +9,7 @@ import type { Route } from '../api/route.js';
 import { array, integer, isoTime, nullable, object, oneOfValues, string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { accountEmailOr404 } from '../email-row/account-email.js';
+import type { Recognition } from './recognise-return-path-mail.js';
 import type { Finding } from './record-reports.js';
 
 const VERDICTS = ['bounce', 'delay', 'complaint', 'auto_reply', 'no_news', 'unrecognised'] as const;
@@ -34,6 +35,18 @@ const REPORT_SCHEMA = object({
   received_at: isoTime(),
 });
 
+interface ReturnPathMessageRow {
+  id: number;
+  mail_from: string;
+  from_header: string | null;
+  subject: string | null;
+  verdict: Recognition['verdict'];
+  format: string;
+  reason: string;
+  findings: Finding[];
+  received_at: Date;
+}
+
 export function listReturnPathReports(db: Db): Route {
   return {
     method: 'GET',
@@ -48,7 +61,7 @@ export function listReturnPathReports(db: Db): Route {
     async handler({ principal, params, query }) {
       const page = parsePage(query, { defaultLimit: 100, cursor: 'serial' });
       const emailId = await accountEmailOr404(db, principal.accountId, params.id);
-      const { rows, hasMore } = await listOldestFirst(db, {
+      const { rows, hasMore } = await listOldestFirst<ReturnPathMessageRow>(db, {
         table: 'return_path_messages',
         columns: 'id, mail_from, from_header, subject, verdict, format, reason, findings, received_at',
         where: 'email_id = $1',
@@ -64,7 +77,7 @@ export function listReturnPathReports(db: Db): Route {
         verdict: r.verdict,
         format: r.format,
         reason: r.reason,
-        reports: (r.findings as Finding[]).map((f) => ({
+        reports: r.findings.map((f) => ({
           kind: f.kind,
           recipient: f.recipient,
           status: f.status,

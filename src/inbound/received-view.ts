@@ -4,13 +4,38 @@
 // API key until they expire (download-received.ts checks them).
 import { isoTimestamp } from '../api/format.js';
 import { array, constant, integer, isoTime, nullable, object, oneOfValues, string, uuid } from '../api/schema.js';
-import type { Queryable, Row } from '../db/database.js';
+import type { Queryable } from '../db/database.js';
 import type { ReceivedEventData } from '../events/payloads.js';
 import type { UrlSigner } from '../signed-urls/url-signing.js';
 
 /** Never select the raw message or bodies for a list. */
 export const RECEIVED_COLUMNS = 'id, received_for, from_address, to_addresses, cc, bcc, reply_to, subject, message_id, created_at';
 export const RECEIVED_ATTACHMENT_COLUMNS = 'id, received_email_id, position, filename, content_type, content_id, content_disposition, size';
+/** A received_emails row as RECEIVED_COLUMNS selects it. */
+export interface ReceivedEmailRow {
+  id: string;
+  received_for: string[];
+  from_address: string;
+  to_addresses: string[];
+  cc: string[];
+  bcc: string[];
+  reply_to: string[];
+  subject: string;
+  message_id: string | null;
+  created_at: Date;
+}
+/** A received_attachments row as RECEIVED_ATTACHMENT_COLUMNS selects it. */
+export interface ReceivedAttachmentRow {
+  id: string;
+  received_email_id: string;
+  position: number;
+  filename: string | null;
+  content_type: string;
+  content_id: string | null;
+  /** inline | attachment | null (none given) */
+  content_disposition: string | null;
+  size: number;
+}
 export interface ReceivedLinks {
   publicUrl: string;
   signer: UrlSigner;
@@ -94,14 +119,14 @@ export const RECEIVED_SCHEMA = object({
 });
 
 /** The attachment metadata embedded in a received email (no URL: those come from the attachment routes). */
-function embeddedAttachment(row: Row) {
+function embeddedAttachment(row: ReceivedAttachmentRow) {
   return {
-    id: row.id as string,
-    filename: (row.filename as string | null) ?? null,
+    id: row.id,
+    filename: row.filename ?? null,
     size: Number(row.size),
-    content_type: row.content_type as string,
-    content_id: (row.content_id as string | null) ?? null,
-    content_disposition: (row.content_disposition as string | null) ?? null,
+    content_type: row.content_type,
+    content_id: row.content_id ?? null,
+    content_disposition: row.content_disposition ?? null,
   };
 }
 
@@ -111,41 +136,42 @@ function embeddedAttachment(row: Row) {
  * embedded in an email, `filename` and `content_id` are left out when the part has none, and
  * a part without Content-Disposition reads as an attachment.
  */
-export function attachmentWithUrl(row: Row, links: ReceivedLinks) {
+export function attachmentWithUrl(row: ReceivedAttachmentRow, links: ReceivedLinks) {
   return {
-    id: row.id as string,
-    ...(row.filename !== null ? { filename: row.filename as string } : {}),
+    id: row.id,
+    ...(row.filename !== null ? { filename: row.filename } : {}),
     size: Number(row.size),
-    content_type: row.content_type as string,
-    ...(row.content_id !== null ? { content_id: row.content_id as string } : {}),
+    content_type: row.content_type,
+    ...(row.content_id !== null ? { content_id: row.content_id } : {}),
     content_disposition: row.content_disposition === 'inline' ? ('inline' as const) : ('attachment' as const),
     ...signedDownload(links, 'attachment', row.id),
   };
 }
 
 /** The attachments of each received email among `ids`, in message order, by email id. One query. */
-export async function attachmentsOf(q: Queryable, ids: string[]): Promise<Map<string, Row[]>> {
-  const byEmail = new Map<string, Row[]>(ids.map((id) => [id, []]));
+export async function attachmentsOf(q: Queryable, ids: string[]): Promise<Map<string, ReceivedAttachmentRow[]>> {
+  const byEmail = new Map<string, ReceivedAttachmentRow[]>(ids.map((id) => [id, []]));
   if (ids.length === 0) return byEmail;
-  const rows = await q.query(`SELECT ${RECEIVED_ATTACHMENT_COLUMNS} FROM received_attachments WHERE received_email_id = ANY($1::uuid[]) ORDER BY position`, [
-    ids,
-  ]);
+  const rows = await q.query<ReceivedAttachmentRow>(
+    `SELECT ${RECEIVED_ATTACHMENT_COLUMNS} FROM received_attachments WHERE received_email_id = ANY($1::uuid[]) ORDER BY position`,
+    [ids],
+  );
   for (const row of rows) byEmail.get(row.received_email_id)!.push(row);
   return byEmail;
 }
 
-export function receivedSummary(row: Row, attachments: Row[]) {
+export function receivedSummary(row: ReceivedEmailRow, attachments: ReceivedAttachmentRow[]) {
   return {
-    id: row.id as string,
-    to: row.to_addresses as string[],
-    from: row.from_address as string,
+    id: row.id,
+    to: row.to_addresses,
+    from: row.from_address,
     created_at: isoTimestamp(row.created_at)!,
-    subject: row.subject as string,
-    bcc: row.bcc as string[],
-    cc: row.cc as string[],
-    reply_to: row.reply_to as string[],
-    received_for: row.received_for as string[],
-    message_id: (row.message_id as string | null) ?? null,
+    subject: row.subject,
+    bcc: row.bcc,
+    cc: row.cc,
+    reply_to: row.reply_to,
+    received_for: row.received_for,
+    message_id: row.message_id ?? null,
     attachments: attachments.map(embeddedAttachment),
   };
 }
@@ -164,7 +190,7 @@ export function headerObject(headers: [string, string][]): Record<string, string
 }
 
 /** The `email.received` webhook `data`: no body, fetch it with GET /emails/receiving/:id. */
-export function receivedEventData(row: Row, attachments: Row[]): ReceivedEventData {
+export function receivedEventData(row: ReceivedEmailRow, attachments: ReceivedEventData['attachments']): ReceivedEventData {
   return {
     email_id: row.id,
     created_at: isoTimestamp(row.created_at),

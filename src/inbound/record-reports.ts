@@ -12,13 +12,14 @@
 // email with a single recipient only. Repeats change nothing: a bounced delivery stays
 // bounced, a complaint is recorded once per recipient.
 // Locks: the email row, then its deliveries, the order delivery outcomes take them in.
-import type { Queryable, Row } from '../db/database.js';
+import type { Queryable } from '../db/database.js';
 import { bounceOf, parseReply } from '../delivery/bounce-codes.js';
 import { outboundEvent, recordEvents } from '../events/record-events.js';
 import type { OutboundEvent } from '../events/payloads.js';
 import { suppressAfterOutcomes, type OutcomeForSuppression } from '../suppressions/suppress-on-outcome.js';
 import type { Report } from './reports.js';
 import { bounceReported } from '../queue/transitions.js';
+import type { DeliveryStatus } from '../queue/delivery-status.js';
 
 interface Change {
   event: OutboundEvent;
@@ -46,15 +47,33 @@ function bounceOfReport(report: { status: string; diagnostic: string | null }) {
   };
 }
 
-const byName = (deliveries: Row[], report: Report): Row | undefined =>
+interface ReportedEmailRow {
+  id: string;
+  account_id: string;
+  created_at: Date;
+  from_address: string;
+  subject: string;
+  message_id: string;
+  tags: { name: string; value: string }[] | null;
+  broadcast_id: string | null;
+  template_id: string | null;
+}
+
+interface ReportedDeliveryRow {
+  id: number;
+  recipient: string;
+  status: DeliveryStatus;
+}
+
+const byName = (deliveries: ReportedDeliveryRow[], report: Report): ReportedDeliveryRow | undefined =>
   report.recipients.map((name) => deliveries.find((d) => d.recipient.toLowerCase() === name.toLowerCase())).find(Boolean);
 
-function matchDelivery(deliveries: Row[], report: Report): Row | undefined {
+function matchDelivery(deliveries: ReportedDeliveryRow[], report: Report): ReportedDeliveryRow | undefined {
   return byName(deliveries, report) ?? ((report.recipients.length === 0 || report.guessed) && deliveries.length === 1 ? deliveries[0] : undefined);
 }
 
 /** Prose names other addresses too (the sender, a help desk): once a guess names a recipient, the guesses naming none are dropped. */
-function withoutStrayGuesses(deliveries: Row[], reports: Report[]): Report[] {
+function withoutStrayGuesses(deliveries: ReportedDeliveryRow[], reports: Report[]): Report[] {
   if (!reports.some((r) => r.guessed && byName(deliveries, r))) return reports;
   return reports.filter((r) => !r.guessed || byName(deliveries, r));
 }
@@ -84,13 +103,13 @@ function findingOf(report: Report, recipient: string | null): Finding {
 /** Applies `reports` to the email; returns what each came to (none with an event: nothing matched or all repeats). */
 export async function recordReports(q: Queryable, emailId: string, reports: Report[]): Promise<Finding[]> {
   if (reports.length === 0) return [];
-  const email = await q.one(
+  const email = await q.one<ReportedEmailRow>(
     `SELECT id, account_id, created_at, from_address, subject, message_id, tags, broadcast_id, template_id
        FROM emails WHERE id = $1 FOR NO KEY UPDATE`,
     [emailId],
   );
   if (!email) return [];
-  const deliveries = await q.query(`SELECT id, recipient, status FROM deliveries WHERE email_id = $1 ORDER BY id FOR UPDATE`, [emailId]);
+  const deliveries = await q.query<ReportedDeliveryRow>(`SELECT id, recipient, status FROM deliveries WHERE email_id = $1 ORDER BY id FOR UPDATE`, [emailId]);
   const complained = new Set(
     (
       await q.query<{ recipient: string }>(
@@ -103,14 +122,14 @@ export async function recordReports(q: Queryable, emailId: string, reports: Repo
   const changes: Change[] = [];
   const bounced: { id: number; response: string }[] = [];
   const suppress: OutcomeForSuppression[] = [];
-  const target = { id: email.id as string, accountId: email.account_id as string };
+  const target = { id: email.id, accountId: email.account_id };
   const findings: Finding[] = [];
   for (const report of withoutStrayGuesses(deliveries, reports)) {
     const delivery = matchDelivery(deliveries, report);
     const finding = findingOf(report, delivery?.recipient ?? null);
     findings.push(finding);
     if (!delivery) continue;
-    const recipient = delivery.recipient as string;
+    const recipient = delivery.recipient;
     const before = changes.length;
     if (report.kind === 'failed' && (delivery.status === 'delivered' || delivery.status === 'queued')) {
       const bounce = bounceOfReport(report);
@@ -134,13 +153,13 @@ export async function recordReports(q: Queryable, emailId: string, reports: Repo
   }
   const sent = {
     id: target.id,
-    created_at: email.created_at as Date,
-    from_address: email.from_address as string,
-    subject: email.subject as string,
-    message_id: email.message_id as string,
-    tags: email.tags as { name: string; value: string }[] | null,
-    broadcast_id: email.broadcast_id as string | null,
-    template_id: email.template_id as string | null,
+    created_at: email.created_at,
+    from_address: email.from_address,
+    subject: email.subject,
+    message_id: email.message_id,
+    tags: email.tags,
+    broadcast_id: email.broadcast_id,
+    template_id: email.template_id,
   };
   await recordEvents(
     q,

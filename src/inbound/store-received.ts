@@ -10,7 +10,7 @@ import { type FilingOptions, fileReceived } from '../inboxes/file-received.js';
 import type { Authentication } from './authenticate.js';
 import type { InboundEnvelope } from './inbound.js';
 import type { ParsedMessage } from '../message/received-message.js';
-import { receivedEventData } from './received-view.js';
+import { type ReceivedEmailRow, receivedEventData } from './received-view.js';
 
 interface MessageToStore {
   id: string;
@@ -19,6 +19,10 @@ interface MessageToStore {
   envelope: InboundEnvelope;
   auth: Authentication;
   parsed: ParsedMessage;
+}
+
+interface StoredReceivedRow extends ReceivedEmailRow {
+  account_id: string;
 }
 
 /** Stores the message for each account in `byAccount` (account id → its envelope recipients); returns the received email ids. */
@@ -45,7 +49,7 @@ export async function storeReceived(q: Queryable, message: MessageToStore, byAcc
   );
 
   const accounts = [...byAccount.entries()].map(([accountId, receivedFor]) => ({ id: crypto.randomUUID(), accountId, receivedFor }));
-  const emails = await q.query(
+  const emails = await q.query<StoredReceivedRow>(
     `INSERT INTO received_emails (id, account_id, inbound_message_id, received_for, from_address, to_addresses, cc, bcc,
        reply_to, subject, message_id, html, text, headers)
      SELECT v.id, v.account_id, $3::uuid, ARRAY(SELECT jsonb_array_elements_text(v.received_for)), $4::text, $5::text[], $6::text[],
@@ -71,9 +75,7 @@ export async function storeReceived(q: Queryable, message: MessageToStore, byAcc
     'store-received-emails',
   );
 
-  const attachments = emails.flatMap((e) =>
-    parsed.attachments.map((a) => ({ ...a, id: crypto.randomUUID(), receivedEmailId: e.id as string, accountId: e.account_id as string })),
-  );
+  const attachments = emails.flatMap((e) => parsed.attachments.map((a) => ({ ...a, id: crypto.randomUUID(), receivedEmailId: e.id, accountId: e.account_id })));
   if (attachments.length > 0) {
     const column = <T>(f: (a: (typeof attachments)[number]) => T) => attachments.map(f);
     await q.query(
@@ -120,5 +122,5 @@ export async function storeReceived(q: Queryable, message: MessageToStore, byAcc
     })),
     ...filed,
   ]);
-  return emails.map((e) => e.id as string);
+  return emails.map((e) => e.id);
 }

@@ -56,7 +56,6 @@ export function agentRoutes(db: Db): Route[] {
         summary: "Update an inbox agent's settings",
         params: INBOX_PARAM,
         body: UPDATE_AGENT_SCHEMA,
-        validatesBody: true,
         response: { status: 200, schema: objectId('inbox_agent') },
       },
       async handler({ principal, params, body }) {

@@ -17,6 +17,7 @@ import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import { type AgentJob, claimAgentJobs, DRAFT_REPLY, markAttemptFailed, markDrafted, markSkipped } from './agent-jobs.js';
 import { draftEvent, insertDraft } from './draft-rows.js';
+import type { InboxMessageRow, InboxRow } from './find-inbox.js';
 import { askModel, type ModelEndpoint, ModelError } from './agent-model.js';
 import { type AgentSettings, draftRequest, type ThreadMessage } from './agent-prompt.js';
 
@@ -101,13 +102,19 @@ export class InboxAgentWorker {
   }
 }
 
+type AgentSettingsRow = Pick<InboxRow, 'email_address' | 'name' | 'agent_instructions' | 'agent_tone' | 'agent_actions'>;
+type ThreadMessageRow = Pick<
+  InboxMessageRow,
+  'id' | 'direction' | 'from_display' | 'from_address' | 'to_addresses' | 'reply_to' | 'subject' | 'text' | 'html' | 'created_at'
+>;
+
 async function loadContext(db: Db, job: AgentJob): Promise<DraftContext | undefined> {
-  const inbox = await db.one('SELECT email_address, name, agent_instructions, agent_tone, agent_actions FROM inboxes WHERE id = $1 AND account_id = $2', [
-    job.inboxId,
-    job.accountId,
-  ]);
+  const inbox = await db.one<AgentSettingsRow>(
+    'SELECT email_address, name, agent_instructions, agent_tone, agent_actions FROM inboxes WHERE id = $1 AND account_id = $2',
+    [job.inboxId, job.accountId],
+  );
   if (!inbox) return undefined;
-  const rows = await db.query(
+  const rows = await db.query<ThreadMessageRow>(
     `SELECT id, direction, from_display, from_address, to_addresses, reply_to, subject, text, html, created_at
        FROM inbox_messages WHERE thread_id = $1 ORDER BY created_at, id`,
     [job.threadId],

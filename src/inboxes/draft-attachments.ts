@@ -91,31 +91,41 @@ export async function storeDraftAttachments(q: Queryable, draftId: string, files
   );
 }
 
+interface DraftAttachmentViewRow extends DraftAttachmentView {
+  draft_id: string;
+}
+
+interface DraftAttachmentToSendRow {
+  filename: string;
+  content_type: string;
+  content_id: string | null;
+  content: Buffer;
+}
+
 /** The files of each draft, in order, as the SDK's InboxDraftAttachment (no bytes read). */
 export async function draftAttachmentViews(q: Queryable, draftIds: string[]): Promise<Map<string, DraftAttachmentView[]>> {
   const byDraft = new Map<string, DraftAttachmentView[]>(draftIds.map((id) => [id, []]));
   if (draftIds.length === 0) return byDraft;
-  const rows = await q.query(
+  const rows = await q.query<DraftAttachmentViewRow>(
     'SELECT id, draft_id, filename, content_type, size FROM inbox_draft_attachments WHERE draft_id = ANY($1::uuid[]) ORDER BY draft_id, position',
     [draftIds],
   );
   for (const r of rows) {
-    byDraft
-      .get(r.draft_id as string)
-      ?.push({ id: r.id as string, filename: r.filename as string, content_type: r.content_type as string, size: r.size as number });
+    byDraft.get(r.draft_id)?.push({ id: r.id, filename: r.filename, content_type: r.content_type, size: r.size });
   }
   return byDraft;
 }
 
 /** The draft's files as POST /emails attachments, for the accept pipeline. */
 export async function draftAttachmentsToSend(q: Queryable, draftId: string) {
-  const rows = await q.query('SELECT filename, content_type, content_id, content FROM inbox_draft_attachments WHERE draft_id = $1 ORDER BY position', [
-    draftId,
-  ]);
+  const rows = await q.query<DraftAttachmentToSendRow>(
+    'SELECT filename, content_type, content_id, content FROM inbox_draft_attachments WHERE draft_id = $1 ORDER BY position',
+    [draftId],
+  );
   return rows.map((r) => ({
-    filename: r.filename as string,
-    content_type: r.content_type as string,
-    ...(r.content_id ? { content_id: r.content_id as string } : {}),
-    content: (r.content as Buffer).toString('base64'),
+    filename: r.filename,
+    content_type: r.content_type,
+    ...(r.content_id ? { content_id: r.content_id } : {}),
+    content: r.content.toString('base64'),
   }));
 }

@@ -7,12 +7,12 @@ import { isoTimestamp } from '../api/format.js';
 import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import { array, constant, deletedObject, input, integer, isoTime, nullable, object, objectId, oneOfValues, string, uuid } from '../api/schema.js';
-import type { Db, Row } from '../db/database.js';
+import type { Db } from '../db/database.js';
 import type { AcceptDeps } from '../emails/accept.js';
 import type { AttachmentBody } from '../emails/attachments.js';
 import { parseMailbox } from '../addresses/mailbox.js';
 import { draftCommon, eventDraft, eventEmailById } from './event-objects.js';
-import { findInbox, findInInbox, findThreadMessage } from './find-inbox.js';
+import { findInbox, findInInbox, findThreadMessage, type InboxDraftRow } from './find-inbox.js';
 import { threadSummary } from './thread-view.js';
 import { draftEvent, insertDraft } from './draft-rows.js';
 import { INBOX_PARAM } from './inbox-routes.js';
@@ -97,8 +97,8 @@ function content(body: DraftBody): Content {
   return out;
 }
 
-function snippet(row: Row): string | null {
-  const text = (row.text as string | null) ?? ((row.html as string | null) ?? '').replace(/<[^>]*>/g, ' ');
+function snippet(row: InboxDraftRow): string | null {
+  const text = row.text ?? (row.html ?? '').replace(/<[^>]*>/g, ' ');
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat === '' ? null : flat.slice(0, MAX_SNIPPET);
 }
@@ -116,7 +116,7 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
       async handler({ principal, params, query }) {
         const page = parsePage(query);
         const inbox = await findInbox(db, principal.accountId, params.inbox!);
-        const { rows, hasMore } = await listPage(db, {
+        const { rows, hasMore } = await listPage<InboxDraftRow>(db, {
           table: 'inbox_drafts',
           columns: '*',
           where: 'inbox_id = $1 AND email_id IS NULL',
@@ -125,11 +125,11 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
         });
         const files = await draftAttachmentViews(
           db,
-          rows.map((r) => r.id as string),
+          rows.map((r) => r.id),
         );
         return {
           body: envelope(
-            rows.map((r) => ({ ...draftCommon(r, files.get(r.id as string)!), snippet: snippet(r), updated_at: isoTimestamp(r.updated_at as Date) })),
+            rows.map((r) => ({ ...draftCommon(r, files.get(r.id)!), snippet: snippet(r), updated_at: isoTimestamp(r.updated_at) })),
             hasMore,
           ),
         };
@@ -143,7 +143,6 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
         summary: 'Create a draft',
         params: INBOX_PARAM,
         body: CREATE_DRAFT_SCHEMA,
-        validatesBody: true,
         response: { status: 201, schema: objectId('inbox_draft') },
       },
       async handler(ctx) {
@@ -195,8 +194,8 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
             html: draft.html ?? null,
             text: draft.text ?? null,
             email_id: draft.email_id ?? null,
-            created_at: isoTimestamp(draft.created_at as Date),
-            updated_at: isoTimestamp(draft.updated_at as Date),
+            created_at: isoTimestamp(draft.created_at),
+            updated_at: isoTimestamp(draft.updated_at),
           },
         };
       },
@@ -208,7 +207,6 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
         summary: 'Update a draft not yet sent',
         params: DRAFT_PARAMS,
         body: UPDATE_DRAFT_SCHEMA,
-        validatesBody: true,
         response: { status: 200, schema: objectId('inbox_draft') },
       },
       async handler({ principal, params, body: raw }) {
@@ -269,23 +267,22 @@ export function draftRoutes(db: Db, accept: AcceptDeps): Route[] {
         summary: "Send a draft from the inbox's address",
         params: DRAFT_PARAMS,
         body: input({ headers: HEADERS_SCHEMA }),
-        validatesBody: true,
         response: { status: 200, schema: object({ id: uuid() }) },
       },
       async handler(ctx) {
         const body = ctx.body as { headers?: Record<string, string> };
         const { inbox, draft } = await find(ctx.principal.accountId, ctx.params);
         if (draft.email_id) throw validation('This draft was already sent.');
-        const to = draft.to_addresses as string[] | null;
+        const to = draft.to_addresses;
         if (!to || to.length === 0) throw missingField('to');
         const answered = draft.thread_id ? await findThreadMessage(db, draft.thread_id, draft.reply_to_email_id) : undefined;
-        const subject = (draft.subject as string | null) ?? (answered ? `Re: ${answered.subject ?? ''}`.trim() : null);
+        const subject = draft.subject ?? (answered ? `Re: ${answered.subject ?? ''}`.trim() : null);
         const attachments = await draftAttachmentsToSend(db, draft.id);
         const id = await sendFromInbox(accept, ctx, inbox, {
           fields: {
             to,
-            cc: (draft.cc as string[]).length > 0 ? draft.cc : undefined,
-            bcc: (draft.bcc as string[]).length > 0 ? draft.bcc : undefined,
+            cc: draft.cc.length > 0 ? draft.cc : undefined,
+            bcc: draft.bcc.length > 0 ? draft.bcc : undefined,
             subject: subject ?? undefined,
             html: draft.html ?? undefined,
             text: draft.text ?? undefined,

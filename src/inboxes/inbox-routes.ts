@@ -10,7 +10,7 @@ import type { Db, Queryable } from '../db/database.js';
 import { recordEvents } from '../events/record-events.js';
 import { parseMailbox } from '../addresses/mailbox.js';
 import { eventInbox } from './event-objects.js';
-import { findInbox } from './find-inbox.js';
+import { findInbox, type InboxRow } from './find-inbox.js';
 import { INBOX_SCHEMA, INBOX_SUMMARY_SCHEMA, inboxDetail, inboxSummary, readInboxes } from './inbox-view.js';
 
 const MAX_NAME = 256;
@@ -52,6 +52,11 @@ export async function recordInboxEvent(q: Queryable, inbox: { id: string; accoun
   return recordEvents(q, [{ accountId: inbox.account_id, type, data: { source: 'api', inbox_id: inbox.id, ...embedded } }]);
 }
 
+interface InboxDomainRow {
+  id: string;
+  receiving_enabled: boolean;
+}
+
 function createInbox(db: Db): Route {
   return {
     method: 'POST',
@@ -59,7 +64,6 @@ function createInbox(db: Db): Route {
     doc: {
       summary: 'Create an inbox for an address on a receiving domain',
       body: CREATE_INBOX_SCHEMA,
-      validatesBody: true,
       response: { status: 201, schema: objectId('inbox') },
     },
     async handler({ principal, body }) {
@@ -71,7 +75,7 @@ function createInbox(db: Db): Route {
       const name = fields.name ?? address;
       const fromName = fields.from_name ?? null;
       const forwarding = fields.forwarding ?? false;
-      const domain = await db.one('SELECT id, receiving_enabled FROM domains WHERE account_id = $1 AND name = $2 AND NOT placeholder', [
+      const domain = await db.one<InboxDomainRow>('SELECT id, receiving_enabled FROM domains WHERE account_id = $1 AND name = $2 AND NOT placeholder', [
         principal.accountId,
         mailbox.domain,
       ]);
@@ -93,13 +97,13 @@ function createInbox(db: Db): Route {
 }
 
 function listInboxes(db: Db): Route {
-  return accountList(db, {
+  return accountList<Pick<InboxRow, 'id'>>(db, {
     url: '/inboxes',
     table: 'inboxes',
     columns: 'id',
     view: async (rows) => {
-      const ids = rows.map((r) => r.id as string);
-      const full = new Map((await readInboxes(db, 'i.id = ANY($1::uuid[])', [ids])).map((r) => [r.id as string, r]));
+      const ids = rows.map((r) => r.id);
+      const full = new Map((await readInboxes(db, 'i.id = ANY($1::uuid[])', [ids])).map((r) => [r.id, r]));
       return ids.map((id) => inboxSummary(full.get(id)!));
     },
     doc: { summary: 'List inboxes', item: INBOX_SUMMARY_SCHEMA },
@@ -127,7 +131,6 @@ function updateInbox(db: Db): Route {
       summary: 'Rename an inbox or change the name its mail is sent from',
       params: INBOX_PARAM,
       body: UPDATE_INBOX_SCHEMA,
-      validatesBody: true,
       response: { status: 200, schema: objectId('inbox') },
     },
     async handler({ principal, params, body }) {

@@ -6,7 +6,7 @@ import type { Route } from '../api/route.js';
 import { array, constant, deletedObject, input, isoTime, object, objectId, SINGLE_LINE_TEXT, string, uuid } from '../api/schema.js';
 import type { Db, Queryable } from '../db/database.js';
 import { recordEvents } from '../events/record-events.js';
-import type { InboxRow } from './find-inbox.js';
+import type { InboxLabelRow, InboxRow } from './find-inbox.js';
 import { findInbox, findInInbox } from './find-inbox.js';
 import { INBOX_PARAM } from './inbox-routes.js';
 import { THREAD_PARAMS } from './thread-routes.js';
@@ -58,9 +58,12 @@ function labelRoutesOfInbox(db: Db): Route[] {
       },
       async handler({ principal, params }) {
         const inbox = await findInbox(db, principal.accountId, params.inbox!);
-        const rows = await db.query('SELECT id, name, color, created_at FROM inbox_labels WHERE inbox_id = $1 ORDER BY name, id', [inbox.id]);
+        const rows = await db.query<Omit<InboxLabelRow, 'inbox_id'>>(
+          'SELECT id, name, color, created_at FROM inbox_labels WHERE inbox_id = $1 ORDER BY name, id',
+          [inbox.id],
+        );
         return {
-          body: { object: 'list', data: rows.map((r) => ({ id: r.id, name: r.name, color: r.color, created_at: (r.created_at as Date).toISOString() })) },
+          body: { object: 'list', data: rows.map((r) => ({ id: r.id, name: r.name, color: r.color, created_at: r.created_at.toISOString() })) },
         };
       },
     },
@@ -71,7 +74,6 @@ function labelRoutesOfInbox(db: Db): Route[] {
         summary: 'Create a label',
         params: INBOX_PARAM,
         body: CREATE_LABEL_SCHEMA,
-        validatesBody: true,
         response: { status: 201, schema: objectId('inbox_label') },
       },
       async handler({ principal, params, body }) {
@@ -91,7 +93,6 @@ function labelRoutesOfInbox(db: Db): Route[] {
         summary: 'Rename or recolour a label',
         params: LABEL_PARAMS,
         body: UPDATE_LABEL_SCHEMA,
-        validatesBody: true,
         response: { status: 200, schema: objectId('inbox_label') },
       },
       async handler({ principal, params, body }) {
@@ -150,7 +151,11 @@ async function labelsChanged(q: Queryable, inbox: InboxRow, threadId: string, ad
   await recordEvents(q, [{ accountId: inbox.account_id, type: 'inbox.thread.labels.updated', data }]);
 }
 
-const ids = (rows: { label_id: string }[]) => rows.map((r) => r.label_id);
+interface ThreadLabelRow {
+  label_id: string;
+}
+
+const ids = (rows: ThreadLabelRow[]) => rows.map((r) => r.label_id);
 
 function threadLabelRoutes(db: Db): Route[] {
   const withThread = async (accountId: string, params: Record<string, string>) => {
@@ -165,18 +170,17 @@ function threadLabelRoutes(db: Db): Route[] {
         summary: 'Add labels to a thread',
         params: THREAD_PARAMS,
         body: threadLabelsSchema(1),
-        validatesBody: true,
         response: { status: 200, schema: LABEL_LIST_SCHEMA },
       },
       async handler({ principal, params, body }) {
         const { inbox, thread } = await withThread(principal.accountId, params);
         const wanted = await labelIds(db, inbox.id, body);
         await db.tx(async (q) => {
-          const added = await q.query(
+          const added = await q.query<ThreadLabelRow>(
             'INSERT INTO inbox_thread_labels (thread_id, label_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING RETURNING label_id',
             [thread.id, wanted],
           );
-          await labelsChanged(q, inbox, thread.id, ids(added as { label_id: string }[]), []);
+          await labelsChanged(q, inbox, thread.id, ids(added), []);
         });
         return { body: await threadLabels(db, thread.id) };
       },
@@ -188,22 +192,21 @@ function threadLabelRoutes(db: Db): Route[] {
         summary: "Replace a thread's labels",
         params: THREAD_PARAMS,
         body: threadLabelsSchema(0),
-        validatesBody: true,
         response: { status: 200, schema: LABEL_LIST_SCHEMA },
       },
       async handler({ principal, params, body }) {
         const { inbox, thread } = await withThread(principal.accountId, params);
         const wanted = await labelIds(db, inbox.id, body);
         await db.tx(async (q) => {
-          const removed = await q.query('DELETE FROM inbox_thread_labels WHERE thread_id = $1 AND NOT label_id = ANY($2::uuid[]) RETURNING label_id', [
-            thread.id,
-            wanted,
-          ]);
-          const added = await q.query(
+          const removed = await q.query<ThreadLabelRow>(
+            'DELETE FROM inbox_thread_labels WHERE thread_id = $1 AND NOT label_id = ANY($2::uuid[]) RETURNING label_id',
+            [thread.id, wanted],
+          );
+          const added = await q.query<ThreadLabelRow>(
             'INSERT INTO inbox_thread_labels (thread_id, label_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING RETURNING label_id',
             [thread.id, wanted],
           );
-          await labelsChanged(q, inbox, thread.id, ids(added as { label_id: string }[]), ids(removed as { label_id: string }[]));
+          await labelsChanged(q, inbox, thread.id, ids(added), ids(removed));
         });
         return { body: await threadLabels(db, thread.id) };
       },
@@ -220,8 +223,11 @@ function threadLabelRoutes(db: Db): Route[] {
         const { inbox, thread } = await withThread(principal.accountId, params);
         const label = await findInInbox(db, 'inbox_labels', inbox.id, params.label!, 'Label');
         await db.tx(async (q) => {
-          const removed = await q.query('DELETE FROM inbox_thread_labels WHERE thread_id = $1 AND label_id = $2 RETURNING label_id', [thread.id, label.id]);
-          await labelsChanged(q, inbox, thread.id, [], ids(removed as { label_id: string }[]));
+          const removed = await q.query<ThreadLabelRow>('DELETE FROM inbox_thread_labels WHERE thread_id = $1 AND label_id = $2 RETURNING label_id', [
+            thread.id,
+            label.id,
+          ]);
+          await labelsChanged(q, inbox, thread.id, [], ids(removed));
         });
         return { body: await threadLabels(db, thread.id) };
       },

@@ -6,11 +6,11 @@
 import crypto from 'node:crypto';
 import { validation } from '../api/errors.js';
 import type { RouteContext } from '../api/route.js';
-import type { Queryable, Row } from '../db/database.js';
+import type { Queryable } from '../db/database.js';
 import { type AcceptDeps, acceptEmails } from '../emails/accept.js';
 import { type EmailRequest, parseEmailRequest } from '../emails/email-request.js';
 import { type NewEvent, recordEvents } from '../events/record-events.js';
-import type { InboxRow } from './find-inbox.js';
+import type { InboxMessageRow, InboxRow } from './find-inbox.js';
 import { addMessage } from './threading.js';
 
 /** Set by Postline from the message answered; a caller's `headers` may not name them (Resend's rule). */
@@ -30,10 +30,7 @@ interface OutgoingFromInbox {
 }
 
 /** The Message-IDs an answer to an inbox message refers to: its own references, then itself. */
-export const answerReferences = (message: Row): string[] => [
-  ...(message.references_ids as string[]),
-  ...(message.message_id ? [message.message_id as string] : []),
-];
+export const answerReferences = (message: InboxMessageRow): string[] => [...message.references_ids, ...(message.message_id ? [message.message_id] : [])];
 
 /** `"Name" <address>` with the name quoted (RFC 5322 quoted-string), or the bare address. */
 function fromField(inbox: InboxRow): string {

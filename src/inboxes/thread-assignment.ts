@@ -33,6 +33,10 @@ interface Change {
   principal: Principal;
 }
 
+interface UserEmailRow {
+  email: string;
+}
+
 /** Stores the assignee and records the event, in the caller's transaction; nothing when unchanged. */
 export async function assignThread(q: Queryable, change: Change): Promise<void> {
   const { inbox, threadId, previous, assignee, principal } = change;
@@ -44,7 +48,7 @@ export async function assignThread(q: Queryable, change: Change): Promise<void> 
     await recordEvents(q, [{ accountId: inbox.account_id, type: 'inbox.thread.unassigned', data: { ...base, previous_assignee_email: previous! } }]);
     return;
   }
-  const user = principal.userId ? await q.one('SELECT email FROM users WHERE id = $1', [principal.userId]) : undefined;
-  const data = { ...base, assignee_email: assignee, assigned_by_email: (user?.email as string | undefined) ?? null, previous_assignee_email: previous };
+  const user = principal.userId ? await q.one<UserEmailRow>('SELECT email FROM users WHERE id = $1', [principal.userId]) : undefined;
+  const data = { ...base, assignee_email: assignee, assigned_by_email: user?.email ?? null, previous_assignee_email: previous };
   await recordEvents(q, [{ accountId: inbox.account_id, type: 'inbox.thread.assigned', data }]);
 }

@@ -9,7 +9,7 @@ import { boolean, input, type JsonSchema, object, string, uuid } from '../api/sc
 import type { Db } from '../db/database.js';
 import type { AcceptDeps } from '../emails/accept.js';
 import { type AttachmentBody, attachmentRequests } from '../emails/attachments.js';
-import { findInbox, findInInbox, findThreadMessage } from './find-inbox.js';
+import { findInbox, findInInbox, findThreadMessage, type InboxMessageRow } from './find-inbox.js';
 import { type ForwardedFile, originalAttachments } from './original-attachments.js';
 import { HEADERS_SCHEMA, SENT_ADDRESSES, SENT_ATTACHMENTS, SENT_TO, SUBJECT_SCHEMA } from './outgoing-fields.js';
 import { answerReferences, sendFromInbox } from './send-from-inbox.js';
@@ -59,7 +59,7 @@ function listThreadEmails(db: Db): Route {
       const page = parsePage(query);
       const inbox = await findInbox(db, principal.accountId, params.inbox!);
       const thread = await findInInbox(db, 'inbox_threads', inbox.id, params.thread!, 'Thread');
-      const { rows, hasMore } = await listOldestFirst(db, {
+      const { rows, hasMore } = await listOldestFirst<InboxMessageRow>(db, {
         table: 'inbox_messages',
         columns: '*',
         where: 'thread_id = $1',
@@ -110,7 +110,6 @@ function replyToThreadEmail(db: Db, accept: AcceptDeps): Route {
         [],
         { description: 'At least one of `html` and `text`.' },
       ),
-      validatesBody: true,
       response: { status: 200, schema: SENT },
     },
     async handler(ctx) {
@@ -121,11 +120,11 @@ function replyToThreadEmail(db: Db, accept: AcceptDeps): Route {
       const { inbox, thread, message } = await findMessage(db, ctx.principal.accountId, ctx.params);
       const own = (a: string) => a.toLowerCase() === inbox.email_address;
       const inbound = message.direction === 'inbound';
-      const replyTo = message.reply_to as string[];
-      const to = inbound ? (replyTo.length > 0 ? replyTo : [message.from_address as string]) : (message.to_addresses as string[]);
+      const replyTo = message.reply_to;
+      const to = inbound ? (replyTo.length > 0 ? replyTo : [message.from_address]) : message.to_addresses;
       const cc = addressList(body.cc);
       if (replyAll) {
-        const others = [...(message.to_addresses as string[]), ...(message.cc as string[])].filter((a) => !own(a) && !to.includes(a) && !cc.includes(a));
+        const others = [...message.to_addresses, ...message.cc].filter((a) => !own(a) && !to.includes(a) && !cc.includes(a));
         cc.push(...others);
       }
       const id = await sendFromInbox(accept, ctx, inbox, {
@@ -133,7 +132,7 @@ function replyToThreadEmail(db: Db, accept: AcceptDeps): Route {
           to: to.filter((a) => !own(a)),
           cc: cc.length > 0 ? cc : undefined,
           bcc: body.bcc,
-          subject: body.subject ?? prefixed('Re:', message.subject as string | null),
+          subject: body.subject ?? prefixed('Re:', message.subject),
           html: body.html,
           text: body.text,
           attachments: body.attachments,
@@ -165,7 +164,6 @@ function forwardThreadEmail(db: Db, accept: AcceptDeps): Route {
         },
         ['to'],
       ),
-      validatesBody: true,
       response: { status: 200, schema: SENT },
     },
     async handler(ctx) {
@@ -175,19 +173,19 @@ function forwardThreadEmail(db: Db, accept: AcceptDeps): Route {
       const quoted = [
         '---------- Forwarded message ---------',
         `From: ${message.from_display}`,
-        `Date: ${(message.created_at as Date).toUTCString()}`,
+        `Date: ${message.created_at.toUTCString()}`,
         `Subject: ${message.subject ?? ''}`,
-        `To: ${(message.to_addresses as string[]).join(', ')}`,
+        `To: ${message.to_addresses.join(', ')}`,
       ];
-      const originalText = (message.text as string | null) ?? '';
-      const originalHtml = (message.html as string | null) ?? `<pre>${escapeHtml(originalText)}</pre>`;
+      const originalText = message.text ?? '';
+      const originalHtml = message.html ?? `<pre>${escapeHtml(originalText)}</pre>`;
       const attachments = forwardedAttachments(body.attachments, await originalAttachments(db, message));
       const id = await sendFromInbox(accept, ctx, inbox, {
         fields: {
           to: body.to,
           cc: body.cc,
           bcc: body.bcc,
-          subject: body.subject ?? prefixed('Fwd:', message.subject as string | null),
+          subject: body.subject ?? prefixed('Fwd:', message.subject),
           text: `${note.text ?? ''}\n\n${quoted.join('\n')}\n\n${originalText}`.trimStart(),
           html: `${note.html ?? (note.text ? `<p>${escapeHtml(note.text)}</p>` : '')}<br><div>${quoted.map(escapeHtml).join('<br>')}</div><br>${originalHtml}`,
           attachments,

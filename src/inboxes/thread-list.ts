@@ -5,8 +5,9 @@
 import { ApiError } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import { envelope, type Page } from '../api/pagination.js';
-import type { Queryable, Row } from '../db/database.js';
-import { INBOX_MESSAGE_FOLDERS, THREAD_COLUMNS, threadItem } from './thread-view.js';
+import type { Queryable } from '../db/database.js';
+import type { InboxMessageRow } from './find-inbox.js';
+import { INBOX_MESSAGE_FOLDERS, THREAD_COLUMNS, type ThreadItemRow, threadItem } from './thread-view.js';
 
 type Folder = (typeof INBOX_MESSAGE_FOLDERS)[number];
 
@@ -25,6 +26,11 @@ interface MessageConditions {
   hasAttachment?: boolean;
   startDate?: Date;
   endDate?: Date;
+}
+
+/** A listed thread; a search with message conditions adds the newest matching message. */
+interface ListedThreadRow extends ThreadItemRow {
+  matched_email_id?: string | null;
 }
 
 /** A search first probes this many of the newest threads: enough for a page when a word is common. */
@@ -115,20 +121,20 @@ export async function listThreads(q: Queryable, inboxId: string, filters: Thread
       ? THREAD_COLUMNS
       : `${THREAD_COLUMNS}, (SELECT m.id FROM inbox_messages m WHERE m.thread_id = t.id AND ${matching} ORDER BY m.created_at DESC, m.id DESC LIMIT 1) AS matched_email_id`;
   const select = (conditions: string[], from = 'inbox_threads t') =>
-    q.query(`SELECT ${columns} FROM ${from} WHERE ${conditions.join(' AND ')} ${orderBy} LIMIT ${limit}`, args);
+    q.query<ListedThreadRow>(`SELECT ${columns} FROM ${from} WHERE ${conditions.join(' AND ')} ${orderBy} LIMIT ${limit}`, args);
 
-  let rows: Row[];
+  let rows: ListedThreadRow[];
   if (matches.length === 0) rows = await select(where);
   else {
     const probed = `EXISTS (SELECT 1 FROM inbox_messages m WHERE m.thread_id = t.id AND ${matching})`;
     const newest = `(SELECT t.* FROM inbox_threads t WHERE ${where.join(' AND ')} ${orderBy} LIMIT ${WALKED_THREADS}) t`;
     rows = await select([probed], newest);
     if (rows.length <= page.limit) {
-      const found = await q.query(
+      const found = await q.query<Pick<InboxMessageRow, 'thread_id'>>(
         `SELECT thread_id FROM inbox_messages m WHERE m.inbox_id = $1 AND ${matching} LIMIT ${DENSE_MATCHES}`,
         args.slice(0, matchArgs),
       );
-      const threads = found.length < DENSE_MATCHES ? `t.id = ANY(${arg([...new Set(found.map((r) => r.thread_id as string))])}::uuid[])` : probed;
+      const threads = found.length < DENSE_MATCHES ? `t.id = ANY(${arg([...new Set(found.map((r) => r.thread_id))])}::uuid[])` : probed;
       rows = await select([threads, ...where]);
     }
   }
@@ -136,7 +142,7 @@ export async function listThreads(q: Queryable, inboxId: string, filters: Thread
   const pageRows = rows.slice(0, page.limit);
   if (backwards) pageRows.reverse();
   return envelope(
-    pageRows.map((row) => (search ? { ...threadItem(row), matched_email_id: (row.matched_email_id as string | undefined) ?? null } : threadItem(row))),
+    pageRows.map((row) => (search ? { ...threadItem(row), matched_email_id: row.matched_email_id ?? null } : threadItem(row))),
     hasMore,
   );
 }

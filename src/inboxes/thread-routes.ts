@@ -6,7 +6,7 @@ import { array, boolean, deletedObject, input, isoTime, nullable, object, oneOfV
 import { missingField } from '../api/errors.js';
 import type { Db } from '../db/database.js';
 import { recordEvents } from '../events/record-events.js';
-import { findInbox, findInInbox } from './find-inbox.js';
+import { findInbox, findInInbox, type InboxThreadRow } from './find-inbox.js';
 import { INBOX_PARAM } from './inbox-routes.js';
 import { booleanParam, dateParam, listParam, listThreads, threadFilters } from './thread-list.js';
 import { ASSIGNEE_SCHEMA, assignThread, parseAssignee } from './thread-assignment.js';
@@ -101,7 +101,6 @@ function updateInboxThread(db: Db): Route {
       body: input({ read: boolean(), folder: oneOfValues(MOVE_THREAD_FOLDERS), assignee_email: ASSIGNEE_SCHEMA }, [], {
         description: 'At least one of `read`, `folder` and `assignee_email`.',
       }),
-      validatesBody: true,
       response: { status: 200, schema: THREAD_SUMMARY_SCHEMA },
     },
     async handler({ principal, params, body }) {
@@ -113,7 +112,10 @@ function updateInboxThread(db: Db): Route {
       const inbox = await findInbox(db, principal.accountId, params.inbox!);
       const thread = await findInInbox(db, 'inbox_threads', inbox.id, params.thread!, 'Thread');
       await db.tx(async (q) => {
-        const [before] = await q.query('SELECT folder, assignee_email FROM inbox_threads WHERE id = $1 FOR UPDATE', [thread.id]);
+        const [before] = await q.query<Pick<InboxThreadRow, 'folder' | 'assignee_email'>>(
+          'SELECT folder, assignee_email FROM inbox_threads WHERE id = $1 FOR UPDATE',
+          [thread.id],
+        );
         await q.query('UPDATE inbox_threads SET read = coalesce($2, read), folder = coalesce($3, folder) WHERE id = $1', [
           thread.id,
           read ?? null,
@@ -121,11 +123,11 @@ function updateInboxThread(db: Db): Route {
         ]);
         if (before && folder !== undefined && before.folder !== folder) {
           const summary = await threadSummary(q, thread.id);
-          const data = { source: 'api' as const, inbox_id: inbox.id, thread_id: thread.id, thread: summary, from: before.folder as string, to: folder };
+          const data = { source: 'api' as const, inbox_id: inbox.id, thread_id: thread.id, thread: summary, from: before.folder, to: folder };
           await recordEvents(q, [{ accountId: inbox.account_id, type: 'inbox.thread.folder.updated', data }]);
         }
         if (before && assignee !== undefined) {
-          await assignThread(q, { inbox, threadId: thread.id, previous: before.assignee_email as string | null, assignee, principal });
+          await assignThread(q, { inbox, threadId: thread.id, previous: before.assignee_email, assignee, principal });
         }
         // A thread read or unread is all its messages read or unread.
         if (read !== undefined) await q.query('UPDATE inbox_messages SET read = $2 WHERE thread_id = $1 AND read <> $2', [thread.id, read]);

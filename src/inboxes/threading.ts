@@ -14,7 +14,7 @@ import crypto from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import type { NewEvent } from '../events/record-events.js';
 import { eventEmail } from './event-objects.js';
-import { THREAD_ANSWER_COLUMNS, threadAnswerOf } from './thread-view.js';
+import { THREAD_ANSWER_COLUMNS, type ThreadAnswerRow, threadAnswerOf } from './thread-view.js';
 
 interface NewMessage {
   direction: 'inbound' | 'outbound';
@@ -53,6 +53,12 @@ export function messageIdsIn(...values: (string | null | undefined)[]): string[]
   return [...new Set(ids)];
 }
 
+/** The thread the message joined or opened, as THREAD_ANSWER_COLUMNS reads it, and the message's time. */
+interface FiledRow extends ThreadAnswerRow {
+  created: boolean;
+  message_created_at: Date;
+}
+
 /** What filing a message made: its ids, whether it opened the thread, and its events, for the caller to record with its own. */
 interface Filed {
   threadId: string;
@@ -74,7 +80,7 @@ export async function addMessage(q: Queryable, inbox: { id: string; account_id: 
   const addresses = [message.fromDisplay, ...message.to, ...message.cc, ...message.bcc].join(' ');
   const body = (message.text ?? stripTags(message.html ?? '')).slice(0, MAX_SEARCHED_TEXT);
   const inbound = message.direction === 'inbound';
-  const [filed] = await q.query(
+  const [filed] = await q.query<FiledRow>(
     `WITH target AS (
        SELECT coalesce($23::uuid,
          (SELECT m.thread_id FROM inbox_messages m WHERE m.inbox_id = $3 AND m.message_id = ANY($8::text[]) ORDER BY m.created_at DESC LIMIT 1),
@@ -133,8 +139,8 @@ export async function addMessage(q: Queryable, inbox: { id: string; account_id: 
     ],
     'inbox-file-message',
   );
-  const thread = filed!.id as string;
-  const created = filed!.created as boolean;
+  const thread = filed!.id;
+  const created = filed!.created;
   const { assignee_email: _, ...summary } = threadAnswerOf(filed!);
   const email = eventEmail({
     id,

@@ -7,7 +7,7 @@ import { isUuid, restTimestamp } from '../api/format.js';
 import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import { constant, integer, nullable, object, restTime, string, uuid } from '../api/schema.js';
-import { type Db, likeLiteral, type Queryable, type Row } from '../db/database.js';
+import { type Db, likeLiteral, type Queryable } from '../db/database.js';
 
 export interface RequestLogEntry {
   accountId: string;
@@ -131,6 +131,24 @@ const COLUMNS = [
   ['created_at', 'timestamptz'],
 ] as const;
 
+/** A log as its list selects it. */
+interface LogSummaryRow {
+  id: string;
+  created_at: Date;
+  endpoint: string;
+  method: string;
+  response_status: number;
+  user_agent: string | null;
+}
+
+/** A whole log (`SELECT *`). */
+interface LogRow extends LogSummaryRow {
+  account_id: string;
+  api_key_id: string | null;
+  request_body: unknown;
+  response_body: unknown;
+}
+
 /** The summary routes() shows of a log, for its docs. */
 const LOG_SUMMARY_SCHEMA = object({
   id: uuid(),
@@ -194,7 +212,7 @@ export class RequestLogs {
 
   routes(): Route[] {
     const db = this.db;
-    const summary = (r: Row) => ({
+    const summary = (r: LogSummaryRow) => ({
       id: r.id,
       created_at: restTimestamp(r.created_at),
       endpoint: r.endpoint,
@@ -211,7 +229,7 @@ export class RequestLogs {
           const page = parsePage(query);
           const filters = logFilters(query);
           await this.flush();
-          const { rows, hasMore } = await listPage(db, {
+          const { rows, hasMore } = await listPage<LogSummaryRow>(db, {
             table: 'request_logs',
             columns: 'id, created_at, endpoint, method, response_status, user_agent',
             where: filters.where,
@@ -232,7 +250,7 @@ export class RequestLogs {
         handler: async ({ principal, params }) => {
           if (!isUuid(params.id)) throw validation('The `logId` must be a valid UUID.');
           await this.flush();
-          const row = await db.one('SELECT * FROM request_logs WHERE id = $1 AND account_id = $2', [params.id, principal.accountId]);
+          const row = await db.one<LogRow>('SELECT * FROM request_logs WHERE id = $1 AND account_id = $2', [params.id, principal.accountId]);
           if (!row) throw notFound('Log');
           return { body: { object: 'log', ...summary(row), request_body: row.request_body, response_body: row.response_body } };
         },

@@ -14,7 +14,7 @@ import { claimSizeSql, signedMessageSql } from '../email-row/stored-message.js';
 import { LeasedWork } from '../concurrency/leased-work.js';
 import { PAUSES_VERSION_SQL } from './pauses.js';
 import type { Db } from '../db/database.js';
-import { storedSchedule } from '../warmup/schedule.js';
+import { type ScheduleStep, storedSchedule } from '../warmup/schedule.js';
 import type { DomainWarmup } from '../warmup/warmup-gate.js';
 
 export interface ClaimedEmail {
@@ -129,8 +129,39 @@ RETURNING d.id, d.priority, d.recipient, d.domain, d.attempts, d.next_attempt_at
           CASE WHEN c.first THEN dm.warmup_schedule END AS warmup_schedule, CASE WHEN c.first THEN dm.outbound_ips END AS outbound_ips,
           CASE WHEN c.first THEN dm.tls END AS domain_tls`;
 
+/** A row CLAIM_SQL returns: the email's message and its domain's settings only on the email's first row (`first`). */
+interface ClaimRow {
+  id: number;
+  priority: number;
+  recipient: string;
+  domain: string;
+  attempts: number;
+  lease_until: Date;
+  pauses_version: string;
+  email_id: string;
+  account_id: string;
+  from_address: string;
+  subject: string;
+  message_id: string;
+  tags: { name: string; value: string }[] | null;
+  broadcast_id: string | null;
+  template_id: string | null;
+  created_at: Date;
+  queued_since: Date;
+  envelope_from: string | null;
+  first: boolean;
+  mime: Buffer | null;
+  /** The sending domain's: null for an email without one, and (but for domain_id and warmup_started_at) on rows not first. */
+  domain_id: string | null;
+  domain_name: string | null;
+  warmup_started_at: Date | null;
+  warmup_schedule: ScheduleStep[] | null;
+  outbound_ips: string[] | null;
+  domain_tls: string | null;
+}
+
 export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedDelivery[]> {
-  const rows = await db.query(CLAIM_SQL, [options.limit, options.leaseMs, options.maxBytes, options.nodeId ?? null]);
+  const rows = await db.query<ClaimRow>(CLAIM_SQL, [options.limit, options.leaseMs, options.maxBytes, options.nodeId ?? null]);
   // Transactional rows first, each email's recipients in the order they were accepted.
   rows.sort((a, b) => a.priority - b.priority || Number(a.id) - Number(b.id));
   const emails = new Map<string, ClaimedEmail>();
@@ -149,8 +180,9 @@ export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedDe
       queuedSince: r.queued_since,
       envelopeFrom: r.envelope_from,
       domainName: r.domain_name,
+      // A warm-up is its domain's, whose id and name the first row has.
       warmup: r.warmup_started_at
-        ? { domainId: r.domain_id, name: r.domain_name, startedAt: r.warmup_started_at, schedule: storedSchedule(r.warmup_schedule) }
+        ? { domainId: r.domain_id!, name: r.domain_name!, startedAt: r.warmup_started_at, schedule: storedSchedule(r.warmup_schedule) }
         : null,
       outboundIps: r.outbound_ips,
       tls: r.domain_tls === 'enforced' ? 'enforced' : 'opportunistic',

@@ -135,13 +135,18 @@ export async function runQueueCommand(db: Db, providers: ProviderTable, argv: st
   }
 }
 
+interface AccountRow {
+  id: string;
+  name: string;
+}
+
 async function accountOf(db: Db, given: string | undefined): Promise<string> {
   if (given !== undefined) {
-    const [row] = isUuid(given) ? await db.query(`SELECT id FROM accounts WHERE id = $1`, [given]) : [];
+    const [row] = isUuid(given) ? await db.query<Pick<AccountRow, 'id'>>(`SELECT id FROM accounts WHERE id = $1`, [given]) : [];
     if (!row) throw new QueueCommandError(`no account ${given}`);
     return row.id;
   }
-  const accounts = await db.query(`SELECT id, name FROM accounts ORDER BY created_at LIMIT 11`);
+  const accounts = await db.query<AccountRow>(`SELECT id, name FROM accounts ORDER BY created_at LIMIT 11`);
   if (accounts.length === 1) return accounts[0]!.id;
   if (accounts.length === 0) throw new QueueCommandError('there is no account yet');
   throw new QueueCommandError(`several accounts: give --account ID, one of\n${accounts.map((a) => `  ${a.id}  ${a.name}`).join('\n')}`);

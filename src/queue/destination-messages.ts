@@ -32,6 +32,23 @@ interface MessagePage {
   mta_sts: StsView[];
 }
 
+/** A waiting delivery with its email's subject, its state and the reason of its pause. */
+interface QueuedMessageRow {
+  id: number;
+  email_id: string;
+  subject: string;
+  recipient: string;
+  domain: string;
+  state: QueueState;
+  attempts: number;
+  created_at: Date;
+  next_attempt_at: Date;
+  last_attempt_at: Date | null;
+  last_mx: string | null;
+  last_response: string | null;
+  paused_reason: string | null;
+}
+
 export async function destinationMessages(
   q: Queryable,
   accountId: string,
@@ -48,7 +65,7 @@ export async function destinationMessages(
   const state = options.state ? `AND ${STATE_SQL[options.state]('d')}` : '';
   // Each domain's rows come in index order, limited, and are merged: one sort of a few pages
   // instead of every waiting row of a large destination (a provider lists many domains).
-  const rows = await q.query(
+  const rows = await q.query<QueuedMessageRow>(
     `SELECT d.id, d.email_id, e.subject, d.recipient, d.domain, ${queueStateSql('d')} AS state, d.attempts, d.created_at,
             d.next_attempt_at, d.last_attempt_at, d.last_mx, d.last_response, p.reason AS paused_reason
        FROM unnest($2::text[]) AS w(domain)

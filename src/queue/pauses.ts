@@ -32,18 +32,33 @@ export interface Pause {
 /** SQL: the pauses' version, which changes whenever a pause is made or lifted. */
 export const PAUSES_VERSION_SQL = `(SELECT count(*) || ':' || coalesce(max(id), 0) FROM queue_pauses)`;
 
-const pauseOf = (r: Record<string, unknown>): Pause => ({
+/** A queue_pauses row (`SELECT *`). */
+interface PauseRow {
+  id: number;
+  account_id: string;
+  kind: Pause['kind'];
+  name: string;
+  /** '' for all of the account's mail. */
+  sending_domain: string;
+  reason: string;
+  created_at: Date;
+}
+
+/** The pauses with their version: with no pause, one row of nulls (the LEFT JOIN) that carries the version. */
+type VersionedPauseRow = (PauseRow | { [K in keyof PauseRow]: null }) & { version: string };
+
+const pauseOf = (r: PauseRow): Pause => ({
   id: Number(r.id),
-  accountId: r.account_id as string,
-  kind: r.kind as Pause['kind'],
-  name: r.name as string,
-  sendingDomain: (r.sending_domain as string) || null,
-  reason: r.reason as string,
-  createdAt: r.created_at as Date,
+  accountId: r.account_id,
+  kind: r.kind,
+  name: r.name,
+  sendingDomain: r.sending_domain || null,
+  reason: r.reason,
+  createdAt: r.created_at,
 });
 
 export async function listPauses(q: Queryable, accountId: string): Promise<Pause[]> {
-  const rows = await q.query(`SELECT * FROM queue_pauses WHERE account_id = $1 ORDER BY created_at, id`, [accountId]);
+  const rows = await q.query<PauseRow>(`SELECT * FROM queue_pauses WHERE account_id = $1 ORDER BY created_at, id`, [accountId]);
   return rows.map(pauseOf);
 }
 
@@ -60,7 +75,7 @@ export async function pauseDestination(
   sendingDomain: string | null = null,
 ): Promise<{ pause: Pause; parked: number }> {
   return db.tx(async (q) => {
-    const [row] = await q.query(
+    const [row] = await q.query<PauseRow>(
       `INSERT INTO queue_pauses (account_id, kind, name, sending_domain, reason) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (account_id, kind, name, sending_domain) DO UPDATE SET reason = EXCLUDED.reason
        RETURNING *`,
@@ -87,7 +102,7 @@ export async function pauseDestination(
  */
 export async function resumeDestination(db: Db, accountId: string, destination: Destination): Promise<{ pause: Pause; resumed: number } | null> {
   return db.tx(async (q) => {
-    const rows = await q.query(`DELETE FROM queue_pauses WHERE account_id = $1 AND kind = $2 AND name = $3 RETURNING *`, [
+    const rows = await q.query<PauseRow>(`DELETE FROM queue_pauses WHERE account_id = $1 AND kind = $2 AND name = $3 RETURNING *`, [
       accountId,
       destination.kind,
       destination.name,
@@ -148,7 +163,7 @@ export class ActivePauses {
 
   private reload(): Promise<void> {
     this.loading ??= this.db
-      .query(`SELECT p.*, ${PAUSES_VERSION_SQL} AS version FROM (SELECT 1) one LEFT JOIN queue_pauses p ON true`)
+      .query<VersionedPauseRow>(`SELECT p.*, ${PAUSES_VERSION_SQL} AS version FROM (SELECT 1) one LEFT JOIN queue_pauses p ON true`)
       .then((rows) => {
         const byAccount = new Map<string, Pause[]>();
         for (const pause of rows.filter((r) => r.id !== null).map(pauseOf)) byAccount.set(pause.accountId, [...(byAccount.get(pause.accountId) ?? []), pause]);

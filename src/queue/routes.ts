@@ -230,7 +230,6 @@ export function queueRoutes(db: Db, providers: ProviderTable): Route[] {
         summary: "Give up a destination's waiting messages: each fails with email.failed and the reason",
         params: DESTINATION_PARAM,
         body: REASON_BODY,
-        validatesBody: true,
         response: { status: 200, schema: counted('queue_fail', 'failed') },
       }),
       handler: async (c) => {
@@ -245,7 +244,6 @@ export function queueRoutes(db: Db, providers: ProviderTable): Route[] {
         summary: 'Pause a destination: its mail waits (visibly, and still subject to the max queue age) until resumed',
         params: DESTINATION_PARAM,
         body: REASON_BODY,
-        validatesBody: true,
         response: { status: 200, schema: object({ object: constant('queue_pause'), ...PAUSE.properties!, parked: integer({ minimum: 0 }) }) },
       }),
       handler: async (c) => {
@@ -287,7 +285,6 @@ export function queueRoutes(db: Db, providers: ProviderTable): Route[] {
         summary: "Give up an email's waiting recipients: they fail with email.failed and the reason",
         params: { id: uuid() },
         body: REASON_BODY,
-        validatesBody: true,
         response: { status: 200, schema: object({ object: constant('queue_fail'), email_id: uuid(), failed: integer({ minimum: 0 }) }) },
       }),
       handler: async (c) => {

@@ -60,9 +60,21 @@ export interface ShapingView {
   nodes: number;
 }
 
+/** A destination's shaping summed over the live nodes; its last signal's reply and time are written together. */
+type ShapingRow = {
+  destination: string;
+  rate: number | null;
+  configured: number | null;
+  connections: number;
+  per_connection: number;
+  sent: number;
+  nodes: number;
+  throttled: boolean;
+} & ({ last_signal: string; last_signal_at: Date } | { last_signal: null; last_signal_at: null });
+
 /** The destinations' shaping over the live nodes, throttled first. */
 export async function readShapingStates(q: Queryable): Promise<ShapingView[]> {
-  const rows = await q.query(
+  const rows = await q.query<ShapingRow>(
     `SELECT destination,
             CASE WHEN bool_and(rate_per_minute IS NOT NULL) THEN sum(rate_per_minute) END AS rate,
             CASE WHEN bool_and(limit_per_minute IS NOT NULL) THEN sum(limit_per_minute) END AS configured,
@@ -83,7 +95,7 @@ export async function readShapingStates(q: Queryable): Promise<ShapingView[]> {
       messages_per_connection: Number(r.per_connection),
       sent_last_minute: Number(r.sent),
       state: r.throttled ? 'throttled' : rate !== null ? 'limited' : 'normal',
-      last_signal: r.last_signal_at ? { reply: r.last_signal, at: (r.last_signal_at as Date).toISOString() } : null,
+      last_signal: r.last_signal_at ? { reply: r.last_signal, at: r.last_signal_at.toISOString() } : null,
       nodes: Number(r.nodes),
     };
   });

@@ -81,6 +81,15 @@ export function lastReplyOf(at: Date | null, mx: string | null, reply: string | 
 const zero = (): Counts => Object.fromEntries(QUEUE_STATES.map((s) => [s, 0])) as Counts;
 const ageSeconds = (since: Date, now: number) => Math.max(0, Math.round((now - since.getTime()) / 1000));
 
+/** A recipient domain's unfinished deliveries counted by state (stateCountsSql), and the last reply seen there. */
+interface DestinationRow extends Counts {
+  domain: string;
+  oldest: Date;
+  mx: string | null;
+  reply: string | null;
+  attempted_at: Date | null;
+}
+
 const SUMMARY_SQL = `
 SELECT a.*, r.mx, r.reply, r.attempted_at
   FROM (SELECT d.domain, ${stateCountsSql('d')}, min(d.created_at) AS oldest
@@ -96,7 +105,7 @@ export async function queueSummary(
   options: { limit: number; provider?: string },
 ): Promise<QueueSummary> {
   const [rows, pauses, shaping, outboundIps] = await Promise.all([
-    q.query(SUMMARY_SQL, [accountId]),
+    q.query<DestinationRow>(SUMMARY_SQL, [accountId]),
     listPauses(q, accountId),
     readShapingStates(q),
     ipWarmupProgress(q),

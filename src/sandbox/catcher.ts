@@ -15,6 +15,23 @@ import type { Logger } from '../logger.js';
 /** The reply the worker records as the delivery's last response. */
 const CAPTURED_REPLY = '250 2.0.0 Captured by the sandbox: nothing left this machine';
 
+/** One DKIM signature's verdict, as sandbox_messages.dkim holds them. */
+export interface DkimResult {
+  result: string;
+  domain: string | null;
+  selector: string | null;
+  comment: string | null;
+}
+
+interface SentEmailRow {
+  id: string;
+  account_id: string;
+}
+
+interface DkimKeyRow {
+  dkim_public_key: string;
+}
+
 export class SandboxCatcher {
   private server: SMTPServer;
   private listening: Promise<string> | undefined;
@@ -71,7 +88,9 @@ export class SandboxCatcher {
     // primary key, and the whole Message-ID must match, so a client's own id links to nothing.
     const messageId = /^Message-ID:\s*(<[^>\r\n]+>)/im.exec(raw.subarray(0, 64 * 1024).toString('latin1'))?.[1];
     const emailId = messageId && /^<([0-9a-f-]{36})@/i.exec(messageId)?.[1];
-    const [email] = emailId ? await this.db.query(`SELECT id, account_id FROM emails WHERE id = $1 AND message_id = $2`, [emailId, messageId]) : [];
+    const [email] = emailId
+      ? await this.db.query<SentEmailRow>(`SELECT id, account_id FROM emails WHERE id = $1 AND message_id = $2`, [emailId, messageId])
+      : [];
     const [dkim, parsed] = await Promise.all([this.verifyDkim(raw), PostalMime.parse(raw).catch(() => undefined)]);
     const fromHeader = parsed?.from ? (parsed.from.name ? `${parsed.from.name} <${parsed.from.address}>` : (parsed.from.address ?? '')) : '';
     await this.db.query(
@@ -82,11 +101,11 @@ export class SandboxCatcher {
   }
 
   /** mailauth's verifier, answered from the DKIM keys Postline holds for its domains. */
-  private async verifyDkim(raw: Buffer): Promise<{ result: string; domain: string | null; selector: string | null; comment: string | null }[]> {
+  private async verifyDkim(raw: Buffer): Promise<DkimResult[]> {
     const resolver: DNSResolver = async (name, type) => {
       const match = /^([^.]+)\._domainkey\.(.+)$/i.exec(name);
       if (type !== 'TXT' || !match) throw Object.assign(new Error(`${type} ${name}: no records`), { code: 'ENODATA' });
-      const [row] = await this.db.query(`SELECT dkim_public_key FROM domains WHERE name = $1 AND dkim_selector = $2 AND NOT placeholder`, [
+      const [row] = await this.db.query<DkimKeyRow>(`SELECT dkim_public_key FROM domains WHERE name = $1 AND dkim_selector = $2 AND NOT placeholder`, [
         match[2]!.toLowerCase(),
         match[1],
       ]);

@@ -6,8 +6,9 @@ import { isUuid } from '../api/format.js';
 import { accountList } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import { array, constant, integer, nullable, object, string, uuid } from '../api/schema.js';
-import type { Db, Row } from '../db/database.js';
+import type { Db } from '../db/database.js';
 import PostalMime, { decodeWords } from 'postal-mime';
+import type { DkimResult } from './catcher.js';
 
 const DKIM = array(object({ result: string(), domain: nullable(string()), selector: nullable(string()), comment: nullable(string()) }));
 const SUMMARY = {
@@ -23,7 +24,24 @@ const SUMMARY = {
 
 const dkimVerdict = (results: { result: string }[]) => (results.some((r) => r.result === 'pass') ? 'pass' : (results[0]?.result ?? 'none'));
 
-const summary = (r: Row) => ({
+/** The columns the list reads of sandbox_messages. */
+interface SandboxSummaryRow {
+  id: string;
+  email_id: string | null;
+  mail_from: string;
+  rcpt_to: string[];
+  subject: string;
+  from_header: string;
+  dkim: DkimResult[];
+  created_at: Date;
+}
+
+interface SandboxMessageRow extends SandboxSummaryRow {
+  account_id: string | null;
+  raw: Buffer;
+}
+
+const summary = (r: SandboxSummaryRow) => ({
   object: 'sandbox_message' as const,
   id: r.id,
   email_id: r.email_id,
@@ -38,13 +56,13 @@ const addition = (route: Route): Route => ({ ...route, doc: route.doc && { ...ro
 
 export function sandboxRoutes(db: Db): Route[] {
   const find = async (accountId: string, id: string) => {
-    const [row] = isUuid(id) ? await db.query(`SELECT * FROM sandbox_messages WHERE id = $1 AND account_id = $2`, [id, accountId]) : [];
+    const [row] = isUuid(id) ? await db.query<SandboxMessageRow>(`SELECT * FROM sandbox_messages WHERE id = $1 AND account_id = $2`, [id, accountId]) : [];
     if (!row) throw notFound('Sandbox message');
     return row;
   };
   return [
     addition(
-      accountList(db, {
+      accountList<SandboxSummaryRow>(db, {
         url: '/sandbox/messages',
         table: 'sandbox_messages',
         columns: 'id, email_id, mail_from, rcpt_to, subject, from_header, dkim, created_at',
@@ -107,7 +125,7 @@ export function sandboxRoutes(db: Db): Route[] {
       },
       async handler({ principal, params }) {
         const row = await find(principal.accountId, params.id!);
-        return { body: row.raw as Buffer, headers: { 'content-type': 'message/rfc822', 'content-disposition': `attachment; filename="${row.id}.eml"` } };
+        return { body: row.raw, headers: { 'content-type': 'message/rfc822', 'content-disposition': `attachment; filename="${row.id}.eml"` } };
       },
     },
   ];

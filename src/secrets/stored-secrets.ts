@@ -23,12 +23,26 @@ const STORED: { table: string; key: string; column: string; purpose: SecretPurpo
 
 const BATCH = 500;
 
+interface SecretKeyRow {
+  key_id: string;
+}
+
+interface CountRow {
+  n: number;
+}
+
+/** A stored secret: its row's key (as text) and its value, as rewriteAll selects them. */
+interface StoredValueRow {
+  key: string;
+  value: string;
+}
+
 /**
  * Refuses a node whose keys cannot open what is stored (naming the variable), registers its key
  * as in use, and seals what is still in plain text. Returns how many values it sealed.
  */
 export async function prepareStoredSecrets(db: Db, box: SecretBox): Promise<number> {
-  const inUse = await db.query<{ key_id: string }>('SELECT key_id FROM secret_keys WHERE retired_at IS NULL ORDER BY key_id');
+  const inUse = await db.query<SecretKeyRow>('SELECT key_id FROM secret_keys WHERE retired_at IS NULL ORDER BY key_id');
   const missing = inUse.map((r) => r.key_id).filter((id) => !box.keyIds.includes(id));
   if (missing.length > 0) {
     throw new ConfigError(
@@ -55,13 +69,14 @@ export async function rotateStoredSecrets(db: Db, box: SecretBox): Promise<{ rew
   // with an old key during the rotation keeps that key in use: run the command again).
   let left = 0;
   for (const place of STORED) {
-    const [row] = await db.query(`SELECT count(*)::int AS n FROM ${place.table} WHERE ${place.column} LIKE 'plsec1.%' AND ${place.column} NOT LIKE $1`, [
-      `plsec1.${current}.%`,
-    ]);
+    const [row] = await db.query<CountRow>(
+      `SELECT count(*)::int AS n FROM ${place.table} WHERE ${place.column} LIKE 'plsec1.%' AND ${place.column} NOT LIKE $1`,
+      [`plsec1.${current}.%`],
+    );
     left += row!.n;
   }
   if (left > 0) return { rewrapped, retired: [], left };
-  const retired = await db.query<{ key_id: string }>('UPDATE secret_keys SET retired_at = now() WHERE key_id <> $1 AND retired_at IS NULL RETURNING key_id', [
+  const retired = await db.query<SecretKeyRow>('UPDATE secret_keys SET retired_at = now() WHERE key_id <> $1 AND retired_at IS NULL RETURNING key_id', [
     current,
   ]);
   return { rewrapped, retired: retired.map((r) => r.key_id), left };
@@ -76,7 +91,10 @@ async function rewriteAll(db: Db, place: (typeof STORED)[number], where: string,
   const { table, key, column } = place;
   let changed = 0;
   for (;;) {
-    const rows = await db.query(`SELECT ${key} AS key, ${column} AS value FROM ${table} t WHERE ${column} IS NOT NULL AND ${where} LIMIT ${BATCH}`, params);
+    const rows = await db.query<StoredValueRow>(
+      `SELECT ${key} AS key, ${column} AS value FROM ${table} t WHERE ${column} IS NOT NULL AND ${where} LIMIT ${BATCH}`,
+      params,
+    );
     if (rows.length === 0) return changed;
     const values = rows.map((r) => rewrite(r.value));
     const updated = await db.query(

@@ -13,7 +13,6 @@ export function addSuppression(db: Db): Route {
     doc: {
       summary: 'Suppress an address',
       body: input({ email: ADDRESS_SCHEMA }, ['email']),
-      validatesBody: true,
       response: { status: 201, schema: objectId('suppression') },
     },
     async handler({ principal, body }) {

@@ -13,7 +13,6 @@ export function batchAddSuppressions(db: Db): Route {
     doc: {
       summary: 'Suppress up to 100 addresses at once',
       body: input({ emails: batchSchema(ADDRESS_SCHEMA) }, ['emails']),
-      validatesBody: true,
       response: { status: 201, schema: object({ data: array(objectId('suppression')) }) },
     },
     async handler({ principal, body }) {

@@ -17,7 +17,6 @@ export function batchRemoveSuppressions(db: Db): Route {
       // Exactly one of the two: the handler says so in its own words (a schema's `oneOf` would
       // answer `Missing \`emails\` field.` when neither is given, and nothing readable for both).
       body: input({ emails: batchSchema(ADDRESS_SCHEMA), ids: batchSchema(uuid()) }, [], { description: 'Exactly one of `emails` and `ids`.' }),
-      validatesBody: true,
       response: {
         status: 200,
         schema: object({
@@ -36,7 +35,7 @@ export function batchRemoveSuppressions(db: Db): Route {
       const rows = await db.tx((q) =>
         removeSuppressions(q, `account_id = $1 AND ${column} = ANY($2::${byEmail ? 'text' : 'uuid'}[])`, [principal.accountId, [...new Set(keys)]]),
       );
-      const removed = new Map(rows.map((r) => [String(r[column]), r.id as string]));
+      const removed = new Map(rows.map((r) => [String(r[column]), r.id]));
       const data = keys.map((key) => {
         const id = removed.get(key);
         return { object: 'suppression', id: id ?? key, deleted: id !== undefined };

@@ -3,7 +3,7 @@ import { notFound } from '../api/errors.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
 import { KEY_SCHEMA, keyCondition } from './suppression-fields.js';
-import { SUPPRESSION_COLUMNS, SUPPRESSION_SCHEMA, suppressionDetail } from './suppression-view.js';
+import { SUPPRESSION_COLUMNS, SUPPRESSION_SCHEMA, type SuppressionRow, suppressionDetail } from './suppression-view.js';
 
 export function getSuppression(db: Db): Route {
   return {
@@ -13,7 +13,10 @@ export function getSuppression(db: Db): Route {
     async handler({ principal, params }) {
       const key = keyCondition(params.suppression ?? '');
       const row = key
-        ? await db.one(`SELECT ${SUPPRESSION_COLUMNS} FROM suppressions WHERE account_id = $1 AND ${key.column} = $2`, [principal.accountId, key.value])
+        ? await db.one<SuppressionRow>(`SELECT ${SUPPRESSION_COLUMNS} FROM suppressions WHERE account_id = $1 AND ${key.column} = $2`, [
+            principal.accountId,
+            key.value,
+          ])
         : undefined;
       if (!row) throw notFound('Suppression');
       return { body: suppressionDetail(row) };

@@ -5,7 +5,7 @@ import type { Route } from '../api/route.js';
 import { oneOfValues } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { ORIGINS, type SuppressionOrigin } from './suppression-list.js';
-import { SUPPRESSION_COLUMNS, SUPPRESSION_SUMMARY_SCHEMA, suppressionSummary } from './suppression-view.js';
+import { SUPPRESSION_COLUMNS, SUPPRESSION_SUMMARY_SCHEMA, type SuppressionRow, suppressionSummary } from './suppression-view.js';
 
 export function listSuppressions(db: Db): Route {
   return {
@@ -18,7 +18,7 @@ export function listSuppressions(db: Db): Route {
       if (origin !== undefined && !ORIGINS.includes(origin as SuppressionOrigin)) {
         throw validation('The `origin` parameter must be one of "bounce" | "complaint" | "manual".');
       }
-      const { rows, hasMore } = await listPage(db, {
+      const { rows, hasMore } = await listPage<SuppressionRow>(db, {
         table: 'suppressions',
         columns: SUPPRESSION_COLUMNS,
         where: origin ? 'account_id = $1 AND origin = $2' : 'account_id = $1',

@@ -4,9 +4,9 @@
 // pipeline (src/emails/apply-suppressions.ts), once per request. Every change records
 // suppression.added / suppression.removed through the one event writer, in its transaction.
 import crypto from 'node:crypto';
-import type { Queryable, Row } from '../db/database.js';
+import type { Queryable } from '../db/database.js';
 import { type NewEvent, recordEvents } from '../events/record-events.js';
-import { SUPPRESSION_COLUMNS } from './suppression-view.js';
+import { SUPPRESSION_COLUMNS, type SuppressionRow } from './suppression-view.js';
 
 export type SuppressionOrigin = 'bounce' | 'complaint' | 'manual';
 export const ORIGINS: readonly SuppressionOrigin[] = ['bounce', 'complaint', 'manual'];
@@ -20,17 +20,22 @@ export interface NewSuppression {
   sourceId: string | null;
 }
 
-/** The suppression.added / .removed events of rows as stored (SUPPRESSION_COLUMNS and account_id). */
-function suppressionEvents(type: 'suppression.added' | 'suppression.removed', rows: Row[]): NewEvent[] {
+/** A row as added or removed: SUPPRESSION_COLUMNS and account_id. */
+interface ChangedSuppressionRow extends SuppressionRow {
+  account_id: string;
+}
+
+/** The suppression.added / .removed events of rows as stored. */
+function suppressionEvents(type: 'suppression.added' | 'suppression.removed', rows: ChangedSuppressionRow[]): NewEvent[] {
   return rows.map((r) => ({
-    accountId: r.account_id as string,
+    accountId: r.account_id,
     type,
     data: {
-      id: r.id as string,
-      email: r.email as string,
-      origin: r.origin as SuppressionOrigin,
-      source_id: (r.source_id as string | null) ?? null,
-      created_at: new Date(r.created_at as Date).toISOString(),
+      id: r.id,
+      email: r.email,
+      origin: r.origin,
+      source_id: r.source_id ?? null,
+      created_at: new Date(r.created_at).toISOString(),
     },
   }));
 }
@@ -39,8 +44,8 @@ function suppressionEvents(type: 'suppression.added' | 'suppression.removed', ro
  * Takes the rows `where` names (over `suppressions`, with `params`) off the list and records
  * suppression.removed for each; call inside a transaction. Returns the rows removed.
  */
-export async function removeSuppressions(q: Queryable, where: string, params: unknown[]): Promise<Row[]> {
-  const removed = await q.query(`DELETE FROM suppressions WHERE ${where} RETURNING account_id, ${SUPPRESSION_COLUMNS}`, params);
+export async function removeSuppressions(q: Queryable, where: string, params: unknown[]): Promise<ChangedSuppressionRow[]> {
+  const removed = await q.query<ChangedSuppressionRow>(`DELETE FROM suppressions WHERE ${where} RETURNING account_id, ${SUPPRESSION_COLUMNS}`, params);
   await recordEvents(q, suppressionEvents('suppression.removed', removed));
   return removed;
 }
@@ -58,7 +63,7 @@ export async function addSuppressions(q: Queryable, entries: NewSuppression[]): 
   }
   if (unique.size === 0) return new Map();
   const rows = [...unique.values()];
-  const added = await q.query(
+  const added = await q.query<ChangedSuppressionRow>(
     `INSERT INTO suppressions (id, account_id, email, origin, source_id)
      SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::uuid[])
      ON CONFLICT (account_id, email) DO NOTHING

@@ -2,9 +2,17 @@
 // `object`, a single one with it.
 import { restTimestamp } from '../api/format.js';
 import { constant, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
-import type { Row } from '../db/database.js';
+import type { SuppressionOrigin } from './suppression-list.js';
 
 export const SUPPRESSION_COLUMNS = 'id, email, origin, source_id, created_at';
+/** A suppressions row as SUPPRESSION_COLUMNS selects it. */
+export interface SuppressionRow {
+  id: string;
+  email: string;
+  origin: SuppressionOrigin;
+  source_id: string | null;
+  created_at: Date;
+}
 
 /** suppressionSummary's shape, for the routes' docs; GET of one adds `object`. */
 export const SUPPRESSION_SUMMARY_SCHEMA = object({
@@ -16,16 +24,16 @@ export const SUPPRESSION_SUMMARY_SCHEMA = object({
 });
 export const SUPPRESSION_SCHEMA = object({ object: constant('suppression'), ...SUPPRESSION_SUMMARY_SCHEMA.properties });
 
-export function suppressionSummary(row: Row) {
+export function suppressionSummary(row: SuppressionRow) {
   return {
-    id: row.id as string,
-    email: row.email as string,
-    origin: row.origin as string,
-    source_id: (row.source_id as string | null) ?? null,
+    id: row.id,
+    email: row.email,
+    origin: row.origin,
+    source_id: row.source_id ?? null,
     created_at: restTimestamp(row.created_at)!,
   };
 }
 
-export function suppressionDetail(row: Row) {
+export function suppressionDetail(row: SuppressionRow) {
   return { object: 'suppression' as const, ...suppressionSummary(row) };
 }

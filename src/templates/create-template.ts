@@ -11,7 +11,7 @@ export function createTemplate(db: Db): Route {
   return {
     method: 'POST',
     url: '/templates',
-    doc: { summary: 'Create a template (a draft)', body: CREATE_TEMPLATE_SCHEMA, validatesBody: true, response: { status: 201, schema: objectId('template') } },
+    doc: { summary: 'Create a template (a draft)', body: CREATE_TEMPLATE_SCHEMA, response: { status: 201, schema: objectId('template') } },
     async handler({ principal, body }) {
       const fields = createFields(body as TemplateBody);
       const id = crypto.randomUUID();

@@ -17,7 +17,7 @@ export function deleteTemplate(db: Db): Route {
       const id = await db.tx(async (q) => {
         const row = await findTemplate(q, principal.accountId, params.id!, { lock: true });
         await q.query('DELETE FROM templates WHERE id = $1', [row.id]);
-        return row.id as string;
+        return row.id;
       });
       return { body: { object: 'template', id, deleted: true } };
     },

@@ -6,7 +6,7 @@ import type { Route } from '../api/route.js';
 import { objectId, string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { findTemplate } from './find-template.js';
-import { storedVariables, type TemplateVariable } from './variables.js';
+import { storedVariables } from './variables.js';
 
 const MAX_NAME = 255;
 
@@ -22,7 +22,7 @@ export function duplicateTemplate(db: Db): Route {
     async handler({ principal, params }) {
       const source = await findTemplate(db, principal.accountId, params.id!);
       const id = crypto.randomUUID();
-      const variables = storedVariables(source.variables as TemplateVariable[], [], restTimestamp(new Date())!, crypto.randomUUID);
+      const variables = storedVariables(source.variables, [], restTimestamp(new Date())!, crypto.randomUUID);
       await db.query(
         `INSERT INTO templates (id, account_id, name, from_address, subject, reply_to, html, text, variables, draft_version_id)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,

@@ -3,14 +3,14 @@
 // names, in one query).
 import { notFound } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
-import type { Queryable, Row } from '../db/database.js';
-import { TEMPLATE_COLUMNS } from './template-view.js';
+import type { Queryable } from '../db/database.js';
+import { TEMPLATE_COLUMNS, type TemplateRow } from './template-view.js';
 import type { TemplateVariable } from './variables.js';
 
 /** One template of the account by id or alias; 404 "Template not found" otherwise. */
-export async function findTemplate(q: Queryable, accountId: string, ref: string, options: { lock?: boolean } = {}): Promise<Row> {
+export async function findTemplate(q: Queryable, accountId: string, ref: string, options: { lock?: boolean } = {}): Promise<TemplateRow> {
   // Aliases are never UUID-shaped (template-fields.ts), so a ref is one or the other.
-  const row = await q.one(
+  const row = await q.one<TemplateRow>(
     `SELECT ${TEMPLATE_COLUMNS} FROM templates
       WHERE account_id = $1 AND ${isUuid(ref) ? 'id = $2::uuid' : 'alias = $2'} ${options.lock ? 'FOR UPDATE' : ''}`,
     [accountId, ref],
@@ -30,6 +30,13 @@ export interface PublishedTemplate {
   variables: TemplateVariable[];
 }
 
+interface PublishedRow {
+  id: string;
+  alias: string | null;
+  /** The version frozen by the last publish (publish-template.ts); null: never published. */
+  published: Omit<PublishedTemplate, 'id'> | null;
+}
+
 /**
  * The templates `refs` (ids or aliases) name, keyed by each ref as given: the published
  * version, 'draft' for a template never published, absent for no such template.
@@ -38,14 +45,14 @@ export async function findPublishedTemplates(q: Queryable, accountId: string, re
   const unique = [...new Set(refs)];
   const ids = unique.filter(isUuid);
   const aliases = unique.filter((r) => !isUuid(r));
-  const rows = await q.query(
+  const rows = await q.query<PublishedRow>(
     `SELECT id, alias, published FROM templates
       WHERE account_id = $1 AND (id = ANY($2::uuid[]) OR alias = ANY($3::text[]))`,
     [accountId, ids, aliases],
   );
   const found = new Map<string, PublishedTemplate | 'draft'>();
   for (const row of rows) {
-    const value = row.published ? ({ id: row.id, ...row.published } as PublishedTemplate) : 'draft';
+    const value = row.published ? { id: row.id, ...row.published } : 'draft';
     found.set(row.id, value);
     if (row.alias) found.set(row.alias, value);
   }

@@ -2,10 +2,10 @@
 import { accountList } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { SUMMARY_COLUMNS, TEMPLATE_SUMMARY_SCHEMA, templateSummary } from './template-view.js';
+import { SUMMARY_COLUMNS, TEMPLATE_SUMMARY_SCHEMA, type TemplateSummaryRow, templateSummary } from './template-view.js';
 
 export function listTemplates(db: Db): Route {
-  return accountList(db, {
+  return accountList<TemplateSummaryRow>(db, {
     url: '/templates',
     table: 'templates',
     columns: SUMMARY_COLUMNS,

@@ -17,7 +17,6 @@ export function previewTemplate(): Route {
       summary: "Render a template's content with sample values (nothing is stored)",
       addition: true,
       body: PREVIEW_TEMPLATE_SCHEMA,
-      validatesBody: true,
       response: {
         status: 200,
         schema: object({ object: constant('template_preview'), subject: nullable(string()), html: string(), text: nullable(string()) }),

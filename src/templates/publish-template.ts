@@ -26,7 +26,7 @@ export function publishTemplate(db: Db): Route {
             WHERE id = $1 AND draft_version_id IS DISTINCT FROM published_version_id`,
           [row.id],
         );
-        return row.id as string;
+        return row.id;
       });
       return { body: { object: 'template', id } };
     },

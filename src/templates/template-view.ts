@@ -2,13 +2,32 @@
 // shows the draft with its publication state; the list shows the summary.
 import { restTimestamp } from '../api/format.js';
 import { array, boolean, constant, nullable, number, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
-import type { Row } from '../db/database.js';
 import type { TemplateVariable } from './variables.js';
 
 /** Everything but the published copy, which only sending reads. */
 export const TEMPLATE_COLUMNS = `id, name, alias, from_address, subject, reply_to, html, text, variables, draft_version_id,
   published_version_id, published_at, created_at, updated_at`;
 export const SUMMARY_COLUMNS = 'id, name, alias, published_version_id, published_at, created_at, updated_at';
+/** A template as SUMMARY_COLUMNS reads it. */
+export interface TemplateSummaryRow {
+  id: string;
+  name: string;
+  alias: string | null;
+  published_version_id: string | null;
+  published_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+/** A template as TEMPLATE_COLUMNS reads it. */
+export interface TemplateRow extends TemplateSummaryRow {
+  from_address: string | null;
+  subject: string | null;
+  reply_to: string[] | null;
+  html: string;
+  text: string | null;
+  variables: TemplateVariable[];
+  draft_version_id: string;
+}
 
 const VARIABLE_SCHEMA = object({
   id: uuid(),
@@ -50,33 +69,33 @@ export const TEMPLATE_SCHEMA = object({
   has_unpublished_versions: boolean(),
 });
 
-const status = (row: Row) => (row.published_version_id ? 'published' : 'draft');
+const status = (row: TemplateSummaryRow) => (row.published_version_id ? 'published' : 'draft');
 
-export function templateSummary(row: Row) {
+export function templateSummary(row: TemplateSummaryRow) {
   return {
-    id: row.id as string,
-    name: row.name as string,
+    id: row.id,
+    name: row.name,
     status: status(row),
     published_at: restTimestamp(row.published_at),
     created_at: restTimestamp(row.created_at)!,
     updated_at: restTimestamp(row.updated_at)!,
-    alias: (row.alias as string | null) ?? null,
+    alias: row.alias ?? null,
   };
 }
 
-export function templateDetail(row: Row) {
+export function templateDetail(row: TemplateRow) {
   return {
     object: 'template' as const,
-    id: row.id as string,
-    current_version_id: row.draft_version_id as string,
-    name: row.name as string,
-    alias: (row.alias as string | null) ?? null,
-    from: (row.from_address as string | null) ?? null,
-    subject: (row.subject as string | null) ?? null,
-    reply_to: (row.reply_to as string[] | null) ?? null,
-    html: row.html as string,
-    text: (row.text as string | null) ?? null,
-    variables: row.variables as TemplateVariable[],
+    id: row.id,
+    current_version_id: row.draft_version_id,
+    name: row.name,
+    alias: row.alias ?? null,
+    from: row.from_address ?? null,
+    subject: row.subject ?? null,
+    reply_to: row.reply_to ?? null,
+    html: row.html,
+    text: row.text ?? null,
+    variables: row.variables,
     created_at: restTimestamp(row.created_at)!,
     updated_at: restTimestamp(row.updated_at)!,
     status: status(row),

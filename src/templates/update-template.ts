@@ -8,7 +8,7 @@ import { objectId, string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { findTemplate } from './find-template.js';
 import { aliasTaken, checkPlaceholders, isAliasClash, type TemplateBody, templateFields, UPDATE_TEMPLATE_SCHEMA } from './template-fields.js';
-import { storedVariables, type TemplateVariable } from './variables.js';
+import { storedVariables } from './variables.js';
 
 export function updateTemplate(db: Db): Route {
   return {
@@ -18,7 +18,6 @@ export function updateTemplate(db: Db): Route {
       summary: "Edit a template's draft",
       params: { id: string({ description: 'The template id, or its alias.' }) },
       body: UPDATE_TEMPLATE_SCHEMA,
-      validatesBody: true,
       response: { status: 200, schema: objectId('template') },
     },
     async handler({ principal, params, body }) {
@@ -27,7 +26,7 @@ export function updateTemplate(db: Db): Route {
         .tx(async (q) => {
           const row = await findTemplate(q, principal.accountId, params.id!, { lock: true });
           const pick = <T>(value: T | undefined, current: T) => (value === undefined ? current : value);
-          const previous = row.variables as TemplateVariable[];
+          const previous = row.variables;
           const variables = fields.variables ? storedVariables(fields.variables, previous, restTimestamp(new Date())!, crypto.randomUUID) : previous;
           const draft = {
             name: pick(fields.name, row.name),
@@ -47,7 +46,7 @@ export function updateTemplate(db: Db): Route {
              WHERE id = $1`,
             [row.id, draft.name, draft.alias, draft.from, draft.subject, draft.replyTo, draft.html, draft.text, JSON.stringify(variables), version],
           );
-          return row.id as string;
+          return row.id;
         })
         .catch((err) => {
           throw isAliasClash(err) ? aliasTaken(fields.alias) : err;

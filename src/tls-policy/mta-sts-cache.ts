@@ -9,7 +9,7 @@
 //   last_error; a TXT record that disappears does not end a cached policy either (§3.1 / §5.1).
 // The first message to a domain waits for its first lookup; until then other nodes, reading a
 // row with no policy yet, deliver as before (trust on first use, as RFC 8461 §10.2 accepts).
-import type { Db, Queryable, Row } from '../db/database.js';
+import type { Db, Queryable } from '../db/database.js';
 import { DnsTemporaryError, type DnsResolver } from '../dns/resolver.js';
 import type { Logger } from '../logger.js';
 import { fetchStsPolicy, parseStsRecord } from './mta-sts.js';
@@ -32,6 +32,12 @@ interface StsState {
   lastError: string | null;
   checkedAt: Date | null;
 }
+
+/** An mta_sts_policies row: the policy's columns are stored together, all null while no policy is known. */
+type StsPolicyRow = { domain: string; mx: string[]; checked_at: Date | null; check_after: Date; last_error: string | null } & (
+  | { policy_id: null; mode: null; max_age: null; policy_text: null; fetched_at: null; expires_at: null }
+  | { policy_id: string; mode: CachedStsPolicy['mode']; max_age: number; policy_text: string; fetched_at: Date; expires_at: Date }
+);
 
 /** How long a node trusts what it read before reading the shared row again. */
 const MEMO_MS = 10_000;
@@ -61,19 +67,19 @@ export class MtaStsPolicies {
   private async load(domain: string): Promise<StsState> {
     // Claims the check when due (or the domain is new): only the node whose UPDATE moved
     // check_after on gets the row back.
-    const claimed = await this.db.query(
+    const claimed = await this.db.query<StsPolicyRow>(
       `INSERT INTO mta_sts_policies (domain, check_after) VALUES ($1, now() + $2 * interval '1 millisecond')
        ON CONFLICT (domain) DO UPDATE SET check_after = EXCLUDED.check_after WHERE mta_sts_policies.check_after <= now()
        RETURNING *`,
       [domain, this.checkMs],
     );
     if (claimed[0]) return this.check(claimed[0]);
-    const row = await this.db.one('SELECT * FROM mta_sts_policies WHERE domain = $1', [domain]);
+    const row = await this.db.one<StsPolicyRow>('SELECT * FROM mta_sts_policies WHERE domain = $1', [domain]);
     return stateOf(row);
   }
 
   /** Looks the TXT record up, fetches the policy when needed, and stores what it found. */
-  private async check(row: Row): Promise<StsState> {
+  private async check(row: StsPolicyRow): Promise<StsState> {
     const domain: string = row.domain;
     const cached = stateOf(row).policy;
     let found: { id: string; policy: Awaited<ReturnType<typeof fetchStsPolicy>> } | undefined;
@@ -91,7 +97,7 @@ export class MtaStsPolicies {
       error = `_mta-sts.${domain}: ${err.message}`;
     }
     if (error) this.logger.info({ domain, error }, 'MTA-STS: the policy could not be refreshed; the cached one (if any) stays in force');
-    const stored = await this.db.one(
+    const stored = await this.db.one<StsPolicyRow>(
       found?.policy.ok
         ? `UPDATE mta_sts_policies
               SET policy_id = $2, mode = $3, mx = $4, max_age = $5::integer, policy_text = $6, fetched_at = now(),
@@ -110,7 +116,7 @@ export class MtaStsPolicies {
   }
 }
 
-function stateOf(row: Row | undefined): StsState {
+function stateOf(row: StsPolicyRow | undefined): StsState {
   if (!row) return { policy: null, lastError: null, checkedAt: null };
   const inForce = row.policy_id && row.expires_at && row.expires_at.getTime() > Date.now();
   return {
@@ -141,7 +147,9 @@ export interface StsView {
 }
 
 export async function storedStsPolicies(q: Queryable, domains: string[]): Promise<StsView[]> {
-  const rows = await q.query('SELECT * FROM mta_sts_policies WHERE domain = ANY($1::text[]) ORDER BY domain', [domains.map((d) => d.toLowerCase())]);
+  const rows = await q.query<StsPolicyRow>('SELECT * FROM mta_sts_policies WHERE domain = ANY($1::text[]) ORDER BY domain', [
+    domains.map((d) => d.toLowerCase()),
+  ]);
   return rows.map((row) => {
     const { policy, lastError, checkedAt } = stateOf(row);
     return {

@@ -1,7 +1,6 @@
 // A TLS report (RFC 8460): where a recipient domain wants it (its `_smtp._tls` TXT record, §3)
 // and what it says (the JSON of §4), made from one UTC day's counted sessions
 // (tls-policy/tls-report-counts.ts).
-import type { Row } from '../db/database.js';
 
 /** §3: records not starting with `v=TLSRPTv1` are discarded; with more or fewer than one left, the domain asks for no reports. */
 export function parseTlsRptRecord(txtRecords: string[]): { rua: string[] } | { error: string } | null {
@@ -31,8 +30,21 @@ interface ReportMeta {
   reportId: string;
 }
 
+/** A tls_report_counts row (tls-policy/tls-report-counts.ts). */
+export interface TlsReportCountRow {
+  day: Date;
+  policy_domain: string;
+  policy_type: 'sts' | 'tlsa';
+  policy_text: string;
+  result: string;
+  receiving_mx: string;
+  receiving_ip: string;
+  sending_ip: string;
+  sessions: number;
+}
+
 /** The report of one day for one policy domain: a policy entry per policy met, with its sessions (§4.4). */
-export function buildReport(rows: Row[], meta: ReportMeta): object {
+export function buildReport(rows: TlsReportCountRow[], meta: ReportMeta): object {
   const policies = new Map<string, { type: string; text: string; success: number; failure: number; details: object[] }>();
   for (const r of rows) {
     const key = `${r.policy_type}\n${r.policy_text}`;

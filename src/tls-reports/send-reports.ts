@@ -17,7 +17,7 @@ import { pinnedLookup } from '../egress/destination-policy.js';
 import { acceptEmails, type AcceptDeps } from '../emails/accept.js';
 import { parseEmailRequest } from '../emails/email-request.js';
 import type { Logger } from '../logger.js';
-import { buildReport, parseTlsRptRecord } from './report.js';
+import { buildReport, parseTlsRptRecord, type TlsReportCountRow } from './report.js';
 
 /** How often a node looks for days to report. */
 const CHECK_MS = 10 * 60_000;
@@ -38,6 +38,11 @@ interface SenderOptions {
 }
 
 type Destination = { rua: string; ok: boolean; detail: string };
+
+interface DueReportRow {
+  day: string;
+  policy_domain: string;
+}
 
 /** One day's report for one domain: its id, and the unique part of its attachment's name. */
 interface ReportName {
@@ -70,7 +75,7 @@ export class TlsReportSender {
   /** Sends the reports of every finished day not reported yet; the (day, domain) pairs this node sent. */
   async sendDue(now = new Date()): Promise<{ day: string; domain: string; destinations: Destination[]; skipped: string | null }[]> {
     const { db } = this.options;
-    const due = await db.query(
+    const due = await db.query<DueReportRow>(
       `SELECT DISTINCT c.day::text AS day, c.policy_domain FROM tls_report_counts c
         WHERE c.day < ($1::timestamptz AT TIME ZONE 'UTC')::date
           AND NOT EXISTS (SELECT 1 FROM tls_reports r WHERE r.day = c.day AND r.policy_domain = c.policy_domain)
@@ -113,7 +118,7 @@ export class TlsReportSender {
     }
     if (record === null) return { destinations: [], skipped: `${domain} publishes no _smtp._tls record` };
     if ('error' in record) return { destinations: [], skipped: `_smtp._tls.${domain}: ${record.error}` };
-    const rows = await db.query('SELECT * FROM tls_report_counts WHERE day = $1 AND policy_domain = $2', [day, domain]);
+    const rows = await db.query<TlsReportCountRow>('SELECT * FROM tls_report_counts WHERE day = $1 AND policy_domain = $2', [day, domain]);
     const json = buildReport(rows, { organization: submitter, contact: from ?? `postmaster@${submitter}`, day, domain, reportId });
     const gzipped = zlib.gzipSync(JSON.stringify(json));
     const destinations: Destination[] = [];

@@ -8,16 +8,25 @@ import { outboundEvent, recordEvents, type EmailForEvent } from '../events/recor
 
 type Engagement = Extract<OutboundEvent, { type: 'email.opened' | 'email.clicked' }>;
 
+/** The email an engagement is recorded on: what its event needs. */
+interface EngagedEmailRow extends EmailForEvent {
+  account_id: string;
+  to_addresses: string[];
+  created_at: Date;
+  broadcast_id: string | null;
+  template_id: string | null;
+}
+
 /** Records the engagement; false when the email no longer exists. */
 export function recordEngagement(db: Db, emailId: string, engagement: Engagement): Promise<boolean> {
   return db.tx(async (q) => {
-    const email = await q.one(
+    const email = await q.one<EngagedEmailRow>(
       `SELECT id, account_id, from_address, to_addresses, subject, message_id, tags, created_at, broadcast_id, template_id
          FROM emails WHERE id = $1 FOR NO KEY UPDATE`,
       [emailId],
     );
     if (!email) return false;
-    await recordEvents(q, [outboundEvent(email.account_id, email as EmailForEvent, email.to_addresses, engagement)]);
+    await recordEvents(q, [outboundEvent(email.account_id, email, email.to_addresses, engagement)]);
     return true;
   });
 }

@@ -18,6 +18,13 @@ const sessionSchema = object({
   sandbox: boolean({ description: 'Whether this Postline runs in sandbox mode (POSTLINE_SANDBOX): mail is captured, GET /sandbox/messages lists it.' }),
 });
 
+/** A user's address and account (the account's `id` and `name`). */
+interface UserAccountRow {
+  email: string;
+  id: string;
+  name: string;
+}
+
 export function dashboardSessionRoutes(db: Db, sessions: Sessions, publicUrl: string, sandbox: boolean): Route[] {
   const throttle = new SignInThrottle();
   const publicHost = new URL(publicUrl).host;
@@ -29,7 +36,7 @@ export function dashboardSessionRoutes(db: Db, sessions: Sessions, publicUrl: st
     return { body: await describe(userId, token), headers: { 'set-cookie': sessions.cookie(token), 'cache-control': 'no-store' } };
   };
   const describe = async (userId: string, token: string) => {
-    const row = await db.one('SELECT u.email, a.id, a.name FROM users u JOIN accounts a ON a.id = u.account_id WHERE u.id = $1', [userId]);
+    const row = await db.one<UserAccountRow>('SELECT u.email, a.id, a.name FROM users u JOIN accounts a ON a.id = u.account_id WHERE u.id = $1', [userId]);
     return {
       object: 'session',
       user: { id: userId, email: row!.email },
@@ -49,7 +56,6 @@ export function dashboardSessionRoutes(db: Db, sessions: Sessions, publicUrl: st
         description: `Sets the session cookie. At most 10 attempts a minute per client address and per address signed in as (429).`,
         addition: true,
         body: input({ email: string({ minLength: 1 }), password: string({ maxLength: MAX_PASSWORD_LENGTH }) }, ['email', 'password']),
-        validatesBody: true,
         response: { status: 200, schema: sessionSchema, headers: { 'set-cookie': string() } },
       },
       async handler(ctx) {
@@ -85,7 +91,6 @@ export function dashboardSessionRoutes(db: Db, sessions: Sessions, publicUrl: st
           },
           ['token', 'password'],
         ),
-        validatesBody: true,
         response: { status: 200, schema: sessionSchema, headers: { 'set-cookie': string() } },
       },
       async handler(ctx) {

@@ -26,6 +26,14 @@ export function sessionCookie(header: string | string[] | undefined): string | u
   return undefined;
 }
 
+/** A live session's user, and whether its last-seen time is due to be written again. */
+interface SessionRow {
+  user_id: string;
+  account_id: string;
+  email: string;
+  stale: boolean;
+}
+
 export class Sessions {
   constructor(
     private db: Db,
@@ -50,7 +58,7 @@ export class Sessions {
 
   /** The session's user while it lasts; each use moves its idle deadline (written at most every minute). */
   async authenticate(token: string): Promise<SessionUser | undefined> {
-    const row = await this.db.one(
+    const row = await this.db.one<SessionRow>(
       `SELECT s.user_id, u.account_id, u.email, now() - s.last_seen_at > $2 * interval '1 millisecond' AS stale
          FROM user_sessions s JOIN users u ON u.id = s.user_id
         WHERE s.token_hash = $1 AND s.expires_at > now() AND s.last_seen_at > now() - $3 * interval '1 millisecond'`,

@@ -10,8 +10,13 @@
 // BROADCAST_LAG_MS later, so that transactional mail goes first), with the reason as its last
 // response. Only providers of the provider table are capped, as for domains.
 import type { Db, Queryable } from '../db/database.js';
-import { BROADCAST_LAG_MS } from './warmup-gate.js';
+import { BROADCAST_LAG_MS, type GrantedRow } from './warmup-gate.js';
 import { capOf, DEFAULT_SCHEDULE, dayStart, lastDay, warmupDay } from './schedule.js';
+
+interface IpStartedRow {
+  ip: string;
+  started_at: Date;
+}
 
 interface IpCounted {
   ip: string;
@@ -61,8 +66,8 @@ export class IpWarmupGate {
   async admit(pool: readonly string[], provider: string | null, messages: number, broadcast: boolean): Promise<IpAdmission> {
     if (!this.active || !provider || pool.length === 0) return { ip: pool[0], granted: messages };
     await this.start();
-    const rows = await this.db.query('SELECT ip, started_at FROM outbound_ip_warmup WHERE ip = ANY($1::text[])', [pool]);
-    const startedAt = new Map(rows.map((r) => [r.ip as string, r.started_at as Date]));
+    const rows = await this.db.query<IpStartedRow>('SELECT ip, started_at FROM outbound_ip_warmup WHERE ip = ANY($1::text[])', [pool]);
+    const startedAt = new Map(rows.map((r) => [r.ip, r.started_at]));
     const now = this.clock();
     const full: { ip: string; day: number; cap: number; next: Date }[] = [];
     for (const ip of pool) {
@@ -70,7 +75,7 @@ export class IpWarmupGate {
       const day = since ? warmupDay(since, now) : 1;
       const cap = since ? capOf(DEFAULT_SCHEDULE, day) : null;
       if (cap === null) return { ip, granted: messages };
-      const [row] = await this.db.query(
+      const [row] = await this.db.query<GrantedRow>(
         `INSERT INTO outbound_ip_warmup_sent AS w (ip, provider, day, sent, granted) VALUES ($1, $2, $3, LEAST($4::int, $5::int), LEAST($4::int, $5::int))
          ON CONFLICT (ip, provider, day) DO UPDATE
            SET sent = w.sent + LEAST($4::int, GREATEST($5::int - w.sent, 0)), granted = LEAST($4::int, GREATEST($5::int - w.sent, 0))
@@ -119,9 +124,14 @@ export interface IpWarmupProgress {
   today: { provider: string; sent: number; remaining: number }[];
 }
 
+/** An outbound IP with what it sent to each provider on each day (json, parsed by pg). */
+interface IpProgressRow extends IpStartedRow {
+  sent: { provider: string; sent: number; day: number }[];
+}
+
 /** Where each outbound IP is in its warm-up (those any node has seen), for the queue view. */
 export async function ipWarmupProgress(q: Queryable, now = Date.now()): Promise<IpWarmupProgress[]> {
-  const rows = await q.query(
+  const rows = await q.query<IpProgressRow>(
     `SELECT w.ip, w.started_at, coalesce(json_agg(json_build_object('provider', s.provider, 'sent', s.sent, 'day', s.day) ORDER BY s.provider)
               FILTER (WHERE s.ip IS NOT NULL), '[]') AS sent
        FROM outbound_ip_warmup w LEFT JOIN outbound_ip_warmup_sent s ON s.ip = w.ip

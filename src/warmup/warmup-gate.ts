@@ -26,6 +26,11 @@ export interface DomainWarmup {
   schedule: readonly WarmupStep[];
 }
 
+/** What a count's UPSERT reads back: how many it added (warmup_sent here, outbound_ip_warmup_sent in ip-warmup.ts). */
+export interface GrantedRow {
+  granted: number;
+}
+
 /** Where an admission was counted, to give back what did not go (giveBack). */
 interface Counted {
   domainId: string;
@@ -55,7 +60,7 @@ export class WarmupGate {
     const day = warmupDay(warmup.startedAt, this.clock());
     const cap = capOf(warmup.schedule, day);
     if (cap === null) return { granted: messages };
-    const [row] = await this.db.query(
+    const [row] = await this.db.query<GrantedRow>(
       `INSERT INTO warmup_sent AS w (domain_id, provider, day, sent, granted) VALUES ($1, $2, $3, LEAST($4::int, $5::int), LEAST($4::int, $5::int))
        ON CONFLICT (domain_id, provider, day) DO UPDATE
          SET sent = w.sent + LEAST($4::int, GREATEST($5::int - w.sent, 0)), granted = LEAST($4::int, GREATEST($5::int - w.sent, 0))

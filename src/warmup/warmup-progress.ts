@@ -2,8 +2,8 @@
 // it: day N of M, today's cap per provider and what each provider may still receive today.
 import { isoTimestamp } from '../api/format.js';
 import { array, constant, integer, isoTime, nullable, object, oneOfValues, string } from '../api/schema.js';
-import type { Queryable, Row } from '../db/database.js';
-import { capOf, dayStart, lastDay, storedSchedule, warmupDay } from './schedule.js';
+import type { Queryable } from '../db/database.js';
+import { capOf, dayStart, lastDay, type ScheduleStep, storedSchedule, warmupDay } from './schedule.js';
 
 const STEP_SCHEMA = object({ day: integer(), per_provider_daily: integer() });
 
@@ -28,14 +28,29 @@ export const WARMUP_SCHEMA = nullable(
   ),
 );
 
+/** A domain (`domains`) as warmupProgress reads it. */
+interface DomainWarmupRow {
+  id: string;
+  warmup_started_at: Date | null;
+  warmup_schedule: ScheduleStep[] | null;
+}
+
+interface WarmupSentRow {
+  provider: string;
+  sent: number;
+}
+
 /** `row`: a domain with warmup_started_at and warmup_schedule. */
-export async function warmupProgress(q: Queryable, row: Row, now = Date.now()) {
+export async function warmupProgress(q: Queryable, row: DomainWarmupRow, now = Date.now()) {
   if (!row.warmup_started_at) return null;
   const startedAt: Date = row.warmup_started_at;
   const schedule = storedSchedule(row.warmup_schedule);
   const day = warmupDay(startedAt, now);
   const cap = capOf(schedule, day);
-  const sent = cap === null ? [] : await q.query('SELECT provider, sent FROM warmup_sent WHERE domain_id = $1 AND day = $2 ORDER BY provider', [row.id, day]);
+  const sent =
+    cap === null
+      ? []
+      : await q.query<WarmupSentRow>('SELECT provider, sent FROM warmup_sent WHERE domain_id = $1 AND day = $2 ORDER BY provider', [row.id, day]);
   return {
     status: cap === null ? 'ended' : 'warming_up',
     started_at: isoTimestamp(startedAt),

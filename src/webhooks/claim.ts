@@ -76,9 +76,26 @@ RETURNING m.id, m.webhook_id, m.attempts, m.retry, m.next_attempt_at AS lease_un
           e.type, e.created_at, e.data, w.endpoint, w.signing_secret,
           CASE WHEN w.previous_secret_until > now() THEN w.previous_signing_secret END AS previous_secret`;
 
+/** A claimed message as CLAIM_SQL returns it: with its event and endpoint. */
+interface ClaimedMessageRow {
+  id: string;
+  webhook_id: string;
+  attempts: number;
+  retry: boolean;
+  /** The lease the claim just set (next_attempt_at). */
+  lease_until: Date;
+  type: string;
+  created_at: Date;
+  data: unknown;
+  endpoint: string;
+  /** Sealed (secrets/keyring.ts), as previous_secret is. */
+  signing_secret: string;
+  previous_secret: string | null;
+}
+
 export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedMessage[]> {
   const { limit, firstRoom, leaseMs, rooms } = options;
-  const rows = await db.query(CLAIM_SQL, [limit, firstRoom, leaseMs, rooms.endpoints, rooms.rooms, options.nodeId ?? null]);
+  const rows = await db.query<ClaimedMessageRow>(CLAIM_SQL, [limit, firstRoom, leaseMs, rooms.endpoints, rooms.rooms, options.nodeId ?? null]);
   return rows.map((r) => ({
     id: r.id,
     webhookId: r.webhook_id,

@@ -15,7 +15,6 @@ export function createWebhook(db: Db, destinations: DestinationPolicy): Route {
     doc: {
       summary: 'Create a webhook endpoint',
       body: CREATE_WEBHOOK_SCHEMA,
-      validatesBody: true,
       response: { status: 201, schema: object({ object: constant('webhook'), id: uuid(), signing_secret: string() }) },
     },
     async handler({ principal, body }) {

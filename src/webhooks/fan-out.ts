@@ -62,6 +62,17 @@ SELECT (
    LIMIT 1
 ) IS NOT NULL AS pending`;
 
+interface PeekRow {
+  pending: boolean;
+}
+
+interface FanOutRow {
+  locked: number;
+  events: number;
+  messages: number;
+  moved: number;
+}
+
 interface FanOutResult {
   /** False when another node holds the cursor. */
   locked: boolean;
@@ -70,8 +81,8 @@ interface FanOutResult {
 }
 
 export async function fanOut(db: Db, batchSize: number): Promise<FanOutResult> {
-  const peek = await db.one(PEEK_SQL);
+  const peek = await db.one<PeekRow>(PEEK_SQL);
   if (!peek?.pending) return { locked: true, events: 0, messages: 0 };
-  const row = (await db.one(FAN_OUT_SQL, [batchSize]))!;
+  const row = (await db.one<FanOutRow>(FAN_OUT_SQL, [batchSize]))!;
   return { locked: row.locked > 0, events: row.events, messages: row.messages };
 }

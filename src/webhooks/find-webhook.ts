@@ -2,25 +2,25 @@
 // account, so another account's id reads as "not found", never as "forbidden".
 import { notFound } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
-import type { Queryable, Row } from '../db/database.js';
-import { MESSAGE_COLUMNS, WEBHOOK_COLUMNS } from './webhook-view.js';
+import type { Queryable } from '../db/database.js';
+import { MESSAGE_COLUMNS, type MessageDetailRow, WEBHOOK_COLUMNS, type WebhookRow, type WithEndpointStatus } from './webhook-view.js';
 
 /** msg_ and the unpadded base64 of 16 random bytes without + and / (0005_webhooks.sql, fan-out.ts). */
 export const MESSAGE_ID = /^msg_[A-Za-z0-9]{1,64}$/;
 
-export async function findWebhook(q: Queryable, accountId: string, id: string | undefined, options: { lock?: boolean } = {}): Promise<Row> {
+export async function findWebhook(q: Queryable, accountId: string, id: string | undefined, options: { lock?: boolean } = {}): Promise<WebhookRow> {
   const row = isUuid(id)
-    ? await q.one(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1 AND account_id = $2 ${options.lock ? 'FOR UPDATE' : ''}`, [id, accountId])
+    ? await q.one<WebhookRow>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1 AND account_id = $2 ${options.lock ? 'FOR UPDATE' : ''}`, [id, accountId])
     : undefined;
   if (!row) throw notFound('Webhook');
   return row;
 }
 
 /** A message of `webhook` with its event's type, time and data (for the payload). */
-export async function findMessage(q: Queryable, webhook: Row, messageId: string | undefined): Promise<Row> {
+export async function findMessage(q: Queryable, webhook: WebhookRow, messageId: string | undefined): Promise<WithEndpointStatus<MessageDetailRow>> {
   const row =
     messageId && MESSAGE_ID.test(messageId)
-      ? await q.one(
+      ? await q.one<MessageDetailRow>(
           `SELECT ${MESSAGE_COLUMNS.split(', ')
             .map((c) => `m.${c}`)
             .join(', ')},

@@ -6,7 +6,7 @@ import type { Route } from '../api/route.js';
 import { string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { findMessage, findWebhook, MESSAGE_ID } from './find-webhook.js';
-import { ATTEMPT_COLUMNS, ATTEMPT_SCHEMA, attemptView } from './webhook-view.js';
+import { ATTEMPT_COLUMNS, ATTEMPT_SCHEMA, type AttemptRow, attemptView } from './webhook-view.js';
 
 export function listAttempts(db: Db): Route {
   return {
@@ -22,7 +22,7 @@ export function listAttempts(db: Db): Route {
       const page = parsePage(query);
       const webhook = await findWebhook(db, principal.accountId, params.id);
       const message = await findMessage(db, webhook, params.message_id);
-      const { rows, hasMore } = await listPage(db, {
+      const { rows, hasMore } = await listPage<AttemptRow>(db, {
         table: 'webhook_attempts',
         columns: ATTEMPT_COLUMNS,
         where: 'message_id = $1 AND webhook_id = $2',

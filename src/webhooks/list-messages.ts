@@ -9,7 +9,7 @@ import type { Route } from '../api/route.js';
 import { string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { findWebhook, MESSAGE_ID } from './find-webhook.js';
-import { MESSAGE_COLUMNS, MESSAGE_SUMMARY_SCHEMA, messageSummary } from './webhook-view.js';
+import { MESSAGE_COLUMNS, MESSAGE_SUMMARY_SCHEMA, type MessageRow, messageSummary } from './webhook-view.js';
 
 /** parsePage's rules with message ids, not UUIDs, as cursors. */
 function parseMessagePage(query: Record<string, string | undefined>): Page {
@@ -46,7 +46,7 @@ export function listMessages(db: Db): Route {
       const backwards = page.before !== undefined;
       const args: unknown[] = [webhook.id, page.limit + 1];
       if (cursor) args.push(cursor);
-      const rows = await db.query(
+      const rows = await db.query<MessageRow>(
         `SELECT ${MESSAGE_COLUMNS} FROM webhook_messages
           WHERE webhook_id = $1
             ${cursor ? `AND event_id ${backwards ? '>' : '<'} (SELECT event_id FROM webhook_messages WHERE id = $3 AND webhook_id = $1)` : ''}

@@ -2,10 +2,10 @@
 import { accountList } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { WEBHOOK_COLUMNS, WEBHOOK_SUMMARY_SCHEMA, webhookSummary } from './webhook-view.js';
+import { WEBHOOK_COLUMNS, WEBHOOK_SUMMARY_SCHEMA, type WebhookRow, webhookSummary } from './webhook-view.js';
 
 export function listWebhooks(db: Db): Route {
-  return accountList(db, {
+  return accountList<WebhookRow>(db, {
     url: '/webhooks',
     table: 'webhooks',
     columns: WEBHOOK_COLUMNS,

@@ -12,7 +12,7 @@ export function updateWebhook(db: Db, destinations: DestinationPolicy): Route {
   return {
     method: 'PATCH',
     url: '/webhooks/:id',
-    doc: { summary: 'Update a webhook endpoint', body: UPDATE_WEBHOOK_SCHEMA, validatesBody: true, response: { status: 200, schema: objectId('webhook') } },
+    doc: { summary: 'Update a webhook endpoint', body: UPDATE_WEBHOOK_SCHEMA, response: { status: 200, schema: objectId('webhook') } },
     async handler({ principal, params, body }) {
       const fields = body as WebhookFields;
       const endpoint = fields.endpoint === undefined ? undefined : checkEndpoint(fields.endpoint, destinations);

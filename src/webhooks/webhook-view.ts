@@ -3,13 +3,51 @@
 // types (GetWebhookEventResponse, WebhookEventAttempt), with latency and counts added.
 import { restTimestamp } from '../api/format.js';
 import { array, constant, integer, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
-import type { Row } from '../db/database.js';
 import { webhookPayload } from './payload.js';
 import { openSecret } from '../secrets/keyring.js';
 
 export const WEBHOOK_COLUMNS = 'id, endpoint, events, status, signing_secret, created_at';
 export const MESSAGE_COLUMNS = 'id, event_type, status, attempts, next_attempt_at, created_at';
 export const ATTEMPT_COLUMNS = 'id, status_code, latency_ms, response, created_at';
+
+/** An endpoint as WEBHOOK_COLUMNS selects it. */
+export interface WebhookRow {
+  id: string;
+  endpoint: string;
+  events: string[];
+  status: 'enabled' | 'disabled';
+  /** Sealed (secrets/keyring.ts). */
+  signing_secret: string;
+  created_at: Date;
+}
+
+/** A message as MESSAGE_COLUMNS selects it. */
+export interface MessageRow {
+  id: string;
+  event_type: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: Date | null;
+  created_at: Date;
+}
+
+/** A message with its event's time and data (`event_*`, find-webhook.ts), for its payload. */
+export interface MessageDetailRow extends MessageRow {
+  event_created_at: Date;
+  event_data: unknown;
+}
+
+/** A message as the views read it: with its endpoint's status, which its finder adds. */
+export type WithEndpointStatus<M extends MessageRow> = M & { webhook_status: WebhookRow['status'] };
+
+/** An attempt as ATTEMPT_COLUMNS selects it. */
+export interface AttemptRow {
+  id: string;
+  status_code: number;
+  latency_ms: number;
+  response: string;
+  created_at: Date;
+}
 
 /** webhookSummary's shape, for the routes' docs. */
 export const WEBHOOK_SUMMARY_SCHEMA = object({
@@ -45,17 +83,17 @@ export const ATTEMPT_SCHEMA = object({
   sent_at: restTime(),
 });
 
-export function webhookSummary(row: Row) {
+export function webhookSummary(row: WebhookRow) {
   return {
-    id: row.id as string,
-    endpoint: row.endpoint as string,
+    id: row.id,
+    endpoint: row.endpoint,
     created_at: restTimestamp(row.created_at),
-    status: row.status as 'enabled' | 'disabled',
-    events: row.events as string[],
+    status: row.status,
+    events: row.events,
   };
 }
 
-export function webhookDetail(row: Row) {
+export function webhookDetail(row: WebhookRow) {
   return { object: 'webhook' as const, ...webhookSummary(row), signing_secret: openSecret(row.signing_secret, 'webhook-signing-secret') };
 }
 
@@ -63,30 +101,30 @@ export function webhookDetail(row: Row) {
  * pending: not tried yet; attempting: failed, retries scheduled; success; failed: no more
  * retries. A message whose endpoint is disabled keeps its state and has no next attempt.
  */
-export function messageSummary(row: Row) {
+export function messageSummary(row: WithEndpointStatus<MessageRow>) {
   const open = row.status === 'pending' || row.status === 'attempting';
   return {
-    id: row.id as string,
-    type: row.event_type as string,
+    id: row.id,
+    type: row.event_type,
     created_at: restTimestamp(row.created_at),
-    status: row.status as string,
-    attempts: row.attempts as number,
+    status: row.status,
+    attempts: row.attempts,
     next_attempt_at: open && row.webhook_status === 'enabled' ? restTimestamp(row.next_attempt_at) : null,
   };
 }
 
 /** The message with the exact payload it is sent with (`event_*` columns from `events`). */
-export function messageDetail(row: Row) {
+export function messageDetail(row: WithEndpointStatus<MessageDetailRow>) {
   const payload = webhookPayload({ type: row.event_type, createdAt: row.event_created_at, data: row.event_data });
   return { object: 'webhook_event' as const, ...messageSummary(row), payload: JSON.parse(payload) };
 }
 
-export function attemptView(row: Row) {
+export function attemptView(row: AttemptRow) {
   return {
-    id: row.id as string,
-    http_status_code: row.status_code as number,
-    response: row.response as string,
-    latency_ms: row.latency_ms as number,
+    id: row.id,
+    http_status_code: row.status_code,
+    response: row.response,
+    latency_ms: row.latency_ms,
     sent_at: restTimestamp(row.created_at),
   };
 }

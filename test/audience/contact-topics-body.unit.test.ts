@@ -1,4 +1,4 @@
-// The body of PATCH /contacts/:contact/topics, checked by its documented schema (validatesBody,
+// The body of PATCH /contacts/:contact/topics, checked by its documented schema (http/routes.ts,
 // api/request-schema.ts) before the handler runs: the SDK's bare array `[{id, subscription}]`
 // or the contract's `{topics: [...]}`, each refused in its own terms. How many choices a bare
 // array holds is the handler's check (properties-and-topics.test.ts).
@@ -28,7 +28,7 @@ const missing = (field: string) => ({ statusCode: 422, name: 'missing_required_f
 
 describe('unit: PATCH /contacts/:contact/topics, checked by its schema', () => {
   it('validates its body with the schema it documents', () => {
-    assert.equal(route.doc?.validatesBody, true);
+    assert.equal(route.doc?.bodyCheckedByHandler, undefined);
   });
 
   it('takes the object form, refusing in terms of `topics`', () => {

@@ -48,7 +48,7 @@ const settled = (db: Db, work: LeasedWork<string | number, string | Date>, key: 
   (await work.settle(db, [{ key, token }])).length;
 
 const byId = (key: string | number) => ({ sql: 'id = $1', params: [key] });
-const one = async (db: Db, sql: string, params: unknown[]) => (await db.query(sql, params))[0]!.id as string | number;
+const one = async (db: Db, sql: string, params: unknown[]) => (await db.query<{ id: string | number }>(sql, params))[0]!.id;
 
 const queues: LeasedQueue[] = [
   {
@@ -207,7 +207,7 @@ const queues: LeasedQueue[] = [
           throw err;
         });
         if (claimed?.kind !== 'claimed') return [];
-        const [row] = await db.query('SELECT claim_token FROM idempotency_keys WHERE account_id = $1 AND endpoint = $2 AND key = $3', [
+        const [row] = await db.query<{ claim_token: string }>('SELECT claim_token FROM idempotency_keys WHERE account_id = $1 AND endpoint = $2 AND key = $3', [
           accountOf.get(key),
           'POST /emails',
           key,
@@ -236,7 +236,7 @@ describe('leased work: the at-least-once contract of every leased table', () => 
     database = await freshDatabase();
     db = openDb(database.url, { max: 4 });
     await migrate(db);
-    accountId = (await db.query(`INSERT INTO accounts (id, name) VALUES (gen_random_uuid(), 'leases') RETURNING id`))[0]!.id;
+    accountId = (await db.query<{ id: string }>(`INSERT INTO accounts (id, name) VALUES (gen_random_uuid(), 'leases') RETURNING id`))[0]!.id;
   });
   after(async () => {
     await db?.close();
@@ -258,7 +258,7 @@ describe('leased work: the at-least-once contract of every leased table', () => 
       const { table, token, lease } = queue.work.described;
       const row = async () => {
         const where = queue.where(key);
-        const [r] = await db.query(
+        const [r] = await db.query<{ claimed_by: string | null; token: string | Date | null; leased?: boolean }>(
           `SELECT claimed_by, ${token} AS token${lease ? `, ${lease} AS lease, coalesce(${lease} > now(), false) AS leased` : ''} FROM ${table} WHERE ${where.sql}`,
           where.params,
         );

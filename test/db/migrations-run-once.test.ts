@@ -38,8 +38,8 @@ describe('migrations', () => {
     );
     assert.deepEqual(await migrate(pools[0]!), [], 'a later start applies nothing');
     // The schema is really there, and the migration lock was let go.
-    assert.ok(await pools[1]!.one(`SELECT to_regclass('public.request_logs') AS t`).then((r) => r?.t));
-    const held = await pools[2]!.one(
+    assert.ok(await pools[1]!.one<{ t: string | null }>(`SELECT to_regclass('public.request_logs') AS t`).then((r) => r?.t));
+    const held = await pools[2]!.one<{ n: number }>(
       `SELECT count(*)::int AS n FROM pg_locks
        WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
     );

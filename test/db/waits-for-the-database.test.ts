@@ -47,7 +47,7 @@ describe('connecting to DATABASE_URL at start', () => {
         messages.join('\n'),
       );
       assert.ok(messages.some((m) => m.startsWith('applied migrations:')));
-      assert.ok(await connected.db.one(`SELECT to_regclass('public.accounts') AS t`).then((r) => r?.t));
+      assert.ok(await connected.db.one<{ t: string | null }>(`SELECT to_regclass('public.accounts') AS t`).then((r) => r?.t));
     } finally {
       await connected.close();
     }

@@ -1,4 +1,4 @@
-// The bodies of the /inboxes routes, checked by their documented schemas (validatesBody,
+// The bodies of the /inboxes routes, checked by their documented schemas (http/routes.ts,
 // api/request-schema.ts) before the handlers run: each refusal with its status, name and
 // message, and the body a handler gets. What stays in the handlers (addresses' syntax, at least
 // one field of an update, labels of the inbox, files' content) is tested through the server
@@ -17,7 +17,7 @@ const ROUTES = inboxRoutes({} as Db, {} as AcceptDeps);
 function checkOf(method: string, url: string) {
   const route = ROUTES.find((r) => r.method === method && r.url === url);
   assert.ok(route?.doc?.body, `${method} ${url} documents its body`);
-  assert.equal(route.doc.validatesBody, true, `${method} ${url} validates its body with its schema`);
+  assert.equal(route.doc.bodyCheckedByHandler, undefined, `${method} ${url} validates its body with its schema`);
   return requestCheck(route.doc.body);
 }
 

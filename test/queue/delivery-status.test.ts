@@ -68,8 +68,8 @@ describe("a delivery's states", () => {
     });
 
     it('refuses a status that is not one of them, naming the constraint', async () => {
-      const [account] = await db.query(`INSERT INTO accounts (id, name) VALUES (gen_random_uuid(), 'test') RETURNING id`);
-      const [email] = await db.query(
+      const [account] = await db.query<{ id: string }>(`INSERT INTO accounts (id, name) VALUES (gen_random_uuid(), 'test') RETURNING id`);
+      const [email] = await db.query<{ id: string; account_id: string }>(
         `INSERT INTO emails (id, account_id, from_address, to_addresses, subject, message_id, last_event)
          VALUES (gen_random_uuid(), $1, 'a@example.com', ARRAY['b@example.net'], 's', '<m@example.com>', 'sent') RETURNING id, account_id`,
         [account!.id],

@@ -4,7 +4,7 @@ import { isUuid } from '../../api/format.js';
 import type { Route } from '../../api/route.js';
 import { uuid } from '../../api/schema.js';
 import type { Db } from '../../db/database.js';
-import { IMPORT_COLUMNS, IMPORT_DETAIL_SCHEMA, importDetail, VISIBLE } from './import-view.js';
+import { type ContactImportDetailRow, IMPORT_COLUMNS, IMPORT_DETAIL_SCHEMA, importDetail, VISIBLE } from './import-view.js';
 
 export function getImport(db: Db): Route {
   return {
@@ -18,7 +18,7 @@ export function getImport(db: Db): Route {
     async handler({ principal, params }) {
       const id = params.id!;
       const row = isUuid(id)
-        ? await db.one(`SELECT ${IMPORT_COLUMNS}, errors FROM contact_imports WHERE id = $1 AND account_id = $2 AND ${VISIBLE}`, [
+        ? await db.one<ContactImportDetailRow>(`SELECT ${IMPORT_COLUMNS}, errors FROM contact_imports WHERE id = $1 AND account_id = $2 AND ${VISIBLE}`, [
             id.toLowerCase(),
             principal.accountId,
           ])

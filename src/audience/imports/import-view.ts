@@ -3,13 +3,30 @@
 // rows that failed with their line in the file (a Postline addition: Resend only counts them).
 import { restTimestamp } from '../../api/format.js';
 import { array, constant, integer, nullable, object, oneOfValues, restTime, string, uuid } from '../../api/schema.js';
-import type { Row } from '../../db/database.js';
+import type { RowError } from './import-row.js';
 
 export const IMPORT_COLUMNS = 'id, status, created_at, completed_at, total, created, updated, skipped, failed';
 /** The imports the API shows: an upload still arriving is not an import yet. */
 export const VISIBLE = `status <> 'uploading'`;
 
 export const IMPORT_STATUSES = ['queued', 'in_progress', 'completed', 'failed'] as const;
+
+/** A visible import as IMPORT_COLUMNS reads it. */
+export interface ContactImportRow {
+  id: string;
+  status: (typeof IMPORT_STATUSES)[number];
+  created_at: Date;
+  completed_at: Date | null;
+  total: number;
+  created: number;
+  updated: number;
+  skipped: number;
+  failed: number;
+}
+/** With `errors`: GET /contacts/imports/:id. */
+export interface ContactImportDetailRow extends ContactImportRow {
+  errors: RowError[];
+}
 
 /** importView's shape, for the routes' docs. */
 export const IMPORT_SCHEMA = object({
@@ -26,23 +43,23 @@ export const IMPORT_DETAIL_SCHEMA = object({
   errors: array(object({ line: nullable(integer()), message: string() }), { description: 'The first rows that failed (a Postline addition).' }),
 });
 
-export function importView(row: Row) {
+export function importView(row: ContactImportRow) {
   return {
     object: 'contact_import' as const,
-    id: row.id as string,
-    status: row.status as 'queued' | 'in_progress' | 'completed' | 'failed',
+    id: row.id,
+    status: row.status,
     created_at: restTimestamp(row.created_at)!,
     completed_at: restTimestamp(row.completed_at),
     counts: {
-      total: row.total as number,
-      created: row.created as number,
-      updated: row.updated as number,
-      skipped: row.skipped as number,
-      failed: row.failed as number,
+      total: row.total,
+      created: row.created,
+      updated: row.updated,
+      skipped: row.skipped,
+      failed: row.failed,
     },
   };
 }
 
-export function importDetail(row: Row) {
-  return { ...importView(row), errors: row.errors as { line: number | null; message: string }[] };
+export function importDetail(row: ContactImportDetailRow) {
+  return { ...importView(row), errors: row.errors };
 }

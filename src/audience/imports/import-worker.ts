@@ -14,9 +14,10 @@
 // back, so the next start (this node or another) resumes it at once.
 import { LeasedWork } from '../../concurrency/leased-work.js';
 import { PollingLoop } from '../../concurrency/polling-loop.js';
-import type { Db, Row } from '../../db/database.js';
+import type { Db } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
-import type { ColumnMap } from './import-options.js';
+import type { Subscription } from '../contact-store.js';
+import type { ColumnMap, OnConflict } from './import-options.js';
 import { purgeAbandonedUploads } from './import-upload.js';
 import { giveUpImport, runImport } from './run-import.js';
 import { LeaseLost, type ImportJob } from './write-batch.js';
@@ -107,9 +108,21 @@ export const importLeases = new LeasedWork({
   released: 'lease_until = now()',
 });
 
+/** What a claim of an import returns. */
+interface ClaimedImportRow {
+  id: string;
+  account_id: string;
+  on_conflict: OnConflict;
+  column_map: ColumnMap;
+  segment_ids: string[];
+  topics: { id: string; subscription: Subscription }[];
+  total: number;
+  errors_kept: number;
+}
+
 /** Takes the oldest import waiting to run (queued, or in progress under a lease that ran out). */
 export async function claimImport(db: Db, nodeId: string | undefined): Promise<{ job: ImportJob; columnMap: ColumnMap } | undefined> {
-  const [row] = await importLeases.claim(db, {
+  const [row] = await importLeases.claim<ClaimedImportRow>(db, {
     limit: 1,
     leaseMs: LEASE_MS,
     nodeId,
@@ -117,10 +130,10 @@ export async function claimImport(db: Db, nodeId: string | undefined): Promise<{
     set: "status = 'in_progress', started_at = COALESCE(t.started_at, now())",
     returning: 't.id, t.account_id, t.on_conflict, t.column_map, t.segment_ids, t.topics, t.total, jsonb_array_length(t.errors) AS errors_kept',
   });
-  return row ? { job: toJob(row, row.fence_token), columnMap: row.column_map as ColumnMap } : undefined;
+  return row ? { job: toJob(row, row.fence_token), columnMap: row.column_map } : undefined;
 }
 
-function toJob(row: Row, leaseToken: string): ImportJob {
+function toJob(row: ClaimedImportRow, leaseToken: string): ImportJob {
   return {
     id: row.id,
     accountId: row.account_id,
@@ -128,7 +141,7 @@ function toJob(row: Row, leaseToken: string): ImportJob {
     leaseMs: LEASE_MS,
     onConflict: row.on_conflict,
     segmentIds: row.segment_ids ?? [],
-    topics: (row.topics as { id: string; subscription: 'opt_in' | 'opt_out' }[]).map((t) => ({ topicId: t.id, subscription: t.subscription })),
+    topics: row.topics.map((t) => ({ topicId: t.id, subscription: t.subscription })),
     done: row.total,
     errorsKept: row.errors_kept,
   };

@@ -4,7 +4,7 @@ import { envelope, listDoc, listPage, parsePage } from '../../api/pagination.js'
 import type { Route } from '../../api/route.js';
 import { oneOfValues } from '../../api/schema.js';
 import type { Db } from '../../db/database.js';
-import { IMPORT_COLUMNS, IMPORT_SCHEMA, IMPORT_STATUSES, importView, VISIBLE } from './import-view.js';
+import { type ContactImportRow, IMPORT_COLUMNS, IMPORT_SCHEMA, IMPORT_STATUSES, importView, VISIBLE } from './import-view.js';
 
 const STATUSES: readonly string[] = IMPORT_STATUSES;
 
@@ -19,7 +19,7 @@ export function listImports(db: Db): Route {
       if (status !== undefined && !STATUSES.includes(status)) {
         throw validation(`The \`status\` parameter must be one of ${STATUSES.map((s) => `"${s}"`).join(' | ')}.`);
       }
-      const { rows, hasMore } = await listPage(db, {
+      const { rows, hasMore } = await listPage<ContactImportRow>(db, {
         table: 'contact_imports',
         columns: IMPORT_COLUMNS,
         where: status ? `account_id = $1 AND ${VISIBLE} AND status = $2` : `account_id = $1 AND ${VISIBLE}`,

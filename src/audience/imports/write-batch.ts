@@ -42,7 +42,7 @@ export interface ImportJob {
   topics: TopicChoice[];
   /** Rows of the file already committed (header excluded): a resumed run starts after them. */
   done: number;
-  /** Row errors stored so far (the first MAX_KEPT_ERRORS are kept). */
+  /** The row errors stored so far (the first MAX_KEPT_ERRORS are kept). */
   errorsKept: number;
 }
 
