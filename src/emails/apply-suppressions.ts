@@ -10,7 +10,8 @@
 // last_event stays `scheduled` unless nobody is left to send it to.
 import type { Queryable } from '../db/database.js';
 import { outboundEvent, recordEvents, type NewEvent } from '../events/record-events.js';
-import { suppressedAmong, type SuppressionOrigin } from '../suppressions/suppression-list.js';
+import { suppressedAmong } from '../suppressions/suppression-list.js';
+import type { SuppressionOrigin } from '../suppressions/suppression-view.js';
 import type { EmailRequest } from './email-request.js';
 import type { OutgoingEmail } from './persist-and-enqueue.js';
 import { suppressAtAccept } from '../queue/transitions.js';

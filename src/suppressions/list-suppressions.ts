@@ -4,7 +4,7 @@ import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import { oneOfValues } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import { ORIGINS, type SuppressionOrigin } from './suppression-list.js';
+import { ORIGINS, type SuppressionOrigin } from './suppression-view.js';
 import { SUPPRESSION_COLUMNS, SUPPRESSION_SUMMARY_SCHEMA, type SuppressionRow, suppressionSummary } from './suppression-view.js';
 
 export function listSuppressions(db: Db): Route {

@@ -6,10 +6,7 @@
 import crypto from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import { type NewEvent, recordEvents } from '../events/record-events.js';
-import { SUPPRESSION_COLUMNS, type SuppressionRow } from './suppression-view.js';
-
-export type SuppressionOrigin = 'bounce' | 'complaint' | 'manual';
-export const ORIGINS: readonly SuppressionOrigin[] = ['bounce', 'complaint', 'manual'];
+import { SUPPRESSION_COLUMNS, type SuppressionOrigin, type SuppressionRow } from './suppression-view.js';
 
 export interface NewSuppression {
   accountId: string;

@@ -2,7 +2,10 @@
 // `object`, a single one with it.
 import { restTimestamp } from '../api/format.js';
 import { constant, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
-import type { SuppressionOrigin } from './suppression-list.js';
+
+/** Why an address is on the list. */
+export type SuppressionOrigin = 'bounce' | 'complaint' | 'manual';
+export const ORIGINS: readonly SuppressionOrigin[] = ['bounce', 'complaint', 'manual'];
 
 export const SUPPRESSION_COLUMNS = 'id, email, origin, source_id, created_at';
 /** A suppressions row as SUPPRESSION_COLUMNS selects it. */
@@ -18,7 +21,7 @@ export interface SuppressionRow {
 export const SUPPRESSION_SUMMARY_SCHEMA = object({
   id: uuid(),
   email: string(),
-  origin: oneOfValues(['bounce', 'complaint', 'manual']),
+  origin: oneOfValues(ORIGINS),
   source_id: nullable(uuid('The email whose bounce or complaint added it.')),
   created_at: restTime(),
 });

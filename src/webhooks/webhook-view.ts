@@ -4,6 +4,7 @@
 import { restTimestamp } from '../api/format.js';
 import { array, constant, integer, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
 import { webhookPayload } from './payload.js';
+import { WEBHOOK_EVENT_TYPES } from './webhook-fields.js';
 import { openSecret } from '../secrets/keyring.js';
 
 export const WEBHOOK_COLUMNS = 'id, endpoint, events, status, signing_secret, created_at';
@@ -55,7 +56,7 @@ export const WEBHOOK_SUMMARY_SCHEMA = object({
   endpoint: string(),
   created_at: restTime(),
   status: oneOfValues(['enabled', 'disabled']),
-  events: array(string()),
+  events: array(oneOfValues(WEBHOOK_EVENT_TYPES.map((e) => e.type))),
 });
 export const WEBHOOK_SCHEMA = object({ object: constant('webhook'), ...WEBHOOK_SUMMARY_SCHEMA.properties, signing_secret: string() });
 

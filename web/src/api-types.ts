@@ -5761,7 +5761,46 @@ export interface paths {
                 created_at: string;
                 /** @enum {string} */
                 status: 'enabled' | 'disabled';
-                events: string[];
+                events: (
+                  | 'email.scheduled'
+                  | 'email.sent'
+                  | 'email.delivered'
+                  | 'email.delivery_delayed'
+                  | 'email.bounced'
+                  | 'email.complained'
+                  | 'email.failed'
+                  | 'email.suppressed'
+                  | 'email.canceled'
+                  | 'email.opened'
+                  | 'email.clicked'
+                  | 'email.received'
+                  | 'domain.created'
+                  | 'domain.updated'
+                  | 'domain.deleted'
+                  | 'contact.created'
+                  | 'contact.updated'
+                  | 'contact.deleted'
+                  | 'contact.topics.updated'
+                  | 'suppression.added'
+                  | 'suppression.removed'
+                  | 'topic.created'
+                  | 'topic.updated'
+                  | 'topic.deleted'
+                  | 'inbox.created'
+                  | 'inbox.updated'
+                  | 'inbox.deleted'
+                  | 'inbox.thread.created'
+                  | 'inbox.thread.folder.updated'
+                  | 'inbox.thread.assigned'
+                  | 'inbox.thread.unassigned'
+                  | 'inbox.thread.labels.updated'
+                  | 'inbox.email.received'
+                  | 'inbox.email.sent'
+                  | 'inbox.draft.created'
+                  | 'inbox.draft.updated'
+                  | 'inbox.draft.sent'
+                  | 'inbox.draft.deleted'
+                )[];
               }[];
             };
           };
@@ -5982,7 +6021,46 @@ export interface paths {
               created_at: string;
               /** @enum {string} */
               status: 'enabled' | 'disabled';
-              events: string[];
+              events: (
+                | 'email.scheduled'
+                | 'email.sent'
+                | 'email.delivered'
+                | 'email.delivery_delayed'
+                | 'email.bounced'
+                | 'email.complained'
+                | 'email.failed'
+                | 'email.suppressed'
+                | 'email.canceled'
+                | 'email.opened'
+                | 'email.clicked'
+                | 'email.received'
+                | 'domain.created'
+                | 'domain.updated'
+                | 'domain.deleted'
+                | 'contact.created'
+                | 'contact.updated'
+                | 'contact.deleted'
+                | 'contact.topics.updated'
+                | 'suppression.added'
+                | 'suppression.removed'
+                | 'topic.created'
+                | 'topic.updated'
+                | 'topic.deleted'
+                | 'inbox.created'
+                | 'inbox.updated'
+                | 'inbox.deleted'
+                | 'inbox.thread.created'
+                | 'inbox.thread.folder.updated'
+                | 'inbox.thread.assigned'
+                | 'inbox.thread.unassigned'
+                | 'inbox.thread.labels.updated'
+                | 'inbox.email.received'
+                | 'inbox.email.sent'
+                | 'inbox.draft.created'
+                | 'inbox.draft.updated'
+                | 'inbox.draft.sent'
+                | 'inbox.draft.deleted'
+              )[];
               signing_secret: string;
             };
           };

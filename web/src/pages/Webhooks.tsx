@@ -257,8 +257,7 @@ export function WebhookPage({ id }: { id: string }) {
 function EditWebhook({ webhook, onDone }: { webhook: WebhookDetail; onDone: () => void }) {
   const changed = useWebhookChanged(webhook.id);
   const [endpoint, setEndpoint] = useState(webhook.endpoint);
-  // The document types a webhook's `events` as strings; they are the catalogue's names.
-  const [events, setEvents] = useState(webhook.events as EventName[]);
+  const [events, setEvents] = useState<EventName[]>(webhook.events);
   const save = useMutation({
     mutationFn: () => api('PATCH', webhookPath(webhook.id), { endpoint, events } satisfies RequestBody<'/webhooks/{id}', 'patch'>),
     onSuccess: async () => {
