@@ -66,8 +66,8 @@ export function object(properties: Record<string, JsonSchema>, required: readonl
 }
 
 /**
- * An object as a request sends it: only these fields, since the handlers refuse any other
- * (`rejectUnknown`), and the `required` ones must be present.
+ * An object as a request sends it: only these fields (the request's check refuses any other,
+ * request-schema.ts), and the `required` ones must be present.
  */
 export function input(properties: Record<string, JsonSchema>, required: readonly string[] = [], options: Options = {}): JsonSchema {
   return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false, ...options };
