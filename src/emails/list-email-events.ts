@@ -9,12 +9,13 @@ import { integer, object, oneOfValues, string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { accountEmailOr404 } from '../email-row/account-email.js';
 import { EMAIL_EVENTS } from '../events/catalogue.js';
+import { EMAIL_EVENT_DATA_SCHEMA } from '../events/payloads.js';
 
 const EVENT_SCHEMA = object({
   id: integer({ description: "The event's position in the outbox (increasing)." }),
   type: oneOfValues(Object.keys(EMAIL_EVENTS)),
   created_at: string({ format: 'date-time' }),
-  data: object({}, [], { description: 'The `data` of the webhook payload for this event.', additionalProperties: true }),
+  data: { ...EMAIL_EVENT_DATA_SCHEMA, description: 'The `data` of the webhook payload for this event.' },
 });
 
 interface EmailEventRow {

@@ -2,6 +2,7 @@
 // §7.2, the SDK's webhook payload types): recordEvents takes a NewEvent whose `data` must be
 // its type's payload, so a writer cannot record a bounce without its `bounce`, or a click
 // without its `click`. A kind added to the catalogue without a payload here fails to compile.
+import { array, isoTime, object, oneOfValues, string, uuid } from '../api/schema.js';
 import type { EmailEventType, EventType } from './catalogue.js';
 
 /** What every event about an outbound email carries. */
@@ -148,6 +149,34 @@ export interface EmailEventExtras {
   'email.opened': Record<string, never>;
   'email.clicked': { click: ClickData };
 }
+
+/**
+ * An outbound email event's `data` (EmailEventData with the extras of EmailEventExtras), for the
+ * docs of the routes that return it; keep the two in step.
+ */
+export const EMAIL_EVENT_DATA_SCHEMA = object(
+  {
+    email_id: uuid(),
+    created_at: isoTime(),
+    from: string(),
+    to: array(string()),
+    subject: string(),
+    message_id: string(),
+    tags: object({}, [], { additionalProperties: string(), description: 'Only when the email has tags.' }),
+    broadcast_id: uuid('Only when the email came from a broadcast.'),
+    template_id: uuid('Only when the email came from a template.'),
+    delay: object({ response: string() }, ['response'], { description: 'email.delivery_delayed: the reply that deferred it.' }),
+    bounce: object({ type: string(), subType: string(), message: string(), diagnosticCode: array(string()) }, undefined, { description: 'email.bounced.' }),
+    failed: object({ reason: string(), response: string() }, ['reason'], { description: 'email.failed.' }),
+    suppressed: object(
+      { type: oneOfValues(['OnAccountSuppressionList', 'Suppressed']), reason: string(), message: string(), diagnosticCode: array(string()) },
+      undefined,
+      { description: 'email.suppressed.' },
+    ),
+    click: object({ ipAddress: string(), link: string(), timestamp: string(), userAgent: string() }, undefined, { description: 'email.clicked.' }),
+  },
+  ['email_id', 'from', 'to', 'subject', 'message_id'],
+);
 
 /** The outbound email event kinds (every email event but email.received). */
 export type OutboundEventType = keyof EmailEventExtras;

@@ -4355,7 +4355,59 @@ export interface paths {
                 created_at: string;
                 /** @description The `data` of the webhook payload for this event. */
                 data: {
-                  [key: string]: unknown;
+                  /** Format: uuid */
+                  email_id: string;
+                  /** Format: date-time */
+                  created_at?: string;
+                  from: string;
+                  to: string[];
+                  subject: string;
+                  message_id: string;
+                  /** @description Only when the email has tags. */
+                  tags?: {
+                    [key: string]: string;
+                  };
+                  /**
+                   * Format: uuid
+                   * @description Only when the email came from a broadcast.
+                   */
+                  broadcast_id?: string;
+                  /**
+                   * Format: uuid
+                   * @description Only when the email came from a template.
+                   */
+                  template_id?: string;
+                  /** @description email.delivery_delayed: the reply that deferred it. */
+                  delay?: {
+                    response: string;
+                  };
+                  /** @description email.bounced. */
+                  bounce?: {
+                    type: string;
+                    subType: string;
+                    message: string;
+                    diagnosticCode: string[];
+                  };
+                  /** @description email.failed. */
+                  failed?: {
+                    reason: string;
+                    response?: string;
+                  };
+                  /** @description email.suppressed. */
+                  suppressed?: {
+                    /** @enum {string} */
+                    type: 'OnAccountSuppressionList' | 'Suppressed';
+                    reason: string;
+                    message: string;
+                    diagnosticCode: string[];
+                  };
+                  /** @description email.clicked. */
+                  click?: {
+                    ipAddress: string;
+                    link: string;
+                    timestamp: string;
+                    userAgent: string;
+                  };
                 };
               }[];
             };

@@ -17,19 +17,7 @@ type Email = Answer<'/emails/{id}'>;
 type LastEvent = Email['last_event'];
 type Attempt = Item<'/emails/{id}/attempts'>;
 type Attachment = Item<'/emails/{id}/attachments'>;
-/**
- * An email's event: the document gives its `data` (the webhook payload's) no fields, so the ones
- * the timeline shows are named here.
- */
-type EmailEvent = Omit<Item<'/emails/{id}/events'>, 'data'> & {
-  data: {
-    to?: string[];
-    bounce?: { type: string; subType: string; message: string };
-    click?: { link: string };
-    failed?: { reason: string };
-    suppressed?: { message: string };
-  };
-};
+type EmailEvent = Item<'/emails/{id}/events'>;
 
 const LAST_EVENTS = everyValue<LastEvent>({
   scheduled: true,
