@@ -1,9 +1,9 @@
 // How automations and their runs read over the API (resend-compat-notes §2.12): list items
 // without `object`, single ones with it; a run with the steps it has reached, in that order.
 import { restTimestamp } from '../api/format.js';
-import { array, constant, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
+import { array, boolean, constant, isoTime, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
 import type { ConnectionDef, StepDef } from './graph.js';
-import type { StepType } from './step-config.js';
+import { STEP_TYPES, type StepType } from './step-config.js';
 
 export const AUTOMATION_COLUMNS = 'id, name, status, steps, connections, created_at, updated_at';
 export const RUN_COLUMNS = 'id, status, started_at, completed_at, created_at';
@@ -31,11 +31,11 @@ export interface RunSummaryRow {
 export interface RunStepRow {
   key: string;
   type: StepType;
-  status: string;
+  status: (typeof STEP_STATUSES)[number];
   started_at: Date | null;
   completed_at: Date | null;
   output: Record<string, unknown> | null;
-  error: Record<string, unknown> | null;
+  error: { name: string; message: string } | null;
   created_at: Date;
 }
 
@@ -61,18 +61,44 @@ export const RUN_SUMMARY_SCHEMA = object({
   completed_at: nullable(restTime()),
   created_at: restTime(),
 });
+/** A run step's states (automation_run_steps.status, 0015_automations.sql). */
+const STEP_STATUSES = ['pending', 'running', 'waiting', 'completed', 'failed', 'skipped'] as const;
+/** What a step records of what it did (execute-step.ts, contact-steps.ts, advance.ts), by step type. */
+const STEP_OUTPUT_SCHEMA = object(
+  {
+    until: isoTime(),
+    duration: string(),
+    event_name: string(),
+    timed_out: boolean(),
+    event: string(),
+    payload: { type: 'object', description: 'wait_for_event: the payload of the event received.' },
+    result: boolean(),
+    reason: string(),
+    email_id: uuid(),
+    to: string(),
+    contact_id: uuid(),
+    changed: array(string()),
+    deleted: boolean(),
+    segment_id: uuid(),
+  },
+  [],
+  {
+    description:
+      'Only the fields of the step’s type: delay and wait_for_event `until`, `duration`, `event_name`, `timed_out`, `event`, `payload`; condition `result`; send_email `email_id`, `to`; contact steps `contact_id`, `changed`, `deleted`, `segment_id`; a skipped step `reason`.',
+  },
+);
 export const RUN_SCHEMA = object({
   object: constant('automation_run'),
   ...RUN_SUMMARY_SCHEMA.properties,
   steps: array(
     object({
       key: string(),
-      type: string(),
-      status: string(),
+      type: oneOfValues(STEP_TYPES),
+      status: oneOfValues(STEP_STATUSES),
       started_at: nullable(restTime()),
       completed_at: nullable(restTime()),
-      output: nullable({ type: 'object' }),
-      error: nullable({ type: 'object' }),
+      output: nullable(STEP_OUTPUT_SCHEMA),
+      error: nullable(object({ name: string(), message: string() })),
       created_at: restTime(),
     }),
   ),

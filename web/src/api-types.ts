@@ -9306,14 +9306,40 @@ export interface paths {
               created_at: string;
               steps: {
                 key: string;
-                type: string;
-                status: string;
+                /** @enum {string} */
+                type: 'trigger' | 'send_email' | 'delay' | 'wait_for_event' | 'condition' | 'contact_update' | 'contact_delete' | 'add_to_segment';
+                /** @enum {string} */
+                status: 'pending' | 'running' | 'waiting' | 'completed' | 'failed' | 'skipped';
                 /** @example 2025-11-30 20:39:59.540+00 */
                 started_at: string | null;
                 /** @example 2025-11-30 20:39:59.540+00 */
                 completed_at: string | null;
-                output: Record<string, unknown> | null;
-                error: Record<string, unknown> | null;
+                /** @description Only the fields of the step’s type: delay and wait_for_event `until`, `duration`, `event_name`, `timed_out`, `event`, `payload`; condition `result`; send_email `email_id`, `to`; contact steps `contact_id`, `changed`, `deleted`, `segment_id`; a skipped step `reason`. */
+                output: {
+                  /** Format: date-time */
+                  until?: string;
+                  duration?: string;
+                  event_name?: string;
+                  timed_out?: boolean;
+                  event?: string;
+                  /** @description wait_for_event: the payload of the event received. */
+                  payload?: Record<string, unknown>;
+                  result?: boolean;
+                  reason?: string;
+                  /** Format: uuid */
+                  email_id?: string;
+                  to?: string;
+                  /** Format: uuid */
+                  contact_id?: string;
+                  changed?: string[];
+                  deleted?: boolean;
+                  /** Format: uuid */
+                  segment_id?: string;
+                } | null;
+                error: {
+                  name: string;
+                  message: string;
+                } | null;
                 /** @example 2025-11-30 20:39:59.540+00 */
                 created_at: string;
               }[];
