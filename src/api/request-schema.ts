@@ -7,7 +7,8 @@
 //
 // As Resend does, a null optional field is the field left out: nulls the schema does not allow
 // are removed before the check (a required one then reads as missing), and the handler gets the
-// body without them.
+// body without them. No body at all, or a JSON null, is an empty object where the schema wants
+// one: its required fields are then named as missing.
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { ApiError, missingField, validation } from './errors.js';
 import type { JsonSchema } from './schema.js';
@@ -30,8 +31,9 @@ export type RequestCheck = (body: unknown) => unknown;
 /** The check of a body against `schema`: returns the body without the nulls it dropped, or throws the first failure. */
 export function requestCheck(schema: JsonSchema): RequestCheck {
   const validate = ajv.compile(schema);
+  const wantsObject = schema.type === 'object';
   return (body) => {
-    const cleaned = withoutNulls(body, schema);
+    const cleaned = withoutNulls((body === undefined || body === null) && wantsObject ? {} : body, schema);
     if (!validate(cleaned)) throw apiErrorOf(validate.errors![0]!);
     return cleaned;
   };
@@ -101,7 +103,8 @@ function apiErrorOf(error: ErrorObject): ApiError {
   }
   const field = fieldName(error.instancePath);
   const own = (error.parentSchema as (JsonSchema & { 'x-message'?: string }) | undefined)?.['x-message'];
-  const must = (what: string) => validation(`The \`${field}\` field must ${what}${own || VALUE_SHOWN.has(error.keyword) ? sent(error.data) : ''}.`);
+  const subject = field ? `The \`${field}\` field` : 'The request body';
+  const must = (what: string) => validation(`${subject} must ${what}${own || VALUE_SHOWN.has(error.keyword) ? sent(error.data) : ''}.`);
   if (own) return must(own);
   switch (error.keyword) {
     case 'type': {
@@ -127,6 +130,6 @@ function apiErrorOf(error: ErrorObject): ApiError {
     default:
       if (error.keyword === 'format') return must(`be ${params.format === 'uuid' ? 'an id' : `a valid ${params.format}`}`);
       if (error.keyword === 'pattern') return must('have the documented form');
-      return validation(`The \`${field || 'request body'}\` field is invalid: ${error.message ?? error.keyword}.`);
+      return validation(`${subject} is invalid: ${error.message ?? error.keyword}.`);
   }
 }

@@ -36,6 +36,14 @@ function refusal(body: unknown): { statusCode: number; name: string; message: st
 }
 
 describe('unit: a request checked against its schema', () => {
+  it('reads no body, or a JSON null, as an empty object, and names the body itself when it is not one', () => {
+    const missing = { statusCode: 422, name: 'missing_required_field', message: 'Missing `name` field.' };
+    assert.deepEqual(refusal(undefined), missing);
+    assert.deepEqual(refusal(null), missing);
+    assert.deepEqual(refusal('x'), { statusCode: 422, name: 'validation_error', message: 'The request body must be an object.' });
+    assert.deepEqual(refusal([{ name: 'x' }]), { statusCode: 422, name: 'validation_error', message: 'The request body must be an object.' });
+  });
+
   it('answers the body it was given, without the nulls of optional fields that do not allow null', () => {
     assert.deepEqual(check({ name: 'x', enabled: null, note: null, tags: [{ name: 'a', value: null }] }), { name: 'x', note: null, tags: [{ name: 'a' }] });
   });
