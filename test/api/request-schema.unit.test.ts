@@ -3,9 +3,10 @@
 // as absent, and the body the handler gets.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ApiError } from '../../src/api/errors.js';
+import type { ApiError } from '../../src/api/errors.js';
 import { requestCheck } from '../../src/api/request-schema.js';
 import { array, boolean, input, integer, nullable, oneOfValues, SINGLE_LINE_TEXT, string, uuid } from '../../src/api/schema.js';
+import { refusal as refusalOf } from '../support/refusal.js';
 
 const check = requestCheck(
   input(
@@ -24,16 +25,7 @@ const check = requestCheck(
   ),
 );
 
-/** The error body the check throws for `body`. */
-function refusal(body: unknown): { statusCode: number; name: string; message: string } {
-  try {
-    check(body);
-  } catch (err) {
-    assert.ok(err instanceof ApiError, String(err));
-    return err.toBody();
-  }
-  assert.fail('accepted');
-}
+const refusal = (body: unknown) => refusalOf(check, body);
 
 describe('unit: a request checked against its schema', () => {
   it('reads no body, or a JSON null, as an empty object, and names the body itself when it is not one', () => {

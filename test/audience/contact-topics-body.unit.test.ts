@@ -4,27 +4,16 @@
 // array holds is the handler's check (properties-and-topics.test.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ApiError } from '../../src/api/errors.js';
 import { requestCheck } from '../../src/api/request-schema.js';
 import { updateContactTopics } from '../../src/audience/update-contact-topics.js';
 import type { Db } from '../../src/db/database.js';
+import { invalid, missing, refusal as refusalOf } from '../support/refusal.js';
 
 const route = updateContactTopics({} as Db);
 const check = requestCheck(route.doc!.body!);
 const ID = '00000000-0000-4000-8000-000000000000';
 
-function refusal(body: unknown): { statusCode: number; name: string; message: string } {
-  try {
-    check(body);
-  } catch (err) {
-    assert.ok(err instanceof ApiError, String(err));
-    return err.toBody();
-  }
-  assert.fail(`accepted ${JSON.stringify(body)}`);
-}
-
-const invalid = (message: string) => ({ statusCode: 422, name: 'validation_error', message });
-const missing = (field: string) => ({ statusCode: 422, name: 'missing_required_field', message: `Missing \`${field}\` field.` });
+const refusal = (body: unknown) => refusalOf(check, body);
 
 describe('unit: PATCH /contacts/:contact/topics, checked by its schema', () => {
   it('validates its body with the schema it documents', () => {

@@ -5,11 +5,11 @@
 // (inboxes-labels-drafts, inbox-attachments, thread-assignment).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ApiError } from '../../src/api/errors.js';
 import { requestCheck } from '../../src/api/request-schema.js';
 import type { Db } from '../../src/db/database.js';
 import type { AcceptDeps } from '../../src/emails/accept.js';
 import { inboxRoutes } from '../../src/inboxes/routes.js';
+import { invalid, missing, refusal } from '../support/refusal.js';
 
 const ROUTES = inboxRoutes({} as Db, {} as AcceptDeps);
 
@@ -20,19 +20,6 @@ function checkOf(method: string, url: string) {
   assert.equal(route.doc.bodyCheckedByHandler, undefined, `${method} ${url} validates its body with its schema`);
   return requestCheck(route.doc.body);
 }
-
-function refusal(check: (body: unknown) => unknown, body: unknown): { statusCode: number; name: string; message: string } {
-  try {
-    check(body);
-  } catch (err) {
-    assert.ok(err instanceof ApiError, String(err));
-    return err.toBody();
-  }
-  assert.fail(`accepted ${JSON.stringify(body)}`);
-}
-
-const invalid = (message: string) => ({ statusCode: 422, name: 'validation_error', message });
-const missing = (field: string) => ({ statusCode: 422, name: 'missing_required_field', message: `Missing \`${field}\` field.` });
 
 describe('unit: /inboxes request bodies, checked by their schemas', () => {
   it('POST /inboxes: an address, names of one line, a boolean `forwarding`, nothing else', () => {

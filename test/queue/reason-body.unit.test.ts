@@ -3,24 +3,14 @@
 // at most 500 characters, nothing else.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ApiError } from '../../src/api/errors.js';
 import { requestCheck } from '../../src/api/request-schema.js';
 import type { Db } from '../../src/db/database.js';
 import { ProviderTable } from '../../src/providers/providers.js';
 import { queueRoutes } from '../../src/queue/routes.js';
+import { invalid, refusal } from '../support/refusal.js';
 
 const ROUTES = queueRoutes({} as Db, new ProviderTable());
 const WITH_REASON = ['/queue/destinations/:destination/fail', '/queue/destinations/:destination/pause', '/queue/emails/:id/fail'];
-
-function refusal(check: (body: unknown) => unknown, body: unknown): { statusCode: number; name: string; message: string } {
-  try {
-    check(body);
-  } catch (err) {
-    assert.ok(err instanceof ApiError, String(err));
-    return err.toBody();
-  }
-  assert.fail(`accepted ${JSON.stringify(body)}`);
-}
 
 describe('unit: the queue’s reason bodies, checked by their schema', () => {
   for (const url of WITH_REASON) {
@@ -28,7 +18,6 @@ describe('unit: the queue’s reason bodies, checked by their schema', () => {
       const route = ROUTES.find((r) => r.method === 'POST' && r.url === url);
       assert.ok(route?.doc?.body && route.doc.bodyCheckedByHandler === undefined, 'checked by its documented schema');
       const check = requestCheck(route.doc.body);
-      const invalid = (message: string) => ({ statusCode: 422, name: 'validation_error', message });
       assert.deepEqual(refusal(check, {}), { statusCode: 422, name: 'missing_required_field', message: 'Missing `reason` field.' });
       assert.deepEqual(refusal(check, { reason: null }), { statusCode: 422, name: 'missing_required_field', message: 'Missing `reason` field.' });
       assert.deepEqual(refusal(check, { reason: 5 }), invalid('The `reason` field must be a string.'));
