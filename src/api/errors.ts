@@ -29,7 +29,7 @@ const ERRORS = {
   service_unavailable: { status: 503, description: 'A dependency (database) is unavailable' },
 } as const;
 
-type ErrorName = keyof typeof ERRORS;
+export type ErrorName = keyof typeof ERRORS;
 
 export class ApiError extends Error {
   readonly statusCode: number;

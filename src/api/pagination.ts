@@ -2,9 +2,8 @@
 // id cursors, newest first. One keyset query serves every list (created_at, id).
 import type { Queryable } from '../db/database.js';
 import type { Route, RouteDoc } from './route.js';
-import { ApiError, validation } from './errors.js';
-import { isUuid } from './format.js';
-import { array, boolean, constant, integer, type JsonSchema, object, string, uuid } from './schema.js';
+import { validation } from './errors.js';
+import { array, boolean, constant, integer, type JsonSchema, object, string } from './schema.js';
 
 export interface Page {
   limit: number;
@@ -20,37 +19,34 @@ type CursorKind = 'uuid' | 'serial';
 // At most 18 digits: every such number fits PostgreSQL's bigint, so a cursor never errs there.
 const SERIAL = /^[1-9][0-9]{0,17}$/;
 
-export function parsePage(query: Record<string, string | undefined>, options: { defaultLimit?: number; cursor?: CursorKind } = {}): Page {
-  const rawLimit = query.limit;
-  let limit = options.defaultLimit ?? 20;
-  if (rawLimit !== undefined) {
-    limit = Number(rawLimit);
-    if (rawLimit === '' || !Number.isInteger(limit) || limit < 1 || limit > 100) {
-      throw validation('The pagination limit must be a number between 1 and 100. See https://resend.com/docs/pagination for more information.');
-    }
-  }
+const LIMIT_ERROR = {
+  name: 'validation_error',
+  message: 'The pagination limit must be a number between 1 and 100. See https://resend.com/docs/pagination for more information.',
+} as const;
+
+/** Resend's error for a cursor that is not an id of the list. */
+export const cursorError = (name: 'after' | 'before') => ({ name: 'invalid_parameter', message: `The \`${name}\` parameter must be a valid id.` }) as const;
+
+/**
+ * The page a list's query asks for. Its parameters were checked by pageQuery's schemas before
+ * the handler ran (http/routes.ts); only the rule that joins two of them is checked here.
+ */
+export function parsePage(query: Record<string, string | undefined>, options: { defaultLimit?: number } = {}): Page {
   const { after, before } = query;
   if (after !== undefined && before !== undefined) {
     throw validation('You can only use either `after` or `before`, not both.');
   }
-  for (const [name, value] of [
-    ['after', after],
-    ['before', before],
-  ] as const) {
-    if (value !== undefined && !(options.cursor === 'serial' ? SERIAL.test(value) : isUuid(value))) {
-      throw new ApiError('invalid_parameter', `The \`${name}\` parameter must be a valid id.`);
-    }
-  }
-  return { limit, after, before };
+  return { limit: query.limit === undefined ? (options.defaultLimit ?? 20) : Number(query.limit), after, before };
 }
 
-/** The query parameters parsePage reads, for a route's doc (change the two together). */
+/** The query parameters parsePage reads, for a route's doc: their schemas are their check. */
 export function pageQuery(defaultLimit = 20, cursor: CursorKind = 'uuid'): Record<string, JsonSchema> {
-  const id = (description: string) => (cursor === 'serial' ? string({ pattern: SERIAL.source, description }) : uuid(description));
+  const id = (name: 'after' | 'before', description: string) =>
+    string({ ...(cursor === 'serial' ? { pattern: SERIAL.source } : { format: 'uuid' }), description, 'x-error': cursorError(name) });
   return {
-    limit: integer({ minimum: 1, maximum: 100, default: defaultLimit, description: 'Items per page.' }),
-    after: id('The id after which the page starts (not with `before`).'),
-    before: id('The id before which the page ends (not with `after`).'),
+    limit: integer({ minimum: 1, maximum: 100, default: defaultLimit, description: 'Items per page.', 'x-error': LIMIT_ERROR }),
+    after: id('after', 'The id after which the page starts (not with `before`).'),
+    before: id('before', 'The id before which the page ends (not with `after`).'),
   };
 }
 

@@ -1,9 +1,15 @@
-// A route's documented request schema (RouteDoc.body, schema.ts) as the check of its requests:
-// compiled once with Ajv (JSON Schema 2020-12, the dialect OpenAPI 3.1 embeds) at the route's
-// first request, so /openapi.json and the validation cannot disagree. The first failure becomes
-// Resend's error body with the messages the API has always given (`Missing \`x\` field.`,
-// `Unknown field \`x\`.`, `The \`x\` field must be a string.`…); a schema that wants its own
-// words for a value it refuses says them in `x-message`.
+// A route's documented request schema (RouteDoc.body and RouteDoc.query, schema.ts) as the check
+// of its requests: compiled once with Ajv (JSON Schema 2020-12, the dialect OpenAPI 3.1 embeds)
+// at the route's first request, so /openapi.json and the validation cannot disagree. The first
+// failure becomes Resend's error body with the messages the API has always given (`Missing \`x\`
+// field.`, `Unknown field \`x\`.`, `The \`x\` field must be a string.`…); a schema that wants its
+// own words for a value it refuses says them in `x-message`, or its whole error (name and
+// message, as Resend words pagination's) in `x-error`.
+//
+// Query parameters arrive as strings: they are checked as the types their schemas document
+// (`limit=abc` is not an integer) on a copy, and the handler reads the strings as before. A bad
+// one is `invalid_parameter`, "The \`x\` parameter must …". Parameters no schema names are let
+// through, as Resend's API does.
 //
 // As Resend does, a null optional field is the field left out: nulls the schema does not allow
 // are removed before the check (a required one then reads as missing), and the handler gets the
@@ -15,16 +21,23 @@ import type { JsonSchema } from './schema.js';
 
 // verbose: the refused value comes with the error, so a message can say what was sent.
 // Lengths count characters (code points): an emoji is one, as a person counts it.
-const ajv = new Ajv2020({ allErrors: false, strict: false, validateFormats: true, verbose: true });
-ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
-ajv.addKeyword({ keyword: 'x-missing', schemaType: 'string' });
-ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
-ajv.addFormat('date-time', (value: string) => !Number.isNaN(Date.parse(value)));
-// What the handlers check of these is more than a pattern can say (a URL's scheme, an address's
-// display name): the schema documents them, the handler judges them.
-for (const format of ['uri', 'email', 'hostname']) ajv.addFormat(format, () => true);
-// Formats that only describe content (PEM, prose…): nothing to check.
-for (const format of ['auto-reply', 'der', 'none', 'pem', 'pretty', 'prose']) ajv.addFormat(format, () => true);
+// Query strings are coerced to their documented types ('array': a single value is a list of one).
+const ajv = withPostlineKeywords(new Ajv2020({ allErrors: false, strict: false, validateFormats: true, verbose: true }));
+const queryAjv = withPostlineKeywords(new Ajv2020({ allErrors: false, strict: false, validateFormats: true, verbose: true, coerceTypes: 'array' }));
+
+function withPostlineKeywords(instance: Ajv2020): Ajv2020 {
+  instance.addKeyword({ keyword: 'x-message', schemaType: 'string' });
+  instance.addKeyword({ keyword: 'x-missing', schemaType: 'string' });
+  instance.addKeyword({ keyword: 'x-error', schemaType: 'object' });
+  instance.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
+  instance.addFormat('date-time', (value: string) => !Number.isNaN(Date.parse(value)));
+  // What the handlers check of these is more than a pattern can say (a URL's scheme, an address's
+  // display name): the schema documents them, the handler judges them.
+  for (const format of ['uri', 'email', 'hostname']) instance.addFormat(format, () => true);
+  // Formats that only describe content (PEM, prose…): nothing to check.
+  for (const format of ['auto-reply', 'der', 'none', 'pem', 'pretty', 'prose']) instance.addFormat(format, () => true);
+  return instance;
+}
 
 export type RequestCheck = (body: unknown) => unknown;
 
@@ -34,8 +47,18 @@ export function requestCheck(schema: JsonSchema): RequestCheck {
   const wantsObject = schema.type === 'object';
   return (body) => {
     const cleaned = withoutNulls((body === undefined || body === null) && wantsObject ? {} : body, schema);
-    if (!validate(cleaned)) throw apiErrorOf(validate.errors![0]!);
+    if (!validate(cleaned)) throw apiErrorOf(validate.errors![0]!, 'field');
     return cleaned;
+  };
+}
+
+export type QueryCheck = (query: Record<string, string | undefined>) => void;
+
+/** The check of a query string against its parameters' `schemas`: throws the first failure. */
+export function queryCheck(schemas: Record<string, JsonSchema>): QueryCheck {
+  const validate = queryAjv.compile({ type: 'object', properties: schemas });
+  return (query) => {
+    if (!validate({ ...query })) throw apiErrorOf(validate.errors![0]!, 'parameter');
   };
 }
 
@@ -90,8 +113,11 @@ function sent(value: unknown): string {
   return text !== undefined && text.length <= 80 ? `, not ${text}` : '';
 }
 
-function apiErrorOf(error: ErrorObject): ApiError {
+function apiErrorOf(error: ErrorObject, of: 'field' | 'parameter'): ApiError {
   const params = error.params as Record<string, unknown>;
+  const schema = error.parentSchema as JsonSchema | undefined;
+  const whole = schema?.['x-error'];
+  if (whole) return new ApiError(whole.name, whole.message);
   if (error.keyword === 'required') {
     const property = String(params.missingProperty);
     const own = (error.parentSchema as JsonSchema | undefined)?.properties?.[property]?.['x-missing'];
@@ -102,9 +128,10 @@ function apiErrorOf(error: ErrorObject): ApiError {
     return validation(`Unknown field \`${where ? `${where}.` : ''}${String(params.additionalProperty)}\`.`);
   }
   const field = fieldName(error.instancePath);
-  const own = (error.parentSchema as (JsonSchema & { 'x-message'?: string }) | undefined)?.['x-message'];
-  const subject = field ? `The \`${field}\` field` : 'The request body';
-  const must = (what: string) => validation(`${subject} must ${what}${own || VALUE_SHOWN.has(error.keyword) ? sent(error.data) : ''}.`);
+  const own = schema?.['x-message'];
+  const subject = of === 'parameter' ? `The \`${field}\` parameter` : field ? `The \`${field}\` field` : 'The request body';
+  const refusal = (message: string) => (of === 'parameter' ? new ApiError('invalid_parameter', message) : validation(message));
+  const must = (what: string) => refusal(`${subject} must ${what}${own || VALUE_SHOWN.has(error.keyword) ? sent(error.data) : ''}.`);
   if (own) return must(own);
   switch (error.keyword) {
     case 'type': {
@@ -130,6 +157,6 @@ function apiErrorOf(error: ErrorObject): ApiError {
     default:
       if (error.keyword === 'format') return must(`be ${params.format === 'uuid' ? 'an id' : `a valid ${params.format}`}`);
       if (error.keyword === 'pattern') return must('have the documented form');
-      return validation(`${subject} is invalid: ${error.message ?? error.keyword}.`);
+      return refusal(`${subject} is invalid: ${error.message ?? error.keyword}.`);
   }
 }

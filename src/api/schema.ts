@@ -1,8 +1,8 @@
 // JSON Schema (draft 2020-12, the dialect OpenAPI 3.1 embeds) for describing routes
 // (`RouteDoc` in route.ts), and small builders so a route's description reads close to the
-// checks its handler makes. A route whose `doc.validates` is set is checked against its body
-// schema before its handler runs (request-schema.ts); the others' handlers judge their bodies
-// with validate.ts's readers, until each is converted.
+// checks its handler makes. Every route's JSON body and query parameters are checked against
+// their schemas before its handler runs (request-schema.ts).
+import type { ErrorName } from './errors.js';
 
 type JsonType = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array' | 'null';
 type JsonValue = string | number | boolean | null;
@@ -41,6 +41,8 @@ export interface JsonSchema {
   'x-message'?: string;
   /** A required property's own missing-field message, where Resend words it otherwise (request-schema.ts). */
   'x-missing'?: string;
+  /** The whole error for a refused value, where Resend words it otherwise (pagination's limit, a cursor). */
+  'x-error'?: { name: ErrorName; message: string };
 }
 
 type Options = Omit<JsonSchema, 'type'>;
@@ -73,7 +75,7 @@ export function input(properties: Record<string, JsonSchema>, required: readonly
   return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false, ...options };
 }
 
-/** Text that becomes a header line (validate.ts assertSingleLine), not blank. */
+/** Text that becomes a header line: one line, not blank. */
 // A lookahead for the non-space, then one pass over the line: linear on any input (the form
 // `[^…]*\S[^…]*` backtracks quadratically on a long value that ends in a line break).
 export const SINGLE_LINE_TEXT = '^(?=[^\\r\\n\\u0000]*\\S)[^\\r\\n\\u0000]*$';

@@ -2,7 +2,6 @@
 import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import { oneOfValues } from '../api/schema.js';
-import { optionalEnum } from '../api/validate.js';
 import type { Db } from '../db/database.js';
 import { STATUSES } from './automation-fields.js';
 import { AUTOMATION_COLUMNS, AUTOMATION_SUMMARY_SCHEMA, type AutomationRow, automationSummary } from './automation-view.js';
@@ -14,7 +13,7 @@ export function listAutomations(db: Db): Route {
     doc: listDoc('List automations', AUTOMATION_SUMMARY_SCHEMA, { query: { status: oneOfValues(STATUSES, { description: 'Only those in this state.' }) } }),
     async handler({ principal, query }) {
       const page = parsePage(query);
-      const status = optionalEnum(query, 'status', STATUSES);
+      const { status } = query;
       const { rows, hasMore } = await listPage<AutomationRow>(db, {
         table: 'automations',
         columns: AUTOMATION_COLUMNS,

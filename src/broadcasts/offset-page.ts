@@ -2,7 +2,7 @@
 // `id` is an opaque cursor (base64url of "offset:<n>", its position in the list) that
 // `after` and `before` take back. These lists are reports, computed from the broadcast's
 // emails and their events, so there is no row id to key them on.
-import { ApiError, validation } from '../api/errors.js';
+import { ApiError } from '../api/errors.js';
 import type { RouteDoc } from '../api/route.js';
 import { envelope, listOf, pageQuery, parsePage, type ListEnvelope } from '../api/pagination.js';
 import { type JsonSchema, object, string } from '../api/schema.js';
@@ -27,9 +27,7 @@ export function offsetListDoc(summary: string, item: JsonSchema, query: Record<s
 }
 
 export function parseOffsetPage(query: Record<string, string | undefined>): OffsetPage {
-  const { limit } = parsePage({ limit: query.limit });
-  const { after, before } = query;
-  if (after !== undefined && before !== undefined) throw validation('You can only use either `after` or `before`, not both.');
+  const { limit, after, before } = parsePage(query);
   if (before !== undefined) {
     const end = position(before, 'before');
     const offset = Math.max(0, end - limit);

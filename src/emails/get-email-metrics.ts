@@ -173,7 +173,10 @@ export function getEmailMetrics(db: Db): Route {
         start_date: string({ description: 'ISO 8601 date (the start of that day in `timezone`) or date-time. Default: 6 days before end_date.' }),
         end_date: string({ description: 'ISO 8601 date (the end of that day in `timezone`) or date-time; later than now counts as now. Default: now.' }),
         timezone: string({ description: 'IANA time zone bucketing days, weeks (from Monday) and months. Default: UTC.' }),
-        granularity: oneOfValues(GRANULARITIES, { description: 'Period size with `dimensions=period` (at most 10,000 periods). Default: daily.' }),
+        granularity: oneOfValues(GRANULARITIES, {
+          description: 'Period size with `dimensions=period` (at most 10,000 periods). Default: daily.',
+          'x-error': { name: 'validation_error', message: `Invalid \`granularity\`: give one of ${GRANULARITIES.join(', ')}.` },
+        }),
         metrics: string({ description: `Comma-separated metrics to answer. Default: all of ${METRICS.join(', ')}.` }),
         dimensions: string({ description: `Comma-separated, of ${DIMENSIONS.join(', ')}. Default: none (totals only).` }),
         domain_id: string({ description: 'Comma-separated sending domain ids (up to 100).' }),
@@ -213,8 +216,7 @@ export function getEmailMetrics(db: Db): Route {
     listQuery: ['metrics', 'dimensions', 'domain_id', 'email_id', 'broadcast_id'],
     async handler({ principal, query }) {
       const timeZone = timeZoneOf(query.timezone);
-      const granularity = listOf(query.granularity, 'granularity', GRANULARITIES)?.[0] ?? 'daily';
-      if (query.granularity?.includes(',')) throw validation('Invalid `granularity`: give one of hourly, daily, weekly, monthly.');
+      const granularity = (query.granularity ?? 'daily') as Granularity;
       const metrics = listOf(query.metrics, 'metrics', METRICS);
       const dimensions = listOf(query.dimensions, 'dimensions', DIMENSIONS) ?? [];
       if (metrics?.length === 0) throw validation('Invalid `metrics`: name at least one metric.');

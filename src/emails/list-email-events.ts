@@ -36,7 +36,7 @@ export function listEmailEvents(db: Db): Route {
       addition: true,
     },
     async handler({ principal, params, query }) {
-      const page = parsePage(query, { defaultLimit: 100, cursor: 'serial' });
+      const page = parsePage(query, { defaultLimit: 100 });
       const emailId = await accountEmailOr404(db, principal.accountId, params.id);
       const { rows, hasMore } = await listOldestFirst<EmailEventRow>(db, {
         table: 'events',

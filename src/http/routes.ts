@@ -1,5 +1,5 @@
 // Mounts every concept's routes (api/route.ts) in an encapsulated context: checks the body's
-// shape the route declares, and the body against its schema where the route says so
+// shape the route declares, and the body and query parameters against their documented schemas
 // (api/request-schema.ts), builds its RouteContext, runs the handler, and keeps Idempotency-Key
 // promises. Routes that take uploads or HTML forms live in a nested context of their own, the
 // only one that parses multipart and urlencoded bodies: every other route keeps refusing them
@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, validation } from '../api/errors.js';
 import { singleValuedQuery } from '../api/query.js';
-import { type RequestCheck, requestCheck } from '../api/request-schema.js';
+import { type QueryCheck, queryCheck, type RequestCheck, requestCheck } from '../api/request-schema.js';
 import type { Route, RouteContext } from '../api/route.js';
 import { assertStorable } from '../api/storable.js';
 import type { Db } from '../db/database.js';
@@ -34,7 +34,15 @@ export async function routes(app: FastifyInstance, options: RoutesOptions): Prom
     const schema = !takesForm(route) && route.doc?.bodyCheckedByHandler === undefined ? route.doc?.body : undefined;
     let compiled: RequestCheck | undefined;
     const check = schema ? (body: unknown) => (compiled ??= requestCheck(schema))(body) : undefined;
-    context.route({ method: route.method, url: route.url, config: { route }, handler: (req, reply) => serve(options, route, check, req, reply) });
+    const parameters = route.doc?.query;
+    let compiledQuery: QueryCheck | undefined;
+    const checkQuery = parameters ? (query: Record<string, string | undefined>) => (compiledQuery ??= queryCheck(parameters))(query) : undefined;
+    context.route({
+      method: route.method,
+      url: route.url,
+      config: { route },
+      handler: (req, reply) => serve(options, route, { body: check, query: checkQuery }, req, reply),
+    });
   };
 
   for (const route of options.routes.filter((r) => !takesForm(r))) mount(app, route);
@@ -65,12 +73,18 @@ export async function routes(app: FastifyInstance, options: RoutesOptions): Prom
   }
 }
 
-async function serve(options: RoutesOptions, route: Route, check: RequestCheck | undefined, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+interface Checks {
+  body?: RequestCheck;
+  query?: QueryCheck;
+}
+
+async function serve(options: RoutesOptions, route: Route, checks: Checks, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   checkBodyShape(route, req);
   const query = singleValuedQuery(req.query, route.listQuery);
   // Form fields are decoded from %-escapes, so they may hold anything; JSON only through \u escapes.
   assertStorable({ params: req.params, query, body: req.body, bodyMayHoldEscapes: req.bodyMayHoldEscapes === true || route.bodyShape === 'form' });
-  const body = check ? check(req.body ?? {}) : req.body;
+  checks.query?.(query);
+  const body = checks.body ? checks.body(req.body ?? {}) : req.body;
   const ctx: RouteContext = {
     principal: req.principal!,
     params: req.params as Record<string, string>,

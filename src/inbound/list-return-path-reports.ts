@@ -59,7 +59,7 @@ export function listReturnPathReports(db: Db): Route {
       addition: true,
     },
     async handler({ principal, params, query }) {
-      const page = parsePage(query, { defaultLimit: 100, cursor: 'serial' });
+      const page = parsePage(query, { defaultLimit: 100 });
       const emailId = await accountEmailOr404(db, principal.accountId, params.id);
       const { rows, hasMore } = await listOldestFirst<ReturnPathMessageRow>(db, {
         table: 'return_path_messages',

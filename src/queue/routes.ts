@@ -18,12 +18,16 @@ const MAX_REASON = 500;
 const SUMMARY_MAX_LIMIT = 1000;
 const LISTING_MAX_LIMIT = 100;
 
-function limitOf(raw: string | undefined, fallback: number, max: number): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (raw === '' || !Number.isInteger(n) || n < 1 || n > max) throw validation(`The \`limit\` parameter must be a number between 1 and ${max}.`);
-  return n;
-}
+/** A `limit` parameter of 1 to `max`, checked by its schema before the handler reads it with limitOf. */
+const limitParameter = (max: number, fallback: number) =>
+  integer({
+    minimum: 1,
+    maximum: max,
+    default: fallback,
+    'x-error': { name: 'validation_error', message: `The \`limit\` parameter must be a number between 1 and ${max}.` },
+  });
+
+const limitOf = (raw: string | undefined, fallback: number): number => (raw === undefined ? fallback : Number(raw));
 
 /** The reason of a body that passed REASON_BODY, stored without surrounding spaces. */
 const reasonOf = (body: unknown): string => (body as { reason: string }).reason.trim();
@@ -71,7 +75,7 @@ export function queueRoutes(db: Db, providers: ProviderTable): Route[] {
       doc: doc({
         summary: 'Everything not yet delivered, per destination and state, with providers and pauses',
         query: {
-          limit: integer({ minimum: 1, maximum: SUMMARY_MAX_LIMIT, default: 100 }),
+          limit: limitParameter(SUMMARY_MAX_LIMIT, 100),
           provider: string({ description: 'Only the domains of this provider.' }),
         },
         response: {
@@ -136,7 +140,7 @@ export function queueRoutes(db: Db, providers: ProviderTable): Route[] {
       }),
       handler: async (c) => ({
         body: await queueSummary(db, c.principal.accountId, providers, {
-          limit: limitOf(c.query.limit, 100, SUMMARY_MAX_LIMIT),
+          limit: limitOf(c.query.limit, 100),
           provider: c.query.provider === undefined ? undefined : c.query.provider.trim().toLowerCase(),
         }),
       }),
@@ -148,7 +152,7 @@ export function queueRoutes(db: Db, providers: ProviderTable): Route[] {
         summary: "One destination's waiting messages, oldest first, each with its last attempt and next try",
         params: DESTINATION_PARAM,
         query: {
-          limit: integer({ minimum: 1, maximum: LISTING_MAX_LIMIT, default: 20 }),
+          limit: limitParameter(LISTING_MAX_LIMIT, 20),
           after: string({ description: 'The id of the last message of the previous page.' }),
           state: oneOfValues(QUEUE_STATES),
         },
@@ -206,7 +210,7 @@ export function queueRoutes(db: Db, providers: ProviderTable): Route[] {
           throw validation(`The \`state\` parameter must be one of ${QUEUE_STATES.join(', ')}.`);
         }
         const page = await destinationMessages(db, c.principal.accountId, await domainsFor(c), {
-          limit: limitOf(c.query.limit, 20, LISTING_MAX_LIMIT),
+          limit: limitOf(c.query.limit, 20),
           after,
           state: state as QueueState | undefined,
         });

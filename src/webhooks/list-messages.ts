@@ -3,26 +3,12 @@
 // after/before), where a cursor is a message id (msg_…). Messages are ordered by their
 // event (one fan-out makes many messages at the same instant), on the
 // UNIQUE (webhook_id, event_id) index.
-import { ApiError, validation } from '../api/errors.js';
-import { envelope, listOf, pageQuery, parsePage, type Page } from '../api/pagination.js';
+import { cursorError, envelope, listOf, pageQuery, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import { string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { findWebhook, MESSAGE_ID } from './find-webhook.js';
 import { MESSAGE_COLUMNS, MESSAGE_SUMMARY_SCHEMA, type MessageRow, messageSummary } from './webhook-view.js';
-
-/** parsePage's rules with message ids, not UUIDs, as cursors. */
-function parseMessagePage(query: Record<string, string | undefined>): Page {
-  const { after, before } = query;
-  if (after !== undefined && before !== undefined) throw validation('You can only use either `after` or `before`, not both.');
-  for (const [name, value] of [
-    ['after', after],
-    ['before', before],
-  ] as const) {
-    if (value !== undefined && !MESSAGE_ID.test(value)) throw new ApiError('invalid_parameter', `The \`${name}\` parameter must be a valid id.`);
-  }
-  return { ...parsePage({ limit: query.limit }), after, before };
-}
 
 export function listMessages(db: Db): Route {
   return {
@@ -34,13 +20,21 @@ export function listMessages(db: Db): Route {
       addition: true,
       query: {
         limit: pageQuery().limit!,
-        after: string({ pattern: MESSAGE_ID.source, description: 'The message id after which the page starts (not with `before`).' }),
-        before: string({ pattern: MESSAGE_ID.source, description: 'The message id before which the page ends (not with `after`).' }),
+        after: string({
+          pattern: MESSAGE_ID.source,
+          description: 'The message id after which the page starts (not with `before`).',
+          'x-error': cursorError('after'),
+        }),
+        before: string({
+          pattern: MESSAGE_ID.source,
+          description: 'The message id before which the page ends (not with `after`).',
+          'x-error': cursorError('before'),
+        }),
       },
       response: { status: 200, schema: listOf(MESSAGE_SUMMARY_SCHEMA) },
     },
     async handler({ principal, params, query }) {
-      const page = parseMessagePage(query);
+      const page = parsePage(query);
       const webhook = await findWebhook(db, principal.accountId, params.id);
       const cursor = page.after ?? page.before;
       const backwards = page.before !== undefined;

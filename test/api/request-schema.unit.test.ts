@@ -4,9 +4,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ApiError } from '../../src/api/errors.js';
-import { requestCheck } from '../../src/api/request-schema.js';
+import { pageQuery } from '../../src/api/pagination.js';
+import { queryCheck, requestCheck } from '../../src/api/request-schema.js';
 import { array, boolean, input, integer, nullable, oneOfValues, SINGLE_LINE_TEXT, string, uuid } from '../../src/api/schema.js';
-import { refusal as refusalOf } from '../support/refusal.js';
+import { invalid, refusal as refusalOf } from '../support/refusal.js';
 
 const check = requestCheck(
   input(
@@ -75,5 +76,36 @@ describe('unit: a request checked against its schema', () => {
     assert.equal(refusal({ name: 'x', line: ' '.repeat(50_000) }).message.startsWith('The `line` field must have the documented form'), true);
     assert.ok(performance.now() - started < 1_000, `${performance.now() - started} ms`);
     assert.deepEqual(check({ name: 'x', line: ' one line ' }), { name: 'x', line: ' one line ' });
+  });
+});
+
+describe('unit: query parameters checked against their schemas', () => {
+  const checkQuery = queryCheck({
+    ...pageQuery(20),
+    status: oneOfValues(['enabled', 'disabled']),
+    search: string({ maxLength: 5 }),
+    unread: boolean(),
+    labels: array(string()),
+  });
+  const refusedQuery = (query: Record<string, string>) => refusalOf((q) => checkQuery(q as Record<string, string>), query);
+  const parameter = (message: string) => ({ statusCode: 422, name: 'invalid_parameter', message });
+
+  it('reads strings as the types their schemas document, and lets other parameters through', () => {
+    for (const query of [{}, { limit: '1' }, { limit: '100' }, { unread: 'true' }, { labels: 'a,b' }, { status: 'enabled' }, { anything: 'else' }]) {
+      assert.doesNotThrow(() => checkQuery(query), JSON.stringify(query));
+    }
+  });
+
+  it("answers pagination's limit and cursors in Resend's words", () => {
+    const limit = invalid('The pagination limit must be a number between 1 and 100. See https://resend.com/docs/pagination for more information.');
+    for (const value of ['0', '101', 'abc', '', '2.5']) assert.deepEqual(refusedQuery({ limit: value }), limit, value);
+    assert.deepEqual(refusedQuery({ after: 'nope' }), parameter('The `after` parameter must be a valid id.'));
+    assert.deepEqual(refusedQuery({ before: '' }), parameter('The `before` parameter must be a valid id.'));
+  });
+
+  it('names any other refused parameter as one', () => {
+    assert.deepEqual(refusedQuery({ status: 'paused' }), parameter('The `status` parameter must be one of "enabled" | "disabled", not "paused".'));
+    assert.deepEqual(refusedQuery({ search: 'longer' }), parameter('The `search` parameter must be at most 5 characters.'));
+    assert.deepEqual(refusedQuery({ unread: 'yes' }), parameter('The `unread` parameter must be a boolean.'));
   });
 });

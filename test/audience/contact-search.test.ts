@@ -55,7 +55,7 @@ describe('GET /contacts?search=', () => {
     assert.equal((await search('search=%20')).emails.length, 5);
     const long = await search(`search=${'a'.repeat(255)}`);
     assert.equal(long.status, 422);
-    assert.deepEqual(long.body, { statusCode: 422, message: 'The `search` parameter must be at most 254 characters.', name: 'validation_error' });
+    assert.deepEqual(long.body, { statusCode: 422, message: 'The `search` parameter must be at most 254 characters.', name: 'invalid_parameter' });
   });
 
   it("never finds another account's contacts", async () => {

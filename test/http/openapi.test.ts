@@ -109,9 +109,10 @@ describe('GET /openapi.json', () => {
   it('carries only valid JSON Schema 2020-12', () => {
     // strictRequired off: `oneOf: [{required: [a]}, {required: [b]}]` names properties declared beside it.
     const ajv = new Ajv2020({ strict: true, strictTypes: false, strictRequired: false, allowUnionTypes: true, validateFormats: false });
-    // Postline's extension keywords: a refused value's message, a missing field's (api/request-schema.ts).
+    // Postline's extension keywords: a refused value's message, a missing field's, a whole error (api/request-schema.ts).
     ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
     ajv.addKeyword({ keyword: 'x-missing', schemaType: 'string' });
+    ajv.addKeyword({ keyword: 'x-error', schemaType: 'object' });
     for (const [op, operation] of operations(document)) {
       for (const { where, schema } of schemasOf(operation)) {
         assert.doesNotThrow(() => ajv.compile(schema), `${op}: ${where}`);

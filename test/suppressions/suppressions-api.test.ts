@@ -121,7 +121,7 @@ describe('/suppressions: add, list, get, remove, batch', () => {
     assert.deepEqual(bounces.data!.data, []);
     const badOrigin = await rawRequest(t, 'GET', '/suppressions?origin=spam');
     assert.equal(badOrigin.status, 422);
-    assert.equal(badOrigin.body.name, 'validation_error');
+    assert.equal(badOrigin.body.name, 'invalid_parameter');
   });
 
   it('removes one by id or address; an entry not there is not found', async () => {
