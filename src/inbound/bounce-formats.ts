@@ -2,11 +2,12 @@
 // part), one entry per mail-server family, each known by its tell-tale sender, subject, header
 // or phrase (the layouts as sisimai's documentation and the servers' own templates describe
 // them). Each entry says which phrases mark a delay (the server keeps trying) and which a
-// failure, and where the recipients stand: a header naming them, else the addresses its text
-// names. The reply the remote server gave is read from the text after each recipient
-// (bounce-prose.ts). Order matters where families share words: indimail and Yahoo before qmail,
-// whose words they reuse; GMX, mail.ru and Zoho before Exim, whose
-// templates and words they build on.
+// failure (the delay wording every server shares, bounce-prose.ts DELAY_WORDING, counts for
+// each family too, before its failure phrases), and where the recipients stand: a header
+// naming them, else the addresses its text names. The reply the remote server gave is read
+// from the text after each recipient (bounce-prose.ts). Order matters where families share
+// words: indimail and Yahoo before qmail, whose words they reuse; GMX, mail.ru and Zoho before
+// Exim, whose templates and words they build on.
 import { addressesIn } from './bounce-prose.js';
 
 /** A message at a return path, as the formats look at it. */
@@ -16,6 +17,8 @@ export interface ReturnPathMail {
   subject: string;
   /** A top-level header's first value, by lower-case name. */
   header: (name: string) => string | undefined;
+  /** A header's first value in the message the report returns (its message/rfc822 part), by lower-case name. */
+  returnedHeader: (name: string) => string | undefined;
   /** All of the text, the returned message included. */
   fullText: string;
   /** The server's own words, up to the returned message (bounce-prose.ts ownText). */
@@ -54,11 +57,20 @@ const EXIM_DELAYED = /has not yet been delivered|delivery attempts will continue
 
 export const BOUNCE_FORMATS: BounceFormat[] = [
   {
-    // Hotmail's feedback loop before ARF: the complained-about message, its recipient in a header.
+    // Hotmail's feedback loop before ARF (JMRP's classic layout, as sisimai's ARF reader takes
+    // it): from staff@hotmail.com, "complaint about message from <IP>", multipart/mixed with
+    // the complained-about message as a message/rfc822 part, no feedback-report part; the
+    // complainer is the X-HmXmrOriginalRecipient header Hotmail stamped on that message (or on
+    // the report itself). A bounce from a mailer daemon returning a message Hotmail stamped is
+    // no complaint.
     name: 'hotmail-complaint',
-    identify: (mail) => mail.header('x-hmxmroriginalrecipient') !== undefined,
+    identify: anyOf(
+      (mail) => mail.header('x-hmxmroriginalrecipient') !== undefined,
+      (mail) => mail.returnedHeader('x-hmxmroriginalrecipient') !== undefined && !DAEMON.test(mail.from),
+      (mail) => /^staff@hotmail\.com$/i.test(mail.from) && /^complaint about message from /i.test(mail.subject),
+    ),
     complaint: true,
-    recipients: (mail) => addressesIn(mail.header('x-hmxmroriginalrecipient') ?? ''),
+    recipients: (mail) => addressesIn(mail.header('x-hmxmroriginalrecipient') ?? mail.returnedHeader('x-hmxmroriginalrecipient') ?? ''),
   },
   {
     name: 'indimail',

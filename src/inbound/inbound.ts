@@ -76,7 +76,7 @@ export class InboundMail {
     // What is stored, and parsed: downloads parse these same bytes again (attachment positions).
     const stored = auth ? Buffer.concat([this.traceHeaders(id, envelope, auth.headerLines), raw]) : raw;
     const email = await this.parse(stored);
-    const recognition = routed.returnPaths.length > 0 ? recogniseReturnPathMail(email, envelope.mailFrom) : undefined;
+    const recognition = routed.returnPaths.length > 0 ? recogniseReturnPathMail(email, envelope.mailFrom, stored) : undefined;
 
     const outcome = await db.tx(async (q) => {
       const ids = auth

@@ -45,8 +45,8 @@ function fieldBlocks(text: string): Fields[] {
     });
 }
 
-/** An enhanced status code anywhere in a text (`550 5.1.1`, `550-5.1.1`, `#5.1.1`). */
-export const enhancedCodeIn = (text: string | undefined) => /(?:^|[\s#([-])([245]\.\d{1,3}\.\d{1,3})(?=$|[\s:;,.)\]])/.exec(text ?? '')?.[1];
+/** An enhanced status code anywhere in a text (`550 5.1.1`, `550-5.1.1`, `#5.1.1`), not the start of an IP address (`[4.2.2.1]`). */
+export const enhancedCodeIn = (text: string | undefined) => /(?:^|[\s#([-])([245]\.\d{1,3}\.\d{1,3})(?=$|[\s:;,)\]]|\.(?!\d))/.exec(text ?? '')?.[1];
 
 /**
  * A generic Status (x.0.0) says less than the enhanced code in the Diagnostic-Code (Courier,

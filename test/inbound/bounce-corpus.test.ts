@@ -2,7 +2,9 @@
 // email is sent through the API and delivered to the test MX, the sample is handed to Postline's
 // SMTP port as the remote server would send it to that email's return path, and the API must
 // show the verdict (GET /emails/:id/reports), the recipient, the event with its bounce subtype
-// (GET /emails/:id/events) and the email's last_event. Auto-replies never bounce or complain.
+// (GET /emails/:id/events), the email's last_event and the suppression list: a complaint or a
+// permanent bounce suppresses the address, a delay warning never does. Auto-replies never
+// bounce or complain.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createAccount } from '../../src/accounts/accounts.js';
@@ -84,6 +86,17 @@ describe('inbound: every message that reaches a return path is understood (the c
 
       const events = (await get<ListOf<EmailEvent>>(`/emails/${id}/events`)).data;
       const email = (await t.resend.emails.get(id)).data!;
+
+      // A complaint or a permanent bounce suppresses the address; a delay, a transient bounce, an auto-reply never do.
+      const suppression = await t.resend.suppressions.get(recipient);
+      const origin = expected.event === 'email.complained' ? 'complaint' : expected.bounce?.type === 'Permanent' ? 'bounce' : null;
+      if (origin) {
+        assert.equal(suppression.data?.origin, origin, JSON.stringify(suppression));
+        assert.equal(suppression.data?.source_id, id);
+      } else {
+        assert.equal(suppression.error?.statusCode, 404, `not suppressed: ${JSON.stringify(suppression.data)}`);
+      }
+
       if (!expected.event) {
         assert.deepEqual(report.reports, []);
         assert.deepEqual(

@@ -1,4 +1,8 @@
-// Delay warnings in prose: the remote server accepted the message and keeps trying.
+// Delay warnings in prose: the remote server accepted the message and keeps trying. None of
+// them is a bounce or suppresses the address, whatever failure words it also has. Each sample
+// after the first three follows a real report, named in its `source` comment (addresses,
+// hosts and ids changed to the test's own); the wording the recogniser must match is the
+// server's, the rest is trimmed.
 import { mail, mixed, original, type Sample } from './sample.js';
 
 export const DELAYS: Sample[] = [
@@ -90,5 +94,117 @@ export const DELAYS: Sample[] = [
         r,
       ),
     expected: { verdict: 'delay', format: 'postfix', event: 'email.delivery_delayed', status: '4.2.0' },
+  },
+  {
+    // source: Zoho Mail's delay warning. Layout and wording from the notice quoted in Zoho's
+    // community forum (help.zoho.com/portal/en/community/topic/message-from-zoho-to-yahoo-elicits-421-responses:
+    // "----- The following addresses had fatal errors -----", a "[Status: Error, Address: <…>,
+    // ResponseCode 421, , …]" line, "Message will be retried for 4 more day(s)"); the status
+    // line's "Host not reachable" and the headers (mailer-daemon@mail.zoho.com, X-ZohoMail, the
+    // "This message was created automatically…" opening) from sisimai's Zoho samples
+    // (sisimai/rb-sisimai lib/sisimai/lhost/zoho.rb; set-of-emails/maildir/bsd/email-zoho-01.eml),
+    // whose lhost-zoho-04/05 sisimai rates 4.0.947 (expired: temporary, not a hard bounce).
+    family: 'zoho delay (ResponseCode 421, will be retried)',
+    to: ['unreachable@example.net'],
+    mailFrom: '',
+    message: (rp, r) =>
+      mixed(
+        ['From: mailer-daemon@mail.zoho.com', `To: ${rp}`, 'Subject: Undelivered Mail Returned to Sender', 'X-ZohoMail: Si CHF_MF_NL SS_10 UW48 UB48 FMWL'],
+        [
+          'This message was created automatically by mail delivery software.',
+          'A message that you sent could not be delivered to one or more of its recipients.',
+          '',
+          '----- The following addresses had fatal errors -----',
+          `[Status: Error, Address: <${r}>, ResponseCode 421, , Host not reachable.]`,
+          '',
+          'Message will be retried for 4 more day(s)',
+        ],
+        r,
+      ),
+    expected: { verdict: 'delay', format: 'zoho', event: 'email.delivery_delayed', status: '4.0.0' },
+  },
+  {
+    // source: Gmail's "Delivery incomplete" notice, its wording as quoted in
+    // grokipedia.com/page/Delivery_Incomplete ("There was a temporary problem delivering your
+    // message to … Gmail will retry for N more hours. You'll be notified if the delivery fails
+    // permanently.") and the reply it quotes for an unreachable server ("The recipient server
+    // did not accept our requests to connect.", Gmail's wording, its help page
+    // support.google.com/mail/answer/7720); headers as Gmail's legacy notices above.
+    family: 'gmail delivery incomplete (will retry)',
+    to: ['retry@example.net'],
+    mailFrom: '',
+    message: (rp, r) =>
+      mail(
+        ['From: Mail Delivery Subsystem <mailer-daemon@googlemail.com>', `To: ${rp}`, 'Subject: Delivery Status Notification (Delay)'],
+        [
+          '** Delivery incomplete **',
+          '',
+          `There was a temporary problem delivering your message to ${r}. Gmail will retry for 46 more hours. You'll be notified if the delivery fails permanently.`,
+          '',
+          'The response was:',
+          '',
+          'The recipient server did not accept our requests to connect. [mx.example.net 192.0.2.25: timed out]',
+          '',
+          '----- Original message -----',
+          '',
+          ...original(r),
+        ],
+      ),
+    expected: { verdict: 'delay', format: 'gmail-legacy', event: 'email.delivery_delayed', status: '4.0.0' },
+  },
+  {
+    // source: sendmail's warning with DSNs off, as the University of Maryland's help desk shows
+    // it (helpdesk.umd.edu/topics/troubleshooting/email/3024: "Warning: could not send message
+    // for past …", "THIS IS A WARNING MESSAGE ONLY", "transient non-fatal errors", "Warning:
+    // message still undelivered after 4 hours", "Will keep trying until message is 5 days old").
+    family: 'sendmail delay warning (DSN off: still undelivered, will keep trying)',
+    to: ['still@example.net'],
+    mailFrom: '',
+    message: (rp, r) =>
+      mail(
+        ['From: Mail Delivery Subsystem <MAILER-DAEMON@relay.example.org>', `To: ${rp}`, 'Subject: Warning: could not send message for past 4 hours'],
+        [
+          '    **********************************************',
+          '    **      THIS IS A WARNING MESSAGE ONLY      **',
+          '    **  YOU DO NOT NEED TO RESEND YOUR MESSAGE  **',
+          '    **********************************************',
+          '',
+          'The original message was received at Mon, 1 Jan 2024 00:00:00 +0000',
+          'from send.sender.test [192.0.2.10]',
+          '',
+          '   ----- The following addresses had transient non-fatal errors -----',
+          `<${r}>`,
+          '',
+          '   ----- Transcript of session follows -----',
+          `<${r}>... Deferred: Connection timed out with mx.example.net.`,
+          'Warning: message still undelivered after 4 hours',
+          'Will keep trying until message is 5 days old',
+        ],
+      ),
+    expected: { verdict: 'delay', format: 'prose', event: 'email.delivery_delayed', status: '4.0.0' },
+  },
+  {
+    // source: a prose report from a server of no known family, in the layout of the unknown
+    // server's failure in permanent-failures.ts, quoting a real temporary reply: Gmail's
+    // "452 4.2.2 The email account that you tried to reach is over quota" (as quoted in
+    // suped.com's knowledge base, "What does the Gmail error '452 4.2.2 …' mean"). Failure
+    // words, no delay words: the 4.x.x status alone makes it a delay.
+    family: 'prose with a 4.x.x status and failure words only (unknown server)',
+    to: ['overquota@example.net'],
+    mailFrom: '',
+    message: (rp) =>
+      mail(
+        ['From: Mail Administrator <postmaster@mail.example.com>', `To: ${rp}`, 'Subject: Undeliverable: Hello'],
+        [
+          'Your message could not be delivered.',
+          '',
+          'The remote server answered: 452 4.2.2 The email account that you tried to reach is over quota.',
+          '',
+          'Original message follows.',
+          '',
+          'Hello there',
+        ],
+      ),
+    expected: { verdict: 'delay', format: 'prose', event: 'email.delivery_delayed', status: '4.2.2' },
   },
 ];
