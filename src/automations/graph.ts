@@ -3,13 +3,14 @@
 // unique keys, exactly one trigger with nothing leading into it, each config of its type's
 // shape (step-config.ts), connections between existing steps with a type their source step
 // can take, and no cycles, so that every run ends and reaches each step at most once.
-// Their shapes (`{key, type, config}` and `{from, to, type?}`, the keys, the types, the limits)
-// are GRAPH_SCHEMAS', the check of the routes' bodies (request-schema.ts); parseGraph judges the
-// rest, which needs the graph as a whole or a step's type.
+// Their shapes (`{key, type, config}` and `{from, to, type?}`, the keys, the types, the limits,
+// each type's config) are GRAPH_SCHEMAS', the check of the routes' bodies (request-schema.ts);
+// parseGraph judges the rest, which needs the graph as a whole, and what parseStepConfig says
+// a config's schema cannot (durations, rule trees).
 import { validation } from '../api/errors.js';
 import { array, input, type JsonSchema, oneOfValues, string } from '../api/schema.js';
 import type { Body } from '../api/validate.js';
-import { parseStepConfig, STEP_TYPES, type StepType } from './step-config.js';
+import { conditional, parseStepConfig, STEP_CONFIG_SCHEMAS, STEP_TYPES, type StepType } from './step-config.js';
 
 export const CONNECTION_TYPES = ['default', 'condition_met', 'condition_not_met', 'timeout', 'event_received'] as const;
 export type ConnectionType = (typeof CONNECTION_TYPES)[number];
@@ -24,7 +25,7 @@ export interface ConnectionDef {
   to: string;
   type: ConnectionType;
 }
-/** A step as GRAPH_SCHEMAS passed it: its config not yet judged. */
+/** A step as GRAPH_SCHEMAS passed it: its config of its type's schema, not yet normalised. */
 export interface StepInput {
   key: string;
   type: StepType;
@@ -61,28 +62,24 @@ const OUTGOING: Record<StepType, readonly ConnectionType[]> = {
 
 const KEY_SCHEMA = string({ pattern: KEY.source, 'x-message': 'be 1 to 100 ASCII letters, digits, `_`, `-`, `.` or `:`' });
 const STEP_REF_SCHEMA = string({ pattern: KEY.source, 'x-message': 'be a step key', description: "A step's key." });
-/**
- * `steps` and `connections`: the check of the routes' bodies (request-schema.ts) and their docs.
- * A step's config is only an object here: its fields depend on its type, and parseStepConfig
- * judges them with messages naming the step (a `oneOf` of the types would answer any refused
- * step with the first type's complaint).
- */
+/** A step of type T has a config of STEP_CONFIG_SCHEMAS[T] (contact_delete may leave it out). */
+const CONFIG_OF_TYPE: JsonSchema[] = STEP_TYPES.map((type) =>
+  conditional(
+    { properties: { type: { const: type } }, required: ['type'] },
+    { ...(type === 'contact_delete' ? {} : { required: ['config'] }), properties: { config: STEP_CONFIG_SCHEMAS[type] } },
+  ),
+);
+/** `steps` and `connections`: the check of the routes' bodies (request-schema.ts) and their docs. */
 export const GRAPH_SCHEMAS: Record<'steps' | 'connections', JsonSchema> = {
   steps: array(
     input(
       {
         key: KEY_SCHEMA,
         type: oneOfValues(STEP_TYPES),
-        config: {
-          type: 'object',
-          description:
-            "The type's fields (resend-compat-notes §2.12): trigger `{event_name}`; send_email `{template: {id, variables?}, subject?, from?, reply_to?, topic_id?}`; " +
-            'delay `{duration}`; wait_for_event `{event_name, timeout?, filter_rule?}`; condition: a rule; ' +
-            'contact_update `{first_name?, last_name?, unsubscribed?, properties?}`; contact_delete: none; add_to_segment `{segment_id}`.',
-        },
+        config: { type: 'object', description: "The fields of the step's type: see `allOf`, one schema per type." },
       },
       ['key', 'type'],
-      { 'x-message': 'be an object: `{key, type, config}`' },
+      { 'x-message': 'be an object: `{key, type, config}`', allOf: CONFIG_OF_TYPE },
     ),
     { minItems: 1, maxItems: MAX_STEPS, 'x-message': `be an array of 1 to ${MAX_STEPS} steps`, description: 'Exactly one trigger step; keys unique.' },
   ),
@@ -102,11 +99,7 @@ const stepFail = (key: string, type: string) => (message: string) => validation(
 
 /** The graph of checked `steps` and `connections`: configs judged, keys unique, one trigger, connections sound, no cycle. */
 export function parseGraph(stepsIn: StepInput[], connectionsIn: ConnectionInput[]): Graph {
-  const steps = stepsIn.map(({ key, type, config }) => ({
-    key,
-    type,
-    config: parseStepConfig(type, config ?? (type === 'contact_delete' ? {} : undefined), stepFail(key, type)),
-  }));
+  const steps = stepsIn.map(({ key, type, config }, i) => ({ key, type, config: parseStepConfig(type, config ?? {}, `steps[${i}].config`) }));
   const byKey = new Map<string, StepDef>();
   for (const step of steps) {
     if (byKey.has(step.key)) throw validation(`Step \`${step.key}\`: another step has the same key.`);

@@ -22,10 +22,10 @@ const VALUE_KIND: Record<Operator, 'any' | 'number' | 'string' | 'none'> = {
   exists: 'none',
   is_empty: 'none',
 };
-const OPERATORS = Object.keys(VALUE_KIND) as Operator[];
+export const OPERATORS = Object.keys(VALUE_KIND) as Operator[];
 export const FIELD = /^(event|contact|wait_events)\.[^.\s][^\s]*$/;
-const MAX_DEPTH = 5;
-const MAX_RULES = 50;
+export const MAX_DEPTH = 5;
+export const MAX_RULES = 50;
 
 const isObject = (v: unknown): v is Body => v !== null && typeof v === 'object' && !Array.isArray(v);
 

@@ -1,9 +1,8 @@
 // The fields of the /events routes (resend-compat-notes §2.11): the schemas that check their
-// bodies (request-schema.ts) with the event names and the flat payload schema of a defined
-// event, an event name as automations' step configs read it, and a payload checked against
-// its event's schema.
-import { missingField, validation } from '../api/errors.js';
-import { isUuid } from '../api/format.js';
+// bodies (request-schema.ts) with the event names (automations' step configs use the same
+// schema) and the flat payload schema of a defined event, and a payload checked against its
+// event's schema.
+import { validation } from '../api/errors.js';
 import { type JsonSchema, nullable, oneOfValues, string } from '../api/schema.js';
 import type { Body } from '../api/validate.js';
 
@@ -25,8 +24,8 @@ const NAME_CHAR = '[^\\u0000-\\u001f\\u007f]';
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$/;
 
 /**
- * What parseEventName takes: the check of the /events bodies (request-schema.ts) and the
- * routes' docs. One message for every way a name can be wrong.
+ * An event name: the check of the /events bodies and of automations' step configs
+ * (request-schema.ts), and their docs. One message for every way a name can be wrong.
  */
 export const EVENT_NAME_SCHEMA = string({
   maxLength: MAX_NAME,
@@ -50,25 +49,6 @@ export const PAYLOAD_SCHEMA: JsonSchema = {
   type: 'object',
   description: `At most ${MAX_PAYLOAD_BYTES / 1024} KB of JSON; a defined event's payload holds only the fields of its schema, of their types.`,
 };
-
-/**
- * An event name as given in `field` (automations' step configs; the /events bodies are checked
- * by EVENT_NAME_SCHEMA): 1–255 characters on one line, not `resend:…`, and never shaped like an
- * id, so that /events/:identifier (an id or a name) is never ambiguous.
- */
-export function parseEventName(value: unknown, field: string): string {
-  if (value === undefined || value === null) throw missingField(field);
-  if (typeof value !== 'string') throw validation(`The \`${field}\` field must be a string.`);
-  if (value.trim() === '') throw validation(`The \`${field}\` field must not be empty.`);
-  if (value.length > MAX_NAME) throw validation(`The \`${field}\` field must be at most ${MAX_NAME} characters.`);
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses.
-  if (/[\u0000-\u001f\u007f]/.test(value)) throw validation(`The \`${field}\` field must not contain control characters.`);
-  if (value.toLowerCase().startsWith(RESERVED_PREFIX)) {
-    throw validation(`The \`${field}\` field cannot start with \`${RESERVED_PREFIX}\`: the prefix is reserved for system events.`);
-  }
-  if (isUuid(value)) throw validation(`The \`${field}\` field must not look like an id.`);
-  return value;
-}
 
 /** The `payload` of POST /events/send (an object, checked): at most MAX_PAYLOAD_BYTES as JSON. */
 export function checkPayloadSize(payload: Body): void {

@@ -77,13 +77,18 @@ describe('unit: parseGraph, the shape', () => {
     assert.throws(() => checkedGraph([TRIGGER, step('a', 'Delay')], []), /`steps\[1\]\.type` field must be one of .*, not "Delay"\./);
   });
 
-  it("prefixes a config's error with the step's key and type", () => {
+  it("names a config's field by its path, and a config left out as missing", () => {
     refuses(
       [TRIGGER, step('wait', 'delay', { duration: 5 })],
       [],
-      'Step `wait` (delay): `config.duration` must be a duration such as "30 minutes", "1 hour" or "3 days", at most 30 days.',
+      'The `steps[1].config.duration` field must be a duration such as "30 minutes", "1 hour" or "3 days", at most 30 days, not 5.',
     );
-    refuses([TRIGGER, { key: 'wait', type: 'delay' }], [], 'Step `wait` (delay): `config` must be an object.');
+    refuses(
+      [TRIGGER, step('wait', 'delay', { duration: '31 days' })],
+      [],
+      'The `steps[1].config.duration` field must be a duration such as "30 minutes", "1 hour" or "3 days", at most 30 days, not "31 days".',
+    );
+    refuses([TRIGGER, { key: 'wait', type: 'delay' }], [], 'Missing `steps[1].config` field.', 'missing_required_field');
   });
 
   it('refuses two steps with one key', () => {

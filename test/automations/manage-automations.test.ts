@@ -125,38 +125,54 @@ describe('managing automations', () => {
     assert.equal((await t.resend.automations.get(mine)).data!.name, 'Mine');
   });
 
-  it('refuses malformed graphs with a 422 naming the step, and writes nothing', async () => {
+  it('refuses malformed graphs with a 422 naming the step or the field, and writes nothing', async () => {
     const count = async () => (await t.sql('SELECT count(*)::int AS n FROM automations'))[0].n as number;
     const before = await count();
     const base = welcome();
     const withStep = (key: string, step: unknown) => ({ ...base, steps: base.steps.map((s) => (s.key === key ? step : s)) }) as CreateAutomationOptions;
     const cases: [string, CreateAutomationOptions, RegExp][] = [
       ['a cycle', { ...base, connections: [...base.connections, { from: 'tag', to: 'wait' }] }, /cycle: `wait` → `check` → `tag` → `wait`/],
-      ['a number as duration', withStep('wait', { key: 'wait', type: 'delay', config: { duration: 5 } }), /Step `wait` \(delay\).*duration/],
-      ['a duration past 30 days', withStep('wait', { key: 'wait', type: 'delay', config: { duration: '31 days' } }), /Step `wait`.*30 days/],
+      [
+        'a number as duration',
+        withStep('wait', { key: 'wait', type: 'delay', config: { duration: 5 } }),
+        /`steps\[1\]\.config\.duration` field must be a duration/,
+      ],
+      [
+        'a duration past 30 days',
+        withStep('wait', { key: 'wait', type: 'delay', config: { duration: '31 days' } }),
+        /`steps\[1\]\.config\.duration` field .*at most 30 days, not "31 days"/,
+      ],
       [
         'a string compared with gt',
         withStep('check', { key: 'check', type: 'condition', config: { type: 'rule', field: 'event.amount', operator: 'gt', value: '10' } }),
-        /Step `check` \(condition\).*value.*number/,
+        /`steps\[2\]\.config\.value` must be a number/,
       ],
       [
         'a field outside the namespaces',
         withStep('check', { key: 'check', type: 'condition', config: { type: 'rule', field: 'plan', operator: 'exists' } }),
-        /Step `check`.*field/,
+        /`steps\[2\]\.config\.field` must be a string starting with/,
       ],
-      ['a template without id', withStep('hello', { key: 'hello', type: 'send_email', config: { template: {} } }), /Step `hello` \(send_email\).*template\.id/],
+      [
+        'a template without id',
+        withStep('hello', { key: 'hello', type: 'send_email', config: { template: {} } }),
+        /^Missing `steps\[3\]\.config\.template\.id` field\.$/,
+      ],
       ['an unknown template', withStep('hello', { key: 'hello', type: 'send_email', config: { template: { id: 'nope' } } }), /Step `hello`.*no template/],
       [
         'a topic that is not an id',
         withStep('hello', { key: 'hello', type: 'send_email', config: { template: { id: templateId }, topicId: 'news' } } as any),
-        /Step `hello`.*topic_id/,
+        /`steps\[3\]\.config\.topic_id` field must be a topic id/,
       ],
       [
         'unsubscribed as a string',
         withStep('tag', { key: 'tag', type: 'contact_update', config: { unsubscribed: 'yes' } }),
-        /Step `tag` \(contact_update\).*unsubscribed/,
+        /`steps\[4\]\.config\.unsubscribed` field must be a boolean/,
       ],
-      ['an unknown config field', withStep('wait', { key: 'wait', type: 'delay', config: { duration: '1 hour', seconds: 3 } }), /Step `wait`.*config\.seconds/],
+      [
+        'an unknown config field',
+        withStep('wait', { key: 'wait', type: 'delay', config: { duration: '1 hour', seconds: 3 } }),
+        /Unknown field `steps\[1\]\.config\.seconds`/,
+      ],
       ['a second trigger', withStep('tag', { key: 'tag', type: 'trigger', config: { eventName: 'x' } }), /exactly one `trigger`/],
       ['no trigger', { ...base, steps: base.steps.slice(1), connections: base.connections.slice(1) }, /exactly one `trigger`/],
       ['a connection to an unknown step', { ...base, connections: [...base.connections, { from: 'hello', to: 'ghost' }] }, /ghost/],
@@ -170,19 +186,24 @@ describe('managing automations', () => {
       [
         'a reserved trigger event',
         withStep('start', { key: 'start', type: 'trigger', config: { eventName: 'resend:contact.created' } }),
-        /Step `start`.*resend:/,
+        /`steps\[0\]\.config\.event_name` field must be an event name.*resend:/,
       ],
       [
         'a wait timeout that is no duration',
         withStep('wait', { key: 'wait', type: 'wait_for_event', config: { eventName: 'x', timeout: 'soon' } }),
-        /Step `wait` \(wait_for_event\).*timeout/,
+        /`steps\[1\]\.config\.timeout` field must be a duration/,
       ],
-      ['a segment id that is no id', withStep('tag', { key: 'tag', type: 'add_to_segment', config: { segmentId: 'vip' } }), /Step `tag` \(add_to_segment\)/],
+      [
+        'a segment id that is no id',
+        withStep('tag', { key: 'tag', type: 'add_to_segment', config: { segmentId: 'vip' } }),
+        /`steps\[4\]\.config\.segment_id` field must be a segment id/,
+      ],
     ];
     for (const [what, body, message] of cases) {
       const res = await t.resend.automations.create(body);
       assert.equal(res.error?.statusCode, 422, `${what}: ${JSON.stringify(res.error ?? res.data)}`);
-      assert.equal(res.error?.name, 'validation_error', what);
+      // A config's field left out is missing, as any field of the body is.
+      assert.equal(res.error?.name, res.error!.message.startsWith('Missing') ? 'missing_required_field' : 'validation_error', what);
       assert.match(res.error!.message, message, what);
     }
     const draft = await t.resend.templates.create({ name: 'Draft', html: '<p>x</p>' });
