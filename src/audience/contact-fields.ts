@@ -68,7 +68,8 @@ export function parseName(value: unknown, field: string): string | null | undefi
   if (value === undefined) return undefined;
   if (value === null) return null;
   if (typeof value !== 'string') throw validation(`The \`${field}\` field must be a string.`);
-  if (value.length > MAX_NAME) throw validation(`The \`${field}\` field must be at most ${MAX_NAME} characters.`);
+  // Characters as a person counts them (code points), as the request schemas count them.
+  if ([...value].length > MAX_NAME) throw validation(`The \`${field}\` field must be at most ${MAX_NAME} characters.`);
   if (/[\r\n\0]/.test(value)) throw validation(`The \`${field}\` field must not contain line breaks.`);
   return value;
 }
