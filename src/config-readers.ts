@@ -157,3 +157,15 @@ export const list: Read<string[]> = (raw) =>
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+
+/** DNS zones, comma-separated; unset: `fallback`; empty: none. */
+export function zoneList(fallback: string[]): Read<string[]> {
+  const read: Read<string[]> = (raw, name, env) => {
+    if (raw === undefined) return fallback;
+    const zones = list(raw, name, env).map((zone) => zone.toLowerCase().replace(/\.$/, ''));
+    const bad = zones.find((zone) => !/^[a-z0-9_-]+(\.[a-z0-9_-]+)+$/.test(zone));
+    if (bad !== undefined) throw new ConfigError(`${name}: "${bad}" is not a DNS zone`);
+    return zones;
+  };
+  return Object.assign(read, { shown: `\`${fallback.join(',')}\`` });
+}

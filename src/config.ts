@@ -23,6 +23,7 @@ import {
   trustProxy,
   privateAccess,
   list,
+  zoneList,
   type Read,
 } from './config-readers.js';
 import { type Provider, providerTable } from './providers/providers.js';
@@ -69,6 +70,10 @@ export interface Config {
   outboundPort: number;
   /** Local addresses outgoing SMTP connections are bound to, in turn (delivery/outbound-ips.ts); empty: the system chooses. */
   outboundIps: string[];
+  /** DNS blocklists (zones) asked about the outbound addresses, and about the verified sending domains (blocklists/), every dnsblIntervalMs. */
+  dnsbls: string[];
+  domainBlocklists: string[];
+  dnsblIntervalMs: number;
   relayUrl: string | undefined;
   /** Nothing leaves the machine: every message is delivered to the built-in catcher (sandbox/), any sending domain works without DNS. */
   sandbox: boolean;
@@ -98,7 +103,7 @@ export interface Config {
   deliveryConcurrencyPerHost: number;
   /** Delivery worker: traffic shaping per provider (delivery/shaping.ts); false leaves only the connection limits. */
   shaping: boolean;
-  /** Delivery worker: how long without a throttling reply before a slowed rate grows again, and each step of that (delivery/shaping.ts). */
+  /** Delivery worker: the window throttling receivers are taken to count over; the shaping's time constants are shares of it (delivery/shaping.ts). */
   shapingQuietMs: number;
   /** Delivery worker: waits before each retry of a temporary failure; the last one repeats. */
   retryDelaysMs: number[];
@@ -121,6 +126,8 @@ export interface Config {
   webhookAllowPrivate: PrivateAccess;
   /** Received mail older than this is deleted (ms); undefined: kept. */
   receivedRetentionMs: number | undefined;
+  /** Received DMARC and TLS reports older than this are deleted (ms). */
+  reportRetentionMs: number;
   /**
    * Which proxies' X-Forwarded-For to believe for the client address (Fastify's trustProxy):
    * false, true (every one), a number of hops, or addresses and CIDR ranges.
@@ -166,6 +173,7 @@ interface Setting<T> {
 }
 
 const DEFAULT_PORT = 3000;
+
 const LETS_ENCRYPT = 'https://acme-v02.api.letsencrypt.org/directory';
 
 /**
@@ -311,6 +319,17 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
       return ips;
     },
   },
+  dnsbls: {
+    variable: 'POSTLINE_DNSBLS',
+    help: 'DNS blocklists the outbound addresses are checked against (`zone,…`; empty: none), once per POSTLINE_DNSBL_INTERVAL by one node for the whole cluster: POSTLINE_OUTBOUND_IPS of every node, or, unset, the address the system sends from when it is public (behind NAT it is not known: skipped, with a log line); none with POSTLINE_RELAY_URL (the addresses of the relay carry the reputation), nothing at all with POSTLINE_SANDBOX. A listing shows on the domain pages (`GET /domains/:id` `blocklists`), in `GET /queue` and in the metric `postline_blocklist_listed`, and records `domain.blocklisted` / `domain.unblocklisted` for each domain sending from the address. Ask them through a resolver of your own (POSTLINE_DNS_SERVERS): most lists refuse public resolvers, an answer Postline records as a check not possible, never as a listing',
+    read: zoneList(['zen.spamhaus.org', 'bl.spamcop.net', 'b.barracudacentral.org']),
+  },
+  domainBlocklists: {
+    variable: 'POSTLINE_DOMAIN_BLOCKLISTS',
+    help: 'DNS blocklists the verified sending domains are checked against (`zone,…`; empty: none), as POSTLINE_DNSBLS',
+    read: zoneList(['dbl.spamhaus.org', 'multi.surbl.org']),
+  },
+  dnsblIntervalMs: { variable: 'POSTLINE_DNSBL_INTERVAL', help: 'how often the blocklists are asked about every address and domain', read: timeout('1h') },
   relayUrl: {
     variable: 'POSTLINE_RELAY_URL',
     shown: 'unset (direct MX)',
@@ -421,7 +440,7 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
   },
   shapingQuietMs: {
     variable: 'POSTLINE_SHAPING_QUIET',
-    help: 'a provider slowed by 421 or "rate limited" replies gets a fifth faster after this long without one, and again each time this passes, back to its limit',
+    help: 'the window providers are taken to count messages over (a sliding minute): a 421 or "rate limited" reply cuts the rate to 85 % of what the provider accepted over the last one, and after each sixth of it without such a reply the rate grows a step, back to its limit',
     read: timeout('1m'),
   },
   // Resend's schedule: immediately, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h.
@@ -452,6 +471,16 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
     shown: 'unset (kept)',
     help: "how long received mail (raw message, parsed email, attachments) is kept (`30d`, `12h`, …); older mail is deleted by the worker's housekeeping, at start and every 10 minutes",
     read: optionalPositiveDuration,
+  },
+  reportRetentionMs: {
+    variable: 'POSTLINE_REPORT_RETENTION',
+    help: "how long received DMARC aggregate and SMTP TLS reports (GET /domains/:id/dmarc-reports, /tls-reports) are kept; older ones are deleted by the worker's housekeeping",
+    shown: '`400d`',
+    read: (raw, name, env) => {
+      const ms = duration('400d')(raw, name, env);
+      if (ms <= 0) throw new ConfigError(`${name} must be longer than 0`);
+      return ms;
+    },
   },
   webhookAllowPrivate: {
     variable: 'POSTLINE_WEBHOOK_ALLOW_PRIVATE',

@@ -14,6 +14,7 @@ import type { Config } from './config.js';
 import { customEventRoutes } from './custom-events/routes.js';
 import type { Db } from './db/database.js';
 import type { DnsResolver } from './dns/resolver.js';
+import { reportRoutes } from './dmarc-reports/routes.js';
 import { DomainClaims } from './domains/domain-claims.js';
 import type { Domains } from './domains/domains.js';
 import { recordTargets } from './domains/dns-records.js';
@@ -57,6 +58,7 @@ export function routeList({ db, config, dns, accept, sessions, apiKeys, domains,
     ...new OAuthGrants(db, apiKeys).routes(),
     ...domains.routes(),
     ...new DomainClaims({ db, dns, hosts: recordTargets(config), sandbox: config.sandbox }).routes(),
+    ...reportRoutes(db, dns, config),
     ...inboundRoutes(db, config),
     ...inboxRoutes(db, accept),
     ...emailRoutes(db, config, dns, accept),

@@ -22,6 +22,7 @@ import { ScheduledEmailReleaser } from './emails/release-scheduled.js';
 import { acceptDeps } from './emails/routes.js';
 import { idempotencyLeases, purgeExpiredIdempotencyKeys } from './idempotency/idempotency-keys.js';
 import { purgeReceivedMail } from './inbound/retention.js';
+import { purgeOldReports } from './dmarc-reports/retention.js';
 import { agentJobLeases } from './inboxes/agent-jobs.js';
 import { InboxAgentWorker } from './inboxes/agent-worker.js';
 import type { Logger } from './logger.js';
@@ -34,6 +35,7 @@ import { webhookMessageLeases } from './webhooks/claim.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { webhookDestinations } from './webhooks/webhook-fields.js';
 import { DkimRotation, dkimRotationDeps } from './domains/dkim-rotation.js';
+import { BlocklistWatch } from './blocklists/watch.js';
 
 const HOUSEKEEPING_MS = 10 * 60_000;
 /** Every table of work claimed under a lease with a node's id: the claims a dead node's reaping releases. */
@@ -134,6 +136,8 @@ export function startWorkerRole(
       submitter: config.smtpHostname,
       logger: logger.child({ role: 'tls-reports' }),
     }),
+    // The outbound addresses and sending domains asked of DNS blocklists, one round per interval for the cluster.
+    new BlocklistWatch({ db, config, logger: logger.child({ role: 'blocklists' }) }),
     // Drafts of replies to new inbox threads, asked of the operator's model endpoint, if any.
     ...(config.agentUrl ? [new InboxAgentWorker({ db, config, logger: logger.child({ role: 'inbox-agent' }), nodeId })] : []),
   ];
@@ -151,6 +155,7 @@ export function startWorkerRole(
     void Promise.all([purgeStaleStsPolicies(db), purgeOldTlsReportCounts(db), purgeOldTlsReports(db)]).catch((err) =>
       logger.warn({ err }, 'MTA-STS and TLS report purge failed'),
     );
+    void purgeOldReports(db, config.reportRetentionMs).catch((err) => logger.warn({ err }, 'DMARC and TLS report purge failed'));
     if (config.receivedRetentionMs !== undefined) {
       void purgeReceivedMail(db, config.receivedRetentionMs).catch((err) => logger.warn({ err }, 'received mail purge failed'));
     }

@@ -26,6 +26,7 @@ import { ConnectError, describe, type SendResult, type SmtpPool, type SmtpSessio
 import { simulatedVerdict } from './test-addresses.js';
 import type { TransportPolicy } from '../tls-policy/policy.js';
 import { describeRequirement } from '../tls-policy/requirement.js';
+import { isBulkMail } from '../warmup/bulk-mail.js';
 import type { IpWarmupGate } from '../warmup/ip-warmup.js';
 import type { WarmupGate } from '../warmup/warmup-gate.js';
 
@@ -64,8 +65,12 @@ export interface AttemptResult {
   paused?: { pause: Pause; rows: ClaimedDelivery[] };
   /** The domain's MX hosts as routed (none through the relay): its provider, for the metrics (count-outcomes.ts). */
   mxHosts?: string[];
-  /** Rows the shaper or the domain's warm-up holds back: the worker gives them back due at `until`. */
-  waiting?: { rows: ClaimedDelivery[]; until: Date; reason: string };
+  /**
+   * Rows the shaper or a warm-up holds back: the worker gives them back due at `until`; `warmup`:
+   * held by the domain's or the outbound IPs' warm-up, which the email's first such hold records
+   * as email.delivery_delayed (queue/warmup-release.ts).
+   */
+  waiting?: { rows: ClaimedDelivery[]; until: Date; reason: string; warmup?: true };
   /** A reply saying the sending IP or domain is on a blocklist: the worker pauses the destination. */
   blocked?: { destination: { kind: 'provider' | 'domain'; name: string }; reply: string };
 }
@@ -89,18 +94,19 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
     if (!slot.go) return { outcomes: simulated, notTried: [], mxHosts, waiting: { rows: real, until: slot.until, reason: slot.reason } };
   }
   // Counted here, when the mail is about to go: after shaping, so mail that waits for its rate is not counted twice.
-  const broadcast = job.email.broadcastId !== null;
-  const admitted = await deps.warmup.admit(job.email.warmup, provider, real.length, broadcast);
+  // Bulk mail (warmup/bulk-mail.ts) is what warm-up holds; its headers are read only when a warm-up may hold it.
+  const bulk = job.email.broadcastId !== null || ((job.email.warmup !== null || deps.ipWarmup.active) && provider !== null && isBulkMail(job.email));
+  const admitted = await deps.warmup.admit(job.email.warmup, provider, real.length, bulk);
   const allowed = real.slice(0, admitted.granted);
-  let waiting = admitted.held && { rows: real.slice(admitted.granted), ...admitted.held };
+  let waiting: AttemptResult['waiting'] = admitted.held && { rows: real.slice(admitted.granted), ...admitted.held, warmup: true };
   // The outbound IP it leaves from, one with room under its own warm-up cap (warmup/ip-warmup.ts).
-  const fromIp = allowed.length > 0 ? await deps.ipWarmup.admit(deps.outboundIps.order(job.email.outboundIps), provider, allowed.length, broadcast) : undefined;
+  const fromIp = allowed.length > 0 ? await deps.ipWarmup.admit(deps.outboundIps.order(job.email.outboundIps), provider, allowed.length, bulk) : undefined;
   const sending = allowed.slice(0, fromIp?.granted ?? 0);
   const overIp = allowed.slice(sending.length);
   // Every address at its cap: the rest waits for the first next day (after the domain's, when that holds mail too).
   if (fromIp?.held) {
     const { until, reason } = waiting && waiting.until > fromIp.held.until ? waiting : fromIp.held;
-    waiting = { rows: [...(waiting?.rows ?? []), ...overIp], until, reason };
+    waiting = { rows: [...(waiting?.rows ?? []), ...overIp], until, reason, warmup: true };
   }
   // Some went from an address that then reached its cap: the rest goes again at once, from another one.
   const retryNow = fromIp?.held ? [] : overIp;
@@ -116,6 +122,7 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
     }
   };
   if (sending.length === 0) {
+    if (deps.shaping.enabled) deps.shaping.shaper.sending(destination, limits, 0);
     const result = { outcomes: simulated, notTried: retryNow, mxHosts, waiting };
     await giveBack({ ...result, notTried: [] });
     return result;
@@ -132,6 +139,8 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
       const connected = await connect(targets, deps.pool, fromIp?.ip);
       if (!connected.session) return learn(done(all(sending, deferred(connected.response), targets[0]?.host)));
 
+      // The shaper counts the messages from now, when the destination sees them (not from when it let them through).
+      if (deps.shaping.enabled) deps.shaping.shaper.sending(destination, limits, sending.length);
       // The worker composes a deferred email's message before it starts the attempt (worker.ts).
       const sent = await connected.session.send(
         envelopeSender(job.email),

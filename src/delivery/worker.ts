@@ -43,6 +43,7 @@ import { Router } from './route.js';
 import { shapingStateOf } from '../metrics/record.js';
 import { TrafficShaper } from './shaping.js';
 import { publishShapingStates } from '../queue/shaping-states.js';
+import { holdForWarmup } from '../queue/warmup-release.js';
 import { SmtpPool } from './smtp-pool.js';
 import { MtaStsPolicies } from '../tls-policy/mta-sts-cache.js';
 import { TransportPolicy } from '../tls-policy/policy.js';
@@ -312,7 +313,8 @@ export class DeliveryWorker {
       const steps = await Promise.allSettled([
         written,
         releaseClaims(db, result.notTried),
-        result.waiting && releaseClaims(db, result.waiting.rows, result.waiting),
+        result.waiting &&
+          (result.waiting.warmup ? holdForWarmup(db, result.waiting.rows, result.waiting) : releaseClaims(db, result.waiting.rows, result.waiting)),
         this.park(result.paused),
         result.blocked && this.pauseBlocked(job, result.blocked),
       ]);

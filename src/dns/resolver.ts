@@ -122,6 +122,12 @@ export class DnsResolver {
     return result.answers.filter((a): a is packet.StringAnswer => a.type === 'CNAME').map((a) => a.data.replace(/\.$/, '').toLowerCase());
   }
 
+  /** The A records of a name alone (a DNS blocklist's answer); [] when it has none or does not exist. */
+  async ipv4(name: string, options: LookupOptions = {}): Promise<string[]> {
+    const result = await this.lookup(name, 'A', options);
+    return result.answers.filter((a): a is packet.StringAnswer => a.type === 'A').map((a) => a.data);
+  }
+
   /** IPv4 then IPv6 addresses of a host. */
   async addresses(host: string): Promise<string[]> {
     return (await this.addressesSecure(host)).addresses;

@@ -1,9 +1,11 @@
 // The DNS records a domain must publish to send (and receive) through this installation,
 // and how each is checked. Values point at this installation's SMTP host name: SPF
-// authorizes its addresses, the return-path MX and the receiving MX route mail to it.
+// authorizes its addresses, the return-path MX and the receiving MX route mail to it. The DMARC
+// and TLS-RPT records ask for reports at the return-path host (dmarc-reports/report-addresses.ts).
+import { reportAddress } from '../dmarc-reports/report-addresses.js';
 import { DnsTemporaryError, type DnsResolver } from '../dns/resolver.js';
 
-type RecordKey = 'dkim' | 'spf_mx' | 'spf_txt' | 'dmarc' | 'receiving_mx' | 'tracking';
+type RecordKey = 'dkim' | 'spf_mx' | 'spf_txt' | 'dmarc' | 'dmarc_report_authorization' | 'tls_rpt' | 'receiving_mx' | 'tracking';
 
 /** Where the records point: the SMTP host name (SPF, MX) and the public URL's host (the tracking CNAME). */
 export interface RecordTargets {
@@ -29,9 +31,11 @@ interface DomainDnsFacts {
 interface ExpectedRecord {
   key: RecordKey;
   /** Resend's `record` label. */
-  record: 'DKIM' | 'SPF' | 'DMARC' | 'Receiving' | 'Tracking';
-  /** Name relative to the domain, as Resend shows it ("resend._domainkey", "send"). */
+  record: 'DKIM' | 'SPF' | 'DMARC' | 'TLS-RPT' | 'Receiving' | 'Tracking';
+  /** Name relative to the domain, as Resend shows it ("resend._domainkey", "send"); a full name when `absolute`. */
   name: string;
+  /** The name is a full one, outside the domain (the DMARC report authorization of an external rua host). */
+  absolute?: true;
   type: 'TXT' | 'MX' | 'CNAME';
   value: string;
   priority?: number;
@@ -41,25 +45,49 @@ interface ExpectedRecord {
 
 export function expectedRecords(domain: DomainDnsFacts, targets: RecordTargets): ExpectedRecord[] {
   const mtaHost = targets.mta;
+  const returnPathHost = `${domain.returnPath}.${domain.name}`;
   const records: ExpectedRecord[] = [
     { key: 'dkim', record: 'DKIM', name: `${domain.dkimSelector}._domainkey`, type: 'TXT', value: `p=${domain.dkimPublicKey}`, required: true },
     { key: 'spf_mx', record: 'SPF', name: domain.returnPath, type: 'MX', value: mtaHost, priority: 10, required: true },
     { key: 'spf_txt', record: 'SPF', name: domain.returnPath, type: 'TXT', value: `v=spf1 a:${mtaHost} ~all`, required: true },
-    { key: 'dmarc', record: 'DMARC', name: '_dmarc', type: 'TXT', value: 'v=DMARC1; p=none;', required: false },
+    // Verified by any v=DMARC1 record (check below): the domain's own policy and addresses are kept.
+    {
+      key: 'dmarc',
+      record: 'DMARC',
+      name: '_dmarc',
+      type: 'TXT',
+      value: `v=DMARC1; p=none; rua=mailto:${reportAddress('dmarc', returnPathHost)};`,
+      required: false,
+    },
   ];
+  // RFC 7489 §7.1: a rua outside the domain is used only if that host's zone authorizes it.
+  // The return-path host is a name under the domain today, so this is for a host that is not.
+  if (!returnPathHost.endsWith(`.${domain.name}`)) {
+    const name = `${domain.name}._report._dmarc.${returnPathHost}`;
+    records.push({ key: 'dmarc_report_authorization', record: 'DMARC', name, absolute: true, type: 'TXT', value: 'v=DMARC1;', required: false });
+  }
   // Tracked links of the domain go to <subdomain>.<domain> once this verifies (sending-domain.ts).
   if (domain.trackingSubdomain) {
     records.push({ key: 'tracking', record: 'Tracking', name: domain.trackingSubdomain, type: 'CNAME', value: targets.web, required: false });
   }
   if (domain.receivingEnabled) {
     records.push({ key: 'receiving_mx', record: 'Receiving', name: domain.name, type: 'MX', value: mtaHost, priority: 10, required: true });
+    // RFC 8460: senders' reports of TLS failures delivering to this domain, at its return-path host.
+    records.push({
+      key: 'tls_rpt',
+      record: 'TLS-RPT',
+      name: '_smtp._tls',
+      type: 'TXT',
+      value: `v=TLSRPTv1; rua=mailto:${reportAddress('tls', returnPathHost)}`,
+      required: false,
+    });
   }
   return records;
 }
 
 /** The full DNS name of a record whose name is relative to the domain (or the domain itself). */
-function fqdn(record: Pick<ExpectedRecord, 'name'>, domainName: string): string {
-  return record.name === domainName ? domainName : `${record.name}.${domainName}`;
+function fqdn(record: Pick<ExpectedRecord, 'name' | 'absolute'>, domainName: string): string {
+  return record.name === domainName || record.absolute ? record.name : `${record.name}.${domainName}`;
 }
 
 const squash = (s: string) => s.replace(/\s+/g, '').toLowerCase();
@@ -85,6 +113,8 @@ async function check(resolver: DnsResolver, record: ExpectedRecord, domainName: 
           .replace(/~all$/, '');
         return txt.some((t) => t.startsWith('v=spf1') && t.includes(mechanism)) ? 'verified' : 'failed';
       }
+      case 'tls_rpt':
+        return txt.some((t) => t.startsWith('v=tlsrptv1')) ? 'verified' : 'failed';
       default:
         return txt.some((t) => t.startsWith('v=dmarc1')) ? 'verified' : 'failed';
     }

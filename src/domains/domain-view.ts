@@ -8,7 +8,7 @@ import { expectedRecords, type RecordStatus, type RecordTargets } from './dns-re
 
 export const DOMAIN_COLUMNS = `id, name, status, region, custom_return_path, open_tracking, click_tracking, tls,
   sending_enabled, receiving_enabled, tracking_subdomain, dkim_selector, dkim_public_key, record_status, created_at, sandboxed,
-  warmup_started_at, warmup_schedule, outbound_ips, placeholder`;
+  warmup_started_at, warmup_schedule, warmup_cap_transactional, outbound_ips, placeholder`;
 
 /** A domain as DOMAIN_COLUMNS selects it. */
 export interface DomainRow {
@@ -31,6 +31,7 @@ export interface DomainRow {
   sandboxed: boolean;
   warmup_started_at: Date | null;
   warmup_schedule: ScheduleStep[] | null;
+  warmup_cap_transactional: boolean;
   outbound_ips: string[] | null;
   placeholder: boolean;
 }
@@ -121,10 +122,13 @@ export const CREATED_DOMAIN_SCHEMA = object(
     tracking_subdomain: string(),
     tls: oneOfValues(['opportunistic', 'enforced'], { description: 'Postline: the TLS policy set on create or update, so it can be read back.' }),
     records: array(RECORD_SCHEMA),
-    recommended_records: array(object({ ...RECORD_SCHEMA.properties, record: oneOfValues(['DMARC', 'Tracking']) }, RECORD_SCHEMA.required as string[]), {
-      description:
-        "Postline: records worth publishing that verification does not wait for: DMARC, and with a `tracking_subdomain` its CNAME to Postline's public host (tracked links use it once verified). Resend's `records` lists only those it needs, with labels the SDK knows, so they are kept apart.",
-    }),
+    recommended_records: array(
+      object({ ...RECORD_SCHEMA.properties, record: oneOfValues(['DMARC', 'TLS-RPT', 'Tracking']) }, RECORD_SCHEMA.required as string[]),
+      {
+        description:
+          "Postline: records worth publishing that verification does not wait for: DMARC, whose `rua` sends aggregate reports to Postline (dmarc-reports@ the return-path host: GET /domains/:id/dmarc-reports; any `v=DMARC1` record verifies); for a receiving domain the TLS-RPT record `_smtp._tls`, whose `rua` does the same for TLS reports (GET /domains/:id/tls-reports); should the return-path host be outside the domain, the `<domain>._report._dmarc.<host>` TXT record RFC 7489 §7.1 asks of that host's zone (its `name` is then a full name); and with a `tracking_subdomain` its CNAME to Postline's public host (tracked links use it once verified). Resend's `records` lists only those it needs, with labels the SDK knows, so they are kept apart.",
+      },
+    ),
   },
   [...DETAIL_REQUIRED, 'recommended_records'],
 );

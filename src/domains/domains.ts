@@ -39,6 +39,7 @@ import {
   domainSummary,
 } from './domain-view.js';
 import { type DkimRotation, DKIM_KEYS_SCHEMA, dkimKeys, newDkimKey, recordFirstDkimKey } from './dkim-rotation.js';
+import { DOMAIN_BLOCKLISTS_SCHEMA, domainBlocklists } from '../blocklists/view.js';
 
 const DKIM_SELECTOR = 'postline';
 
@@ -161,7 +162,8 @@ export class Domains {
            record_status = CASE WHEN $8::text IS DISTINCT FROM tracking_subdomain AND $8 IS NOT NULL THEN record_status - 'tracking' ELSE record_status END,
            warmup_started_at = CASE $9::boolean WHEN true THEN COALESCE(warmup_started_at, now()) WHEN false THEN NULL ELSE warmup_started_at END,
            warmup_schedule = CASE WHEN $10 THEN $11::jsonb ELSE warmup_schedule END,
-           outbound_ips = CASE WHEN $12 THEN $13::text[] ELSE outbound_ips END
+           outbound_ips = CASE WHEN $12 THEN $13::text[] ELSE outbound_ips END,
+           warmup_cap_transactional = COALESCE($14, warmup_cap_transactional)
          WHERE id = $1 AND account_id = $2 RETURNING account_id, ${DOMAIN_COLUMNS}`,
         [
           id,
@@ -177,10 +179,12 @@ export class Domains {
           warmup.schedule ? JSON.stringify(warmup.schedule) : null,
           pin !== undefined,
           pin ?? null,
+          warmup.cap_transactional ?? null,
         ],
       );
-      // A new schedule may raise today's cap, and turning warm-up off lifts it: what waits for tomorrow goes now.
-      if (before.warmup_started_at && (warmup.schedule !== undefined || warmup.enabled === false)) {
+      // A new schedule may raise today's cap, turning warm-up off lifts it, and cap_transactional false lets
+      // transactional mail through: what waits for tomorrow goes now.
+      if (before.warmup_started_at && (warmup.schedule !== undefined || warmup.enabled === false || warmup.cap_transactional === false)) {
         await releaseWaitingForNextDay(q, principal.accountId, id, before.warmup_started_at);
       }
       await this.event(q, 'domain.updated', row!);
@@ -267,7 +271,13 @@ export class Domains {
             status: 200,
             schema: {
               ...DOMAIN_SCHEMA,
-              properties: { ...DOMAIN_SCHEMA.properties, warmup: WARMUP_SCHEMA, outbound_ips: OUTBOUND_IPS_SCHEMA, dkim_keys: DKIM_KEYS_SCHEMA },
+              properties: {
+                ...DOMAIN_SCHEMA.properties,
+                warmup: WARMUP_SCHEMA,
+                outbound_ips: OUTBOUND_IPS_SCHEMA,
+                dkim_keys: DKIM_KEYS_SCHEMA,
+                blocklists: DOMAIN_BLOCKLISTS_SCHEMA,
+              },
             },
           },
         },
@@ -278,7 +288,8 @@ export class Domains {
           // A pending key's record is one to publish, beside the signing key's.
           const pending = keys.find((k) => k.status === 'pending');
           const records = pending ? [...detail.records, { record: 'DKIM', ...pending.record, ttl: 'Auto', status: pending.record_status }] : detail.records;
-          return { body: { ...detail, records, warmup: await warmupProgress(db, row), outbound_ips: row.outbound_ips, dkim_keys: keys } };
+          const blocklists = await domainBlocklists(db, row);
+          return { body: { ...detail, records, warmup: await warmupProgress(db, row), outbound_ips: row.outbound_ips, dkim_keys: keys, blocklists } };
         },
       },
       {

@@ -8,7 +8,7 @@ export const EMAIL_EVENTS = {
   'email.delivery_delayed': {
     lastEvent: 'delivery_delayed',
     description:
-      'A temporary failure (4xx, no connection, a TLS policy not met); it will be retried. Postline adds `delay.response`, the reply or the reason there was none',
+      "A temporary failure (4xx, no connection, a TLS policy not met), or held by a warm-up's daily cap (once per email, when first held); it will be retried. Postline adds `delay.response`, the reply or the reason there was none",
   },
   'email.bounced': { lastEvent: 'bounced', description: "The recipient's mail server refused it permanently (5xx)" },
   'email.complained': { lastEvent: 'complained', description: 'The recipient marked it as spam' },
@@ -28,6 +28,11 @@ export const OTHER_EVENTS = {
   'domain.created': 'A domain was added',
   'domain.updated': 'A domain changed, verification status included',
   'domain.deleted': 'A domain was removed',
+  'domain.blocklisted':
+    "Postline's addition: a DNS blocklist (POSTLINE_DOMAIN_BLOCKLISTS, POSTLINE_DNSBLS) started listing the domain or an outbound address it sends from; once per listing",
+  'domain.unblocklisted': "Postline's addition: a listing of the domain or of an outbound address it sends from ended; once per listing",
+  'domain.dmarc_report_received':
+    "Postline's addition: a DMARC aggregate report about a domain arrived (at its rua address, dmarc-reports@ its return-path host, or any address of a receiving domain) and was stored, once per report",
   'contact.created': 'A contact was added',
   'contact.updated': 'A contact changed, an unsubscribe included',
   'contact.deleted': 'A contact was removed',

@@ -65,6 +65,18 @@ export interface DomainEventData {
   records: object[];
 }
 
+/** domain.dmarc_report_received (Postline's addition): the report's totals (dmarc-reports/store-reports.ts). */
+interface DmarcReportEventData {
+  domain_id: string;
+  domain: string;
+  report_id: string;
+  reporter: string;
+  begin: string;
+  end: string;
+  messages: number;
+  passing: number;
+}
+
 export interface ContactEventData {
   id: string;
   /** The first segment ('' when none): the SDK's payload type still has audience_id, a string. */
@@ -82,6 +94,28 @@ export interface ContactEventData {
 interface ContactTopicsEventData {
   email: string;
   topics: { id: string; subscription: 'opt_in' | 'opt_out' }[];
+}
+
+/** What a blocklist said of a domain or of an address it sends from (blocklists/view.ts' check). */
+interface BlocklistCheckData {
+  kind: 'ip' | 'domain';
+  target: string;
+  zone: string;
+  listed: boolean;
+  result: 'listed' | 'not_listed' | 'not_possible' | 'unknown';
+  return_codes: string[];
+  reason: string | null;
+  error: string | null;
+  first_listed_at: string | null;
+  checked_at: string;
+}
+
+/** domain.blocklisted / unblocklisted (Postline's): the listing that began or ended, and the domain's listings after it. */
+interface DomainBlocklistEventData {
+  id: string;
+  name: string;
+  blocklist: BlocklistCheckData;
+  listings: BlocklistCheckData[];
 }
 
 interface SuppressionEventData {
@@ -165,7 +199,9 @@ export const EMAIL_EVENT_DATA_SCHEMA = object(
     tags: object({}, [], { additionalProperties: string(), description: 'Only when the email has tags.' }),
     broadcast_id: uuid('Only when the email came from a broadcast.'),
     template_id: uuid('Only when the email came from a template.'),
-    delay: object({ response: string() }, ['response'], { description: 'email.delivery_delayed: the reply that deferred it.' }),
+    delay: object({ response: string() }, ['response'], {
+      description: "email.delivery_delayed: the reply that deferred it, or why it waits (`451 4.4.5 Held by the sending domain's warm-up: …`).",
+    }),
     bounce: object({ type: string(), subType: string(), message: string(), diagnosticCode: array(string()) }, undefined, { description: 'email.bounced.' }),
     failed: object({ reason: string(), response: string() }, ['reason'], { description: 'email.failed.' }),
     suppressed: object(
@@ -186,6 +222,9 @@ type OtherPayloads = {
   'domain.created': DomainEventData;
   'domain.updated': DomainEventData;
   'domain.deleted': DomainEventData;
+  'domain.blocklisted': DomainBlocklistEventData;
+  'domain.unblocklisted': DomainBlocklistEventData;
+  'domain.dmarc_report_received': DmarcReportEventData;
   'contact.created': ContactEventData;
   'contact.updated': ContactEventData;
   'contact.deleted': ContactEventData;

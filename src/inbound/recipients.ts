@@ -10,14 +10,20 @@
 //   installation itself. It is received for the installation's oldest account (the one
 //   POSTLINE_BOOTSTRAP_API_KEY belongs to), like mail for a receiving domain of that account
 //   (GET /emails/receiving, email.received). postmaster@ a receiving domain is that domain's.
-// Everything else is refused by the SMTP server (no relay). One query for any number of addresses.
+// - the report mailboxes on a domain's return-path host (dmarc-reports@, tls-reports@: the rua
+//   addresses its recommended DMARC and TLS-RPT records name), dmarc-reports/report-addresses.ts;
+// Everything else is refused by the SMTP server (no relay). One query for any number of
+// addresses (and one more when some are report mailboxes).
 import type { Queryable } from '../db/database.js';
+import { type ReportRecipient, routeReportRecipients } from '../dmarc-reports/report-addresses.js';
 
 export interface RoutedRecipients {
   /** Receiving-domain recipients, by the account whose domain they are on, in envelope order. */
   byAccount: Map<string, string[]>;
   /** Return-path recipients: the email each one names. */
   returnPaths: { address: string; emailId: string }[];
+  /** Report mailboxes (dmarc-reports@, tls-reports@ a return-path host): the account whose domain's they are. */
+  reports: ReportRecipient[];
 }
 
 const RETURN_PATH_LOCAL = /^bounces\+([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
@@ -46,8 +52,10 @@ export async function routeRecipients(q: Queryable, addresses: string[], hostnam
   const domains = [...new Set(parts.flatMap((p) => (p.parts ? [p.parts.domain] : [])))];
   const emailIds = [...new Set(parts.flatMap((p) => RETURN_PATH_LOCAL.exec(p.parts?.local ?? '')?.[1]?.toLowerCase() ?? []))];
   const postmaster = addresses.some((a) => isPostmaster(a, hostname));
-  const routed: RoutedRecipients = { byAccount: new Map(), returnPaths: [] };
+  const routed: RoutedRecipients = { byAccount: new Map(), returnPaths: [], reports: [] };
   if (domains.length === 0 && !postmaster) return routed;
+  routed.reports = await routeReportRecipients(q, addresses);
+  const reportMailboxes = new Set(routed.reports.map((r) => r.address));
   const rows = await q.query<{ kind: 'domain' | 'email' | 'postmaster'; key: string; account_id: string; envelope_from: string | null }>(
     `SELECT 'domain' AS kind, name AS key, account_id, NULL AS envelope_from FROM domains
       WHERE name = ANY($1::text[]) AND receiving_enabled AND verified_at IS NOT NULL AND NOT placeholder
@@ -63,6 +71,7 @@ export async function routeRecipients(q: Queryable, addresses: string[], hostnam
   const returnPaths = new Map(rows.filter((r) => r.kind === 'email').map((r) => [r.envelope_from!.toLowerCase(), r.key]));
   const installation = rows.find((r) => r.kind === 'postmaster')?.account_id;
   for (const { address, parts: p } of parts) {
+    if (reportMailboxes.has(address)) continue;
     const emailId = p && returnPaths.get(`${p.local}@${p.domain}`.toLowerCase());
     if (emailId) {
       routed.returnPaths.push({ address, emailId });

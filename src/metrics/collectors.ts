@@ -5,7 +5,7 @@ import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { isMainThread } from 'node:worker_threads';
 import type { Db } from '../db/database.js';
 import { QUEUE_STATES, queueStateSql, unfinishedSql, type QueueState } from '../queue/states.js';
-import { dbPoolConnections, dbPoolSize, dbPoolWaiting, eventLoopLag, queueDeliveries, queueOldestAge } from './definitions.js';
+import { blocklistListed, dbPoolConnections, dbPoolSize, dbPoolWaiting, eventLoopLag, queueDeliveries, queueOldestAge } from './definitions.js';
 import type { Thread } from './record.js';
 
 const thread: Thread = isMainThread ? 'main' : 'worker';
@@ -105,5 +105,37 @@ export class QueueDepth {
       queueDeliveries.set({ state }, byState.get(state)?.deliveries ?? 0);
       queueOldestAge.set({ state }, Math.max(0, byState.get(state)?.oldest ?? 0));
     }
+  }
+}
+
+/** The blocklist checks (blocklists/round.ts), one series per target and zone; 1 while listed. */
+const BLOCKLIST_SQL = 'SELECT kind, target, zone, listed FROM blocklist_checks';
+
+/** postline_blocklist_listed, read from blocklist_checks on scrape (at most every QUEUE_CACHE_MS). */
+export class BlocklistListings {
+  private readAt = 0;
+  private reading: Promise<void> | undefined;
+
+  constructor(private db: Db) {}
+
+  async sample(): Promise<void> {
+    if (!this.reading && Date.now() - this.readAt >= QUEUE_CACHE_MS) {
+      this.readAt = Date.now();
+      this.reading = this.read().finally(() => (this.reading = undefined));
+    }
+    if (!this.reading) return;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, QUEUE_DEADLINE_MS)));
+    await Promise.race([this.reading, deadline]);
+    clearTimeout(timer);
+  }
+
+  private async read(): Promise<void> {
+    // A failed read keeps the previous figures, as the queue's does.
+    const rows = await this.db.query<{ kind: string; target: string; zone: string; listed: boolean }>(BLOCKLIST_SQL).catch(() => undefined);
+    if (!rows) return;
+    // Targets and zones no longer watched lose their series.
+    blocklistListed.reset();
+    for (const r of rows) blocklistListed.set({ kind: r.kind, target: r.target, zone: r.zone }, r.listed ? 1 : 0);
   }
 }

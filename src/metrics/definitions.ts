@@ -22,6 +22,8 @@ export const SMTP_REPLY_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
 export const WEBHOOK_OUTCOMES = ['success', 'failure'] as const;
 /** `main`: the process's own event loop (API, SMTP, queueing); `worker`: the worker thread's (worker-thread.ts). */
 export const THREADS = ['main', 'worker'] as const;
+/** What became of a DMARC or TLS report received (dmarc-reports/store-reports.ts). */
+export const REPORT_OUTCOMES = ['stored', 'duplicate', 'unrecognised', 'refused'] as const;
 
 export const emailsAccepted = new Counter({
   name: 'postline_emails_accepted_total',
@@ -58,7 +60,7 @@ export const shapingRate = new Gauge({
 
 export const shapingThrottled = new Gauge({
   name: 'postline_delivery_shaping_throttled',
-  help: 'Traffic shaping: 1 while a `provider`\'s rate is below its limit because it answered 421 or "rate limited" (recovering step by step after a quiet minute), else 0.',
+  help: 'Traffic shaping: 1 while a `provider`\'s rate is below its limit because it answered 421 or "rate limited" (growing back in steps every 10 s without one), else 0.',
   labelNames: ['provider'] as const,
   registers,
 });
@@ -111,6 +113,26 @@ export const smtpReplies = new Counter({
   registers,
 });
 
+export const dmarcReports = new Counter({
+  name: 'postline_dmarc_reports_total',
+  help: "DMARC aggregate reports received by mail (at a domain's rua address or any address of a receiving domain), by `outcome`: `stored` (attached to the account's domain its policy domain names), `duplicate` (that reporter's report id was stored before), `unrecognised` (for a domain the account does not own, or without a readable period), `refused` (over the hourly limit of its sender). Per domain: GET /domains/:id/dmarc-reports.",
+  labelNames: ['outcome'] as const,
+  registers,
+});
+
+export const tlsReportsReceived = new Counter({
+  name: 'postline_tls_reports_received_total',
+  help: 'SMTP TLS reports (RFC 8460) received by mail, one per report and policy domain, by `outcome` as for postline_dmarc_reports_total. Per domain: GET /domains/:id/tls-reports.',
+  labelNames: ['outcome'] as const,
+  registers,
+});
+
+export const dmarcFailingMessages = new Counter({
+  name: 'postline_dmarc_failing_messages_total',
+  help: 'Messages that stored DMARC reports say failed DMARC (neither DKIM nor SPF aligned and passed), from any source. Per domain and source: GET /domains/:id/dmarc-sources.',
+  registers,
+});
+
 export const webhookDeliveries = new Counter({
   name: 'postline_webhook_deliveries_total',
   help: 'Webhook delivery attempts (one signed POST to an endpoint) by `outcome`: `success` (a 2xx) or `failure` (any other status, an error or a time-out; retried on POSTLINE_WEBHOOK_RETRY_DELAYS).',
@@ -150,5 +172,13 @@ export const eventLoopLag = new Gauge({
   name: 'postline_event_loop_lag_seconds',
   help: "How late a `thread`'s event loop ran its timers since the previous scrape (node's monitorEventLoopDelay), by `stat`: `mean`, `p50`, `p99`, `max`.",
   labelNames: ['thread', 'stat'] as const,
+  registers,
+});
+
+export const blocklistListed = new Gauge({
+  name: 'postline_blocklist_listed',
+  help: "1 while a DNS blocklist lists a `target`, else 0: an outbound address (`kind` `ip`, on the POSTLINE_DNSBLS `zone`s) or a verified sending domain (`kind` `domain`, on the POSTLINE_DOMAIN_BLOCKLISTS `zone`s), as the last definite answer said (a refusal to answer, e.g. to a public resolver, is no listing; a time-out keeps the last state). Checked once per POSTLINE_DNSBL_INTERVAL for the cluster; read from the database when scraped, at most every 5 s. The one metric labelled by address and domain: one series per target and zone, as many as the installation's addresses and sending domains times the zones.",
+  labelNames: ['kind', 'target', 'zone'] as const,
+  aggregator: 'max',
   registers,
 });

@@ -4,7 +4,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { QueueDepth, watchThread } from './collectors.js';
+import { BlocklistListings, QueueDepth, watchThread } from './collectors.js';
 import { recordMetrics } from './record.js';
 import { metricsRoutes } from './routes.js';
 import { answerMetricsRequests, exposition, type ThreadMetrics } from './thread-metrics.js';
@@ -12,11 +12,13 @@ import { answerMetricsRequests, exposition, type ThreadMetrics } from './thread-
 export class NodeMetrics {
   private stops: (() => void)[];
   private queue: QueueDepth;
+  private blocklists: BlocklistListings;
   private threads: (() => Promise<ThreadMetrics | undefined>)[] = [];
 
   constructor(db: Db) {
     this.stops = [recordMetrics(), watchThread(db)];
     this.queue = new QueueDepth(db);
+    this.blocklists = new BlocklistListings(db);
   }
 
   /** Another thread of this process whose figures /metrics merges in (worker-thread.ts). */
@@ -29,7 +31,7 @@ export class NodeMetrics {
   }
 
   private async scrape(): Promise<{ contentType: string; text: string }> {
-    const [others] = await Promise.all([Promise.all(this.threads.map((ask) => ask())), this.queue.sample()]);
+    const [others] = await Promise.all([Promise.all(this.threads.map((ask) => ask())), this.queue.sample(), this.blocklists.sample()]);
     return exposition(others);
   }
 

@@ -10,8 +10,11 @@ import {
   acceptToDelivered,
   DELIVERY_OUTCOMES,
   deliveryOutcomes,
+  dmarcFailingMessages,
+  dmarcReports,
   emailsAccepted,
   INGRESSES,
+  REPORT_OUTCOMES,
   SMTP_REPLY_CLASSES,
   shapingRate,
   shapingSignals,
@@ -20,6 +23,7 @@ import {
   smtpSessions,
   smtpSessionsOpen,
   type THREADS,
+  tlsReportsReceived,
   WEBHOOK_OUTCOMES,
   webhookDeliveries,
   webhookLag,
@@ -28,6 +32,7 @@ import {
 type Ingress = (typeof INGRESSES)[number];
 export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
 export type Thread = (typeof THREADS)[number];
+export type ReportOutcome = (typeof REPORT_OUTCOMES)[number];
 
 /** Postlines of this thread that record metrics (a test process may start several). */
 let recording = 0;
@@ -144,4 +149,24 @@ export function acmeFailed(): void {
 /** The SMTP listeners now present a certificate that ends at `notAfter`. */
 export function certificateExpiresAt(notAfter: Date): void {
   if (recording > 0) certificateExpiry.set(notAfter.getTime() / 1000);
+}
+
+const reportCounters = {
+  dmarc: children(REPORT_OUTCOMES, (outcome) => {
+    dmarcReports.inc({ outcome }, 0);
+    return dmarcReports.labels(outcome);
+  }),
+  tls: children(REPORT_OUTCOMES, (outcome) => {
+    tlsReportsReceived.inc({ outcome }, 0);
+    return tlsReportsReceived.labels(outcome);
+  }),
+};
+
+/** Reports received in one message are committed (dmarc-reports/store-reports.ts): how many of each kind came to what, and the failing messages the stored DMARC reports count. */
+export function reportsReceived(counts: Record<'dmarc' | 'tls', Record<ReportOutcome, number>>, failingMessages: number): void {
+  if (recording === 0) return;
+  for (const kind of ['dmarc', 'tls'] as const) {
+    for (const outcome of REPORT_OUTCOMES) if (counts[kind][outcome] > 0) reportCounters[kind][outcome].inc(counts[kind][outcome]);
+  }
+  if (failingMessages > 0) dmarcFailingMessages.inc(failingMessages);
 }

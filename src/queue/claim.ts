@@ -126,7 +126,8 @@ RETURNING d.id, d.priority, d.recipient, d.domain, d.attempts, d.next_attempt_at
           e.id AS email_id, e.account_id, e.from_address, e.subject, e.message_id, e.tags, e.broadcast_id, e.template_id,
           e.created_at, coalesce(e.scheduled_at, e.created_at) AS queued_since, e.envelope_from, c.first, CASE WHEN c.first THEN ${signedMessageSql('e')} END AS mime,
           dm.id AS domain_id, CASE WHEN c.first THEN dm.name END AS domain_name, dm.warmup_started_at,
-          CASE WHEN c.first THEN dm.warmup_schedule END AS warmup_schedule, CASE WHEN c.first THEN dm.outbound_ips END AS outbound_ips,
+          CASE WHEN c.first THEN dm.warmup_schedule END AS warmup_schedule, CASE WHEN c.first THEN dm.warmup_cap_transactional END AS warmup_cap_transactional,
+          CASE WHEN c.first THEN dm.outbound_ips END AS outbound_ips,
           CASE WHEN c.first THEN dm.tls END AS domain_tls`;
 
 /** A row CLAIM_SQL returns: the email's message and its domain's settings only on the email's first row (`first`). */
@@ -156,6 +157,7 @@ interface ClaimRow {
   domain_name: string | null;
   warmup_started_at: Date | null;
   warmup_schedule: ScheduleStep[] | null;
+  warmup_cap_transactional: boolean | null;
   outbound_ips: string[] | null;
   domain_tls: string | null;
 }
@@ -182,7 +184,13 @@ export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedDe
       domainName: r.domain_name,
       // A warm-up is its domain's, whose id and name the first row has.
       warmup: r.warmup_started_at
-        ? { domainId: r.domain_id!, name: r.domain_name!, startedAt: r.warmup_started_at, schedule: storedSchedule(r.warmup_schedule) }
+        ? {
+            domainId: r.domain_id!,
+            name: r.domain_name!,
+            startedAt: r.warmup_started_at,
+            schedule: storedSchedule(r.warmup_schedule),
+            capTransactional: r.warmup_cap_transactional === true,
+          }
         : null,
       outboundIps: r.outbound_ips,
       tls: r.domain_tls === 'enforced' ? 'enforced' : 'opportunistic',
@@ -203,7 +211,7 @@ export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedDe
 /**
  * Gives back rows we claimed but never tried, where we still hold them: due again at once
  * (shutdown, a lease too short to start: another worker need not wait out the lease), or at
- * `wait.until` (traffic shaping: delivery/shaping.ts; warm-up: warmup/warmup-gate.ts) with its reason as the last response of
+ * `wait.until` (traffic shaping: delivery/shaping.ts; warm-up holds: holdForWarmup in warmup-release.ts) with its reason as the last response of
  * a row that has none yet (a row that has one keeps the server's last reply).
  */
 export async function releaseClaims(db: Db, rows: ClaimedDelivery[], wait?: { until: Date; reason: string }): Promise<void> {

@@ -1,5 +1,6 @@
 // The messages waiting for one destination, oldest first: each recipient's state, its last
-// attempt (MX host, reply, time) and when it will be tried next. Pages by keyset on
+// attempt (MX host, reply, time), why one not tried yet waits (shaping, warm-up) and when it
+// will be tried next. Pages by keyset on
 // (created_at, id) over the deliveries_unfinished index, so page 500 costs what page 1 does.
 // With them, the MTA-STS policies in force for the destination's domains (tls-policy/).
 import type { Queryable } from '../db/database.js';
@@ -21,6 +22,8 @@ interface QueuedMessage {
   /** When it will be tried next: null while in flight or paused. */
   next_attempt_at: string | null;
   last_attempt: LastReply | null;
+  /** Why a row never tried waits (traffic shaping, warm-up): the reason it was given back with. */
+  waiting_reason: string | null;
   paused_reason: string | null;
 }
 
@@ -94,6 +97,7 @@ export async function destinationMessages(
       created_at: r.created_at.toISOString(),
       next_attempt_at: r.state === 'in_flight' || r.state === 'paused' ? null : (r.state === 'due' ? now : r.next_attempt_at).toISOString(),
       last_attempt: lastReplyOf(r.last_attempt_at, r.last_mx, r.last_response),
+      waiting_reason: r.state === 'deferred' && r.last_attempt_at === null ? r.last_response : null,
       paused_reason: r.paused_reason,
     }),
   );

@@ -13,6 +13,7 @@ import { pauseDestination, resumeDestination } from './pauses.js';
 import { failDeliveries, retryNow, type Selection } from './repair.js';
 import { pauseView, queueSummary } from './summary.js';
 import { QUEUE_STATES, type QueueState } from './states.js';
+import { OUTBOUND_BLOCKLISTS_SCHEMA, outboundBlocklists } from '../blocklists/view.js';
 
 const MAX_REASON = 500;
 const SUMMARY_MAX_LIMIT = 1000;
@@ -113,7 +114,7 @@ export function queueRoutes(db: Db, providers: ProviderTable): Route[] {
                 sent_last_minute: integer(),
                 state: oneOfValues(['throttled', 'limited', 'normal'], {
                   description:
-                    "`throttled`: slowed below its limit by the destination's replies (recovering after a quiet minute); `limited`: at its configured rate.",
+                    "`throttled`: slowed below its limit by the destination's replies (growing back in steps while no more come); `limited`: at its configured rate.",
                 }),
                 last_signal: nullable(object({ reply: string(), at: string({ format: 'date-time' }) })),
                 nodes: integer(),
@@ -135,14 +136,18 @@ export function queueRoutes(db: Db, providers: ProviderTable): Route[] {
                   'The warm-up of each outbound IP (POSTLINE_OUTBOUND_IPS listing several): daily caps per mailbox provider on the default schedule. Empty with fewer than two addresses.',
               },
             ),
+            blocklists: OUTBOUND_BLOCKLISTS_SCHEMA,
           }),
         },
       }),
       handler: async (c) => ({
-        body: await queueSummary(db, c.principal.accountId, providers, {
-          limit: limitOf(c.query.limit, 100),
-          provider: c.query.provider === undefined ? undefined : c.query.provider.trim().toLowerCase(),
-        }),
+        body: {
+          ...(await queueSummary(db, c.principal.accountId, providers, {
+            limit: limitOf(c.query.limit, 100),
+            provider: c.query.provider === undefined ? undefined : c.query.provider.trim().toLowerCase(),
+          })),
+          blocklists: await outboundBlocklists(db),
+        },
       }),
     },
     {
@@ -174,6 +179,12 @@ export function queueRoutes(db: Db, providers: ProviderTable): Route[] {
                 created_at: string({ format: 'date-time' }),
                 next_attempt_at: nullable(string({ format: 'date-time' })),
                 last_attempt: LAST_REPLY,
+                waiting_reason: nullable(
+                  string({
+                    description:
+                      "Why a delivery not tried yet waits (a destination's sending rate, a warm-up's daily cap); null once tried (last_attempt has the reply) or when due.",
+                  }),
+                ),
                 paused_reason: nullable(string()),
               }),
             ),

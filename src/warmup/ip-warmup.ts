@@ -6,11 +6,13 @@
 //
 // A job goes from the first address of its pool (in the round-robin order the delivery worker
 // gives) that has room for some of it: an address at its cap passes the job to the next one.
-// When none has room, the job waits for the earliest next day among them (broadcasts
+// When none has room, the job waits for the earliest next day among them (bulk mail
 // BROADCAST_LAG_MS later, so that transactional mail goes first), with the reason as its last
-// response. Only providers of the provider table are capped, as for domains.
+// response and, the first time an email is held, an email.delivery_delayed event with it.
+// Every message is capped here, transactional mail too: an address is the operator's, not a
+// domain's to choose. Only providers of the provider table are capped, as for domains.
 import type { Db, Queryable } from '../db/database.js';
-import { BROADCAST_LAG_MS, type GrantedRow } from './warmup-gate.js';
+import { BROADCAST_LAG_MS, type GrantedRow, WARMUP_HOLD_PREFIX } from './warmup-gate.js';
 import { capOf, DEFAULT_SCHEDULE, dayStart, lastDay, warmupDay } from './schedule.js';
 
 interface IpStartedRow {
@@ -63,7 +65,7 @@ export class IpWarmupGate {
    * From which of `pool` (in the order to try them) `messages` to `provider` (null: no known
    * provider) go, and how many of them may go from it today.
    */
-  async admit(pool: readonly string[], provider: string | null, messages: number, broadcast: boolean): Promise<IpAdmission> {
+  async admit(pool: readonly string[], provider: string | null, messages: number, bulk: boolean): Promise<IpAdmission> {
     if (!this.active || !provider || pool.length === 0) return { ip: pool[0], granted: messages };
     await this.start();
     const rows = await this.db.query<IpStartedRow>('SELECT ip, started_at FROM outbound_ip_warmup WHERE ip = ANY($1::text[])', [pool]);
@@ -92,12 +94,13 @@ export class IpWarmupGate {
       .sort((a, b) => a.ip.localeCompare(b.ip, 'en', { numeric: true }))
       .map((f) => `${f.ip} (day ${f.day} of ${lastDay(DEFAULT_SCHEDULE)}: ${f.cap})`)
       .join(', ');
+    const until = new Date(first.next.getTime() + (bulk ? BROADCAST_LAG_MS : 0));
     return {
       ip: undefined,
       granted: 0,
       held: {
-        until: new Date(first.next.getTime() + (broadcast ? BROADCAST_LAG_MS : 0)),
-        reason: `451 4.4.5 Warm-up of the outbound IPs: ${each} sent all they may to ${provider} today; waiting for ${first.ip}'s next day`,
+        until,
+        reason: `${WARMUP_HOLD_PREFIX}the outbound IPs' warm-up: ${each} sent all they may to ${provider} today; next try at ${until.toISOString()} (${first.ip}'s next day)`,
       },
     };
   }

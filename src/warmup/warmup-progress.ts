@@ -1,7 +1,8 @@
 // Where a domain is in its warm-up, as GET /domains/:id and the dashboard's Domains page show
-// it: day N of M, today's cap per provider and what each provider may still receive today.
+// it: day N of M, today's cap per provider and what each provider may still receive today, and
+// whether the caps hold transactional mail too (cap_transactional).
 import { isoTimestamp } from '../api/format.js';
-import { array, constant, integer, isoTime, nullable, object, oneOfValues, string } from '../api/schema.js';
+import { array, boolean, constant, integer, isoTime, nullable, object, oneOfValues, string } from '../api/schema.js';
 import type { Queryable } from '../db/database.js';
 import { capOf, dayStart, lastDay, type ScheduleStep, storedSchedule, warmupDay } from './schedule.js';
 
@@ -19,11 +20,14 @@ export const WARMUP_SCHEMA = nullable(
       next_day_at: nullable(isoTime()),
       schedule: array(STEP_SCHEMA),
       custom_schedule: constant(true, { description: 'Present when the schedule was set through the API.' }),
+      cap_transactional: boolean({
+        description: 'false: only bulk mail (broadcasts, List-Unsubscribe or Precedence: bulk/list/junk) waits at the cap; true: transactional mail too.',
+      }),
       today: array(object({ provider: string(), sent: integer(), remaining: integer() }), {
         description: 'Providers that received mail today; every other provider may still receive per_provider_daily.',
       }),
     },
-    ['status', 'started_at', 'day', 'days', 'per_provider_daily', 'next_day_at', 'schedule', 'today'],
+    ['status', 'started_at', 'day', 'days', 'per_provider_daily', 'next_day_at', 'schedule', 'cap_transactional', 'today'],
     { description: 'Postline: the sending warm-up (daily caps per mailbox provider that grow day by day); null when not warming up.' },
   ),
 );
@@ -33,6 +37,7 @@ interface DomainWarmupRow {
   id: string;
   warmup_started_at: Date | null;
   warmup_schedule: ScheduleStep[] | null;
+  warmup_cap_transactional: boolean;
 }
 
 interface WarmupSentRow {
@@ -60,6 +65,7 @@ export async function warmupProgress(q: Queryable, row: DomainWarmupRow, now = D
     next_day_at: cap === null ? null : isoTimestamp(dayStart(startedAt, day + 1)),
     schedule: schedule.map((s) => ({ day: s.day, per_provider_daily: s.perProviderDaily })),
     ...(row.warmup_schedule ? { custom_schedule: true as const } : {}),
+    cap_transactional: row.warmup_cap_transactional,
     today: sent.map((r) => ({ provider: r.provider, sent: r.sent, remaining: Math.max(0, cap! - r.sent) })),
   };
 }

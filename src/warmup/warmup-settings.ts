@@ -1,6 +1,7 @@
 // The `warmup` field of PATCH /domains/:id, Postline's addition to the domain routes:
-// {enabled?, schedule?}. enabled true starts a warm-up on day 1 (a domain warming up already
-// keeps its day), false ends it; schedule sets a custom one, null goes back to the default.
+// {enabled?, schedule?, cap_transactional?}. enabled true starts a warm-up on day 1 (a domain
+// warming up already keeps its day), false ends it; schedule sets a custom one, null goes back
+// to the default; cap_transactional true holds transactional mail at the cap too (bulk-mail.ts).
 // The schema is the check of its shape (api/request-schema.ts); the order of a schedule's days
 // is checked here.
 import { array, boolean, input, integer, nullable } from '../api/schema.js';
@@ -21,15 +22,20 @@ export const WARMUP_SETTINGS_SCHEMA = input(
           'Daily caps per mailbox provider from each day on, starting on day 1, days rising; the warm-up ends after the last day. null: the default schedule.',
       }),
     ),
+    cap_transactional: boolean({
+      description:
+        "false (the default): the caps hold back bulk mail only (broadcasts, and emails with a `List-Unsubscribe` header or `Precedence: bulk`, `list` or `junk`); transactional mail always goes at once, and counts toward the day's cap. true: transactional mail over the cap waits for the next day too.",
+    }),
   },
   [],
-  { description: 'Postline: the sending warm-up of the domain.', 'x-message': 'be an object {enabled, schedule}' },
+  { description: 'Postline: the sending warm-up of the domain.', 'x-message': 'be an object {enabled, schedule, cap_transactional}' },
 );
 
 /** The `warmup` field once it passed WARMUP_SETTINGS_SCHEMA. */
 export interface WarmupSettings {
   enabled?: boolean;
   schedule?: ScheduleStep[] | null;
+  cap_transactional?: boolean;
 }
 
 /** `warmup` with its schedule's days checked; {} when absent. */
@@ -37,6 +43,7 @@ export function checkWarmup(warmup: WarmupSettings | undefined): WarmupSettings 
   if (!warmup) return {};
   return {
     enabled: warmup.enabled,
+    cap_transactional: warmup.cap_transactional,
     ...(warmup.schedule !== undefined && { schedule: warmup.schedule && checkScheduleDays(warmup.schedule) }),
   };
 }

@@ -44,6 +44,8 @@ export function baseEnv(extra: Record<string, string> = {}): Record<string, stri
     POSTLINE_SMTP_PORTS: '0',
     POSTLINE_SMTPS_PORTS: '0',
     POSTLINE_DNS_SERVERS: '127.0.0.1:9', // nothing is resolved by these tests
+    POSTLINE_DNSBLS: '', // nor any blocklist asked
+    POSTLINE_DOMAIN_BLOCKLISTS: '',
     POSTLINE_RATE_LIMIT: '1000',
     POSTLINE_SECRET_KEY: TEST_SECRET_KEY,
     LOG_LEVEL: 'info',

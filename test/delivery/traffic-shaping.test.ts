@@ -91,7 +91,7 @@ describe('delivery: traffic shaping per provider', () => {
     assert.match(printed, /^SHAPING +STATE +RATE\/MIN +LIMIT\/MIN/m);
     assert.match(printed, /^throttler +throttled +\d+ +600 +\d+ +\S+ 421 4\.7\.0 Too many messages/m);
 
-    // The provider takes mail again: after quiet periods without a 421 the rate is back at its limit,
+    // The provider takes mail again: after probe periods without a 421 the rate is back at its limit,
     // and the next 40 messages go faster than the first 40 did.
     throttling = false;
     const recovered = await shapingOf('throttler', (s) => s?.state === 'limited');
@@ -111,7 +111,7 @@ describe('delivery: traffic shaping per provider', () => {
     return Math.max(...times) - Math.min(...times);
   }
 
-  /** The destination's shaping in the queue view once `ready`; recovering from a rate halved twice takes 8 quiet periods. */
+  /** The destination's shaping in the queue view once `ready`; with no mail going, the rate doubles each probe period, moved on every 5 s (worker.ts). */
   async function shapingOf(destination: string, ready: (s: any) => boolean): Promise<any> {
     return eventually(async () => {
       const { body } = await get(t, '/queue');

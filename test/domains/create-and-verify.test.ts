@@ -37,7 +37,7 @@ describe('domains: create, verify through DNS, update, delete', () => {
     const recommended = (d as unknown as { recommended_records: { record: string; name: string; type: string; value: string }[] }).recommended_records;
     assert.deepEqual(
       recommended.map((r) => [r.record, r.type, r.name, r.value]),
-      [['DMARC', 'TXT', '_dmarc', 'v=DMARC1; p=none;']],
+      [['DMARC', 'TXT', '_dmarc', 'v=DMARC1; p=none; rua=mailto:dmarc-reports@send.example-one.test;']],
     );
     assert.ok(d.records.every((r) => r.status === 'not_started' && r.ttl === 'Auto'));
     assert.ok(!d.records.some((r) => r.record === 'Receiving'));

@@ -59,7 +59,7 @@ const SENT_BY_RESEND: Record<string, string[]> = {
 // Postline's own additions, each described as such ("Postline: …") in the OpenAPI document:
 const POSTLINE_ADDITIONS: Record<string, string[]> = {
   'domains.create': ['tls', 'recommended_records'],
-  'domains.get': ['tls', 'recommended_records', 'warmup', 'outbound_ips', 'dkim_keys'],
+  'domains.get': ['tls', 'recommended_records', 'warmup', 'outbound_ips', 'dkim_keys', 'blocklists'],
   'emails.receiving.get': ['authentication'],
   'contacts.imports.get': ['errors'],
   'webhooks.events.list': ['data.*.attempts', 'data.*.next_attempt_at'],

@@ -14,7 +14,7 @@ import { runQueueCommand } from '../../src/queue/cli.js';
 import type { TestPostline } from '../support/postline.js';
 import { eventually, FROM, publishMx, SENDER_DOMAIN, startDeliveryTest } from '../delivery/support.js';
 
-const WAITING = `status = 'queued' AND last_response LIKE '451 4.4.5 Warm-up of the outbound IPs%'`;
+const WAITING = `status = 'queued' AND last_response LIKE '451 4.4.5 Held by the outbound IPs'' warm-up%'`;
 
 describe('warm-up of outbound IPs', () => {
   let t: TestPostline;
@@ -61,7 +61,7 @@ describe('warm-up of outbound IPs', () => {
     assert.deepEqual(fromEach('pool'), { '127.0.0.3': 50 });
     assert.match(
       waiting[0].last_response,
-      /^451 4\.4\.5 Warm-up of the outbound IPs: 127\.0\.0\.2 \(day 1 of 14: 50\), 127\.0\.0\.3 \(day 1 of 14: 50\) sent all they may to bigmail today; waiting for 127\.0\.0\.\d's next day$/,
+      /^451 4\.4\.5 Held by the outbound IPs' warm-up: 127\.0\.0\.2 \(day 1 of 14: 50\), 127\.0\.0\.3 \(day 1 of 14: 50\) sent all they may to bigmail today; next try at \S+Z \(127\.0\.0\.\d's next day\)$/,
     );
     assert.equal(waiting[0].attempts, 0, 'no attempt counted');
     const ips = await t.sql('SELECT ip, started_at FROM outbound_ip_warmup ORDER BY ip');

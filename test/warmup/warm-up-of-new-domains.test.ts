@@ -1,4 +1,5 @@
-// Warm-up of sending domains: a domain created now sends at most its day's cap to each mailbox
+// Warm-up of sending domains: a domain created now sends at most its day's cap of bulk mail (a
+// List-Unsubscribe header here; transactional mail too with `cap_transactional`) to each mailbox
 // provider (POSTLINE_PROVIDERS_FILE rolls bigmail.test's MX hosts up to the provider `bigmail`),
 // the rest waits for the next day with the reason, transactional mail ahead of broadcasts; days
 // pass by moving the domain's warmup_started_at (and the waiting rows' due time) back in the
@@ -13,7 +14,9 @@ import { createVerifiedDomain } from '../support/domains.js';
 import type { TestPostline } from '../support/postline.js';
 import { eventually, FROM, publishMx, SENDER_DOMAIN, startDeliveryTest } from '../delivery/support.js';
 
-const WAITING = `status = 'queued' AND last_response LIKE '451 4.4.5 Warm-up%'`;
+const WAITING = `status = 'queued' AND last_response LIKE '451 4.4.5 Held by the sending domain''s warm-up%'`;
+/** What marks an API email as bulk mail, which warm-up holds by default. */
+const BULK = { 'List-Unsubscribe': '<https://sender.test/unsubscribe>' };
 
 describe('warm-up of new sending domains', () => {
   let t: TestPostline;
@@ -33,18 +36,22 @@ describe('warm-up of new sending domains', () => {
     await fs.rm(path.dirname(providersFile), { recursive: true, force: true });
   });
 
-  it("holds a new domain to its first day's cap per provider; the rest waits for day 2 with the reason", async () => {
-    await sendBatch(t, FROM, 53, 'big.test');
-    await sendBatch(t, FROM, 5, 'small.test');
+  it("holds a new domain's bulk mail to its first day's cap per provider; the rest waits for day 2 with the reason", async () => {
+    await sendBatch(t, FROM, 53, 'big.test', 'user', BULK);
+    await sendBatch(t, FROM, 5, 'small.test', 'user', BULK);
     const waiting = await eventually(async () => {
       const rows = await t.sql(`SELECT d.last_response, d.next_attempt_at, d.attempts FROM deliveries d WHERE domain = 'big.test' AND ${WAITING}`);
       return rows.length === 3 && rows;
     }, 20_000);
     await eventually(async () => (await countDelivered(t, 'big.test')) === 50 && (await countDelivered(t, 'small.test')) === 5, 20_000);
-    assert.match(waiting[0].last_response, /^451 4\.4\.5 Warm-up of sender\.test: day 1 of 14 allows 50 messages to bigmail, all sent; waiting for day 2$/);
-    assert.equal(waiting[0].attempts, 0, 'no attempt counted');
     const [domain] = await t.sql('SELECT warmup_started_at FROM domains WHERE id = $1', [senderId]);
-    for (const row of waiting) assert.equal(row.next_attempt_at.getTime(), domain.warmup_started_at.getTime() + DAY_MS, 'due when day 2 begins');
+    const due = domain.warmup_started_at.getTime() + DAY_MS + BULK_LAG_MS;
+    assert.equal(
+      waiting[0].last_response,
+      `451 4.4.5 Held by the sending domain's warm-up: 50 of 50 messages to bigmail today (sender.test, day 1 of 14); next try at ${new Date(due).toISOString()}`,
+    );
+    assert.equal(waiting[0].attempts, 0, 'no attempt counted');
+    for (const row of waiting) assert.equal(row.next_attempt_at.getTime(), due, 'bulk mail is due a few minutes after day 2 begins');
     assert.equal(t.sink.messages.filter((m) => m.to[0]!.endsWith('@big.test')).length, 50, 'the sink got exactly the cap');
 
     const warmup = (await getDomain(t, senderId)).warmup;
@@ -54,31 +61,34 @@ describe('warm-up of new sending domains', () => {
     );
     assert.equal(warmup.next_day_at, new Date(domain.warmup_started_at.getTime() + DAY_MS).toISOString());
     assert.equal(warmup.schedule[0].per_provider_daily, 50);
+    assert.equal(warmup.cap_transactional, false, 'the default: transactional mail is not held');
   });
 
-  it('puts transactional mail ahead of broadcasts that wait, and releases the next portion when a day has passed', async () => {
+  it('with cap_transactional, puts transactional mail ahead of bulk mail that waits, and releases the next portion when a day has passed', async () => {
+    assert.equal((await patchDomain(t, senderId, { warmup: { cap_transactional: true } })).status, 200);
     await sendBatch(t, FROM, 2, 'big.test', 'later');
     const segment = await t.resend.segments.create({ name: 'Readers' });
     for (const n of [1, 2, 3]) await t.resend.contacts.create({ email: `reader${n}@big.test`, segments: [{ id: segment.data!.id }] } as any);
     const broadcast = await t.resend.broadcasts.create({ segmentId: segment.data!.id, from: FROM, subject: 'News', html: '<p>News</p>', send: true } as any);
     assert.equal(broadcast.error, null, JSON.stringify(broadcast.error));
     const waiting = await eventually(async () => {
-      const rows = await t.sql(`SELECT priority, next_attempt_at FROM deliveries WHERE domain = 'big.test' AND ${WAITING} ORDER BY priority`);
+      const rows = await t.sql(`SELECT recipient, priority, next_attempt_at FROM deliveries WHERE domain = 'big.test' AND ${WAITING} ORDER BY priority`);
       return rows.length === 8 && rows;
     }, 20_000);
-    const transactional = waiting.filter((r) => r.priority === 0).map((r) => r.next_attempt_at.getTime());
-    const broadcasts = waiting.filter((r) => r.priority === 1).map((r) => r.next_attempt_at.getTime());
-    assert.equal(broadcasts.length, 3);
-    assert.ok(Math.min(...broadcasts) > Math.max(...transactional), 'broadcasts are due after the transactional mail');
+    const transactional = waiting.filter((r) => r.recipient.startsWith('later')).map((r) => r.next_attempt_at.getTime());
+    const bulk = waiting.filter((r) => !r.recipient.startsWith('later')).map((r) => r.next_attempt_at.getTime());
+    assert.equal(waiting.filter((r) => r.priority === 1).length, 3, 'the broadcast');
+    assert.equal(transactional.length, 2);
+    assert.ok(Math.min(...bulk) > Math.max(...transactional), 'broadcasts and bulk mail are due after the transactional mail');
 
-    // A day passes: day 2 allows 100 a provider; the transactional mail goes at once, the broadcasts a few minutes later.
+    // A day passes: day 2 allows 100 a provider; the transactional mail goes at once, the bulk mail a few minutes later.
     await passDays(t, senderId, 1);
-    await eventually(async () => (await countDelivered(t, 'big.test')) === 55, 20_000, 'the transactional mail that waited');
-    const still = await t.sql(`SELECT priority FROM deliveries WHERE domain = 'big.test' AND ${WAITING}`);
+    await eventually(async () => (await countDelivered(t, 'big.test')) === 52, 20_000, 'the transactional mail that waited');
+    const still = await t.sql(`SELECT priority FROM deliveries WHERE domain = 'big.test' AND ${WAITING} ORDER BY priority`);
     assert.deepEqual(
       still.map((r) => r.priority),
-      [1, 1, 1],
-      'the broadcasts still wait',
+      [0, 0, 0, 1, 1, 1],
+      'the bulk mail and the broadcasts still wait',
     );
     await t.sql(`UPDATE deliveries SET next_attempt_at = now() WHERE domain = 'big.test' AND ${WAITING}`);
     await eventually(async () => (await countDelivered(t, 'big.test')) === 58, 20_000, 'the broadcasts');
@@ -93,6 +103,7 @@ describe('warm-up of new sending domains', () => {
     assert.deepEqual(Object.keys(refused.body).sort(), ['message', 'name', 'statusCode']);
     const set = await patchDomain(t, custom.id, {
       warmup: {
+        cap_transactional: true,
         schedule: [
           { day: 1, per_provider_daily: 2 },
           { day: 3, per_provider_daily: 5 },
@@ -106,8 +117,8 @@ describe('warm-up of new sending domains', () => {
     await eventually(async () => (await countDelivered(t, 'big.test', 'custom%')) === 2, 20_000);
     const warmup = (await getDomain(t, custom.id)).warmup;
     assert.deepEqual(
-      [warmup.day, warmup.days, warmup.per_provider_daily, warmup.custom_schedule, warmup.today],
-      [1, 3, 2, true, [{ provider: 'bigmail', sent: 2, remaining: 0 }]],
+      [warmup.day, warmup.days, warmup.per_provider_daily, warmup.custom_schedule, warmup.cap_transactional, warmup.today],
+      [1, 3, 2, true, true, [{ provider: 'bigmail', sent: 2, remaining: 0 }]],
     );
 
     // Three days on the schedule has ended: no cap.
@@ -119,7 +130,7 @@ describe('warm-up of new sending domains', () => {
 
   it('releases the mail waiting for the next day at once when the cap is raised or the warm-up turned off', async () => {
     const domain = await createVerifiedDomain(t, 'raise.test');
-    assert.equal((await patchDomain(t, domain.id, { warmup: { schedule: [{ day: 1, per_provider_daily: 1 }] } })).status, 200);
+    assert.equal((await patchDomain(t, domain.id, { warmup: { schedule: [{ day: 1, per_provider_daily: 1 }], cap_transactional: true } })).status, 200);
     const from = 'Raise <hi@raise.test>';
     await sendBatch(t, from, 3, 'big.test', 'raise');
     await eventually(async () => (await t.sql(`SELECT 1 FROM deliveries WHERE recipient LIKE 'raise%' AND ${WAITING}`)).length === 2, 20_000);
@@ -137,7 +148,7 @@ describe('warm-up of new sending domains', () => {
 
   it('gives back what the provider deferred: retries do not use up the day', async () => {
     const domain = await createVerifiedDomain(t, 'defer.test');
-    assert.equal((await patchDomain(t, domain.id, { warmup: { schedule: [{ day: 1, per_provider_daily: 1 }] } })).status, 200);
+    assert.equal((await patchDomain(t, domain.id, { warmup: { schedule: [{ day: 1, per_provider_daily: 1 }], cap_transactional: true } })).status, 200);
     t.sink.onRecipient = (address) => (address === 'busy0@big.test' ? { code: 452, message: '4.2.2 Mailbox busy, try again' } : undefined);
     await sendBatch(t, 'Defer <hi@defer.test>', 1, 'big.test', 'busy');
     await eventually(async () => (await t.sql(`SELECT 1 FROM deliveries WHERE recipient = 'busy0@big.test' AND attempts = 1`)).length === 1, 20_000);
@@ -158,10 +169,12 @@ describe('warm-up of new sending domains', () => {
 });
 
 const DAY_MS = 24 * 60 * 60_000;
+/** Bulk mail that waited is due this long after the next day begins, after the transactional mail (warmup-gate.ts). */
+const BULK_LAG_MS = 5 * 60_000;
 
 /** `count` emails, one recipient each (`<prefix><i>@<domain>`), through the batch route. */
-async function sendBatch(t: TestPostline, from: string, count: number, domain: string, prefix = 'user'): Promise<void> {
-  const emails = Array.from({ length: count }, (_, i) => ({ from, to: `${prefix}${i}@${domain}`, subject: 'Hello', html: '<p>Hello</p>' }));
+async function sendBatch(t: TestPostline, from: string, count: number, domain: string, prefix = 'user', headers?: Record<string, string>): Promise<void> {
+  const emails = Array.from({ length: count }, (_, i) => ({ from, to: `${prefix}${i}@${domain}`, subject: 'Hello', html: '<p>Hello</p>', headers }));
   const { error } = await t.resend.batch.send(emails);
   assert.equal(error, null, JSON.stringify(error));
 }
@@ -176,7 +189,7 @@ async function passDays(t: TestPostline, domainId: string, days: number): Promis
   await t.sql(`UPDATE domains SET warmup_started_at = warmup_started_at - $2 * interval '1 day' WHERE id = $1`, [domainId, days]);
   await t.sql(
     `UPDATE deliveries d SET next_attempt_at = next_attempt_at - $2 * interval '1 day' FROM emails e
-      WHERE e.id = d.email_id AND e.domain_id = $1 AND d.status = 'queued' AND d.last_response LIKE '451 4.4.5 Warm-up%'`,
+      WHERE e.id = d.email_id AND e.domain_id = $1 AND d.status = 'queued' AND d.last_response LIKE '451 4.4.5 Held by%'`,
     [domainId, days],
   );
 }

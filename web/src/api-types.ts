@@ -782,10 +782,10 @@ export interface paths {
                 value: string;
                 priority?: number;
               }[];
-              /** @description Postline: records worth publishing that verification does not wait for: DMARC, and with a `tracking_subdomain` its CNAME to Postline's public host (tracked links use it once verified). Resend's `records` lists only those it needs, with labels the SDK knows, so they are kept apart. */
+              /** @description Postline: records worth publishing that verification does not wait for: DMARC, whose `rua` sends aggregate reports to Postline (dmarc-reports@ the return-path host: GET /domains/:id/dmarc-reports; any `v=DMARC1` record verifies); for a receiving domain the TLS-RPT record `_smtp._tls`, whose `rua` does the same for TLS reports (GET /domains/:id/tls-reports); should the return-path host be outside the domain, the `<domain>._report._dmarc.<host>` TXT record RFC 7489 §7.1 asks of that host's zone (its `name` is then a full name); and with a `tracking_subdomain` its CNAME to Postline's public host (tracked links use it once verified). Resend's `records` lists only those it needs, with labels the SDK knows, so they are kept apart. */
               recommended_records: {
                 /** @enum {string} */
-                record: 'DMARC' | 'Tracking';
+                record: 'DMARC' | 'TLS-RPT' | 'Tracking';
                 name: string;
                 /** @enum {string} */
                 type: 'TXT' | 'MX' | 'CNAME';
@@ -882,10 +882,10 @@ export interface paths {
                 value: string;
                 priority?: number;
               }[];
-              /** @description Postline: records worth publishing that verification does not wait for: DMARC, and with a `tracking_subdomain` its CNAME to Postline's public host (tracked links use it once verified). Resend's `records` lists only those it needs, with labels the SDK knows, so they are kept apart. */
+              /** @description Postline: records worth publishing that verification does not wait for: DMARC, whose `rua` sends aggregate reports to Postline (dmarc-reports@ the return-path host: GET /domains/:id/dmarc-reports; any `v=DMARC1` record verifies); for a receiving domain the TLS-RPT record `_smtp._tls`, whose `rua` does the same for TLS reports (GET /domains/:id/tls-reports); should the return-path host be outside the domain, the `<domain>._report._dmarc.<host>` TXT record RFC 7489 §7.1 asks of that host's zone (its `name` is then a full name); and with a `tracking_subdomain` its CNAME to Postline's public host (tracked links use it once verified). Resend's `records` lists only those it needs, with labels the SDK knows, so they are kept apart. */
               recommended_records?: {
                 /** @enum {string} */
-                record: 'DMARC' | 'Tracking';
+                record: 'DMARC' | 'TLS-RPT' | 'Tracking';
                 name: string;
                 /** @enum {string} */
                 type: 'TXT' | 'MX' | 'CNAME';
@@ -921,6 +921,8 @@ export interface paths {
                  * @constant
                  */
                 custom_schedule?: true;
+                /** @description false: only bulk mail (broadcasts, List-Unsubscribe or Precedence: bulk/list/junk) waits at the cap; true: transactional mail too. */
+                cap_transactional: boolean;
                 /** @description Providers that received mail today; every other provider may still receive per_provider_daily. */
                 today: {
                   provider: string;
@@ -951,6 +953,35 @@ export interface paths {
                 retire_at: string | null;
                 /** @example 2025-11-30 20:39:59.540+00 */
                 retired_at: string | null;
+              }[];
+              /** @description Postline: what the DNS blocklists (POSTLINE_DOMAIN_BLOCKLISTS, POSTLINE_DNSBLS) last said of the domain, when verified, and of each outbound address it sends from, checked once per POSTLINE_DNSBL_INTERVAL; listings first. Empty until a first check or with no lists configured. */
+              blocklists?: {
+                /**
+                 * @description An outbound address (POSTLINE_DNSBLS) or the sending domain (POSTLINE_DOMAIN_BLOCKLISTS).
+                 * @enum {string}
+                 */
+                kind: 'ip' | 'domain';
+                /** @description The address or the domain. */
+                target: string;
+                /** @description The list's DNS zone. */
+                zone: string;
+                /** @description Whether the last definite answer listed it; a time-out or a refusal to answer keeps the previous state. */
+                listed: boolean;
+                /**
+                 * @description What the last check got: `not_possible` when the list refused to answer (a public resolver's query, too many queries: see `reason`), never a listing; `unknown` when it did not answer (a time-out or SERVFAIL: see `error`).
+                 * @enum {string}
+                 */
+                result: 'listed' | 'not_listed' | 'not_possible' | 'unknown';
+                /** @description The list's A records for a listing or a refusal (127.0.0.2, 127.255.255.254, …). */
+                return_codes: string[];
+                /** @description The list's TXT record for a listing, or why the check was not possible. */
+                reason: string | null;
+                /** @description Why the last check got no answer. */
+                error: string | null;
+                /** Format: date-time */
+                first_listed_at: string | null;
+                /** Format: date-time */
+                checked_at: string;
               }[];
             };
           };
@@ -1037,6 +1068,8 @@ export interface paths {
                     per_provider_daily: number;
                   }[]
                 | null;
+              /** @description false (the default): the caps hold back bulk mail only (broadcasts, and emails with a `List-Unsubscribe` header or `Precedence: bulk`, `list` or `junk`); transactional mail always goes at once, and counts toward the day's cap. true: transactional mail over the cap waits for the next day too. */
+              cap_transactional?: boolean;
             };
             /** @description Postline: the outbound addresses the domain's mail leaves from (of POSTLINE_OUTBOUND_IPS); null: any of them, in turn. */
             outbound_ips?: string[] | null;
@@ -1476,6 +1509,359 @@ export interface paths {
         default: components['responses']['Error'];
       };
     };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/domains/{id}/dmarc-reports': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A domain's DMARC aggregate reports, newest first
+     * @description The DMARC aggregate reports (RFC 7489) receivers sent about the domain: to the rua address of its recommended DMARC record (dmarc-reports@ its return-path host) or to any address of a receiving domain of the account, attached by the report's policy domain. The same report sent twice is listed once.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Items per page. */
+          limit?: number;
+          /** @description The id after which the page starts (not with `before`). */
+          after?: string;
+          /** @description The id before which the page ends (not with `after`). */
+          before?: string;
+        };
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @constant */
+              object: 'list';
+              has_more: boolean;
+              data: {
+                /** Format: uuid */
+                id: string;
+                /** @description The reporter's report id: with the reporter, what makes a report sent twice one. */
+                report_id: string;
+                /** @description The reporter's organization name (org_name; RFC 8460 organization-name). */
+                reporter: string;
+                reporter_email: string | null;
+                /** Format: date-time */
+                begin: string;
+                /** Format: date-time */
+                end: string;
+                policy_domain: string;
+                /** @description policy_published: the DMARC record the receiver applied. */
+                policy: {
+                  p: string | null;
+                  sp: string | null;
+                  pct: number | null;
+                  adkim: string | null;
+                  aspf: string | null;
+                  np: string | null;
+                };
+                /** @description Messages the report counts, from every source. */
+                messages: number;
+                /** @description Of those, the messages that passed DMARC (DKIM or SPF aligned and passed). */
+                passing: number;
+                /** @description What could not be read in the report, each with why (the rest is kept). */
+                problems: string[];
+                /** Format: date-time */
+                received_at: string;
+              }[];
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        429: components['responses']['Error'];
+        default: components['responses']['Error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/domains/{id}/dmarc-reports/{reportId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One DMARC aggregate report of a domain, with its rows */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+          reportId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @constant */
+              object: 'dmarc_report';
+              /** Format: uuid */
+              id: string;
+              /** @description The reporter's report id: with the reporter, what makes a report sent twice one. */
+              report_id: string;
+              /** @description The reporter's organization name (org_name; RFC 8460 organization-name). */
+              reporter: string;
+              reporter_email: string | null;
+              /** Format: date-time */
+              begin: string;
+              /** Format: date-time */
+              end: string;
+              policy_domain: string;
+              /** @description policy_published: the DMARC record the receiver applied. */
+              policy: {
+                p: string | null;
+                sp: string | null;
+                pct: number | null;
+                adkim: string | null;
+                aspf: string | null;
+                np: string | null;
+              };
+              /** @description Messages the report counts, from every source. */
+              messages: number;
+              /** @description Of those, the messages that passed DMARC (DKIM or SPF aligned and passed). */
+              passing: number;
+              /** @description What could not be read in the report, each with why (the rest is kept). */
+              problems: string[];
+              /** Format: date-time */
+              received_at: string;
+              rows: {
+                source_ip: string;
+                count: number;
+                /** @description none, quarantine or reject (what the receiver did). */
+                disposition: string | null;
+                /** @description policy_evaluated.dkim: pass when a DKIM signature aligned with the From domain passed. */
+                dkim_aligned: string | null;
+                /** @description policy_evaluated.spf: pass when SPF passed for an aligned envelope domain. */
+                spf_aligned: string | null;
+                header_from: string | null;
+                envelope_from: string | null;
+                envelope_to: string | null;
+                /** @description auth_results: every DKIM signature and SPF check the receiver made. */
+                auth_results: {
+                  dkim: {
+                    domain: string;
+                    selector: string | null;
+                    result: string;
+                  }[];
+                  spf: {
+                    domain: string;
+                    scope: string | null;
+                    result: string;
+                  }[];
+                };
+                /** @description policy_evaluated.reason: local policy overrides (forwarded, mailing_list…). */
+                overrides: {
+                  type: string;
+                  comment: string | null;
+                }[];
+              }[];
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        429: components['responses']['Error'];
+        default: components['responses']['Error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/domains/{id}/tls-reports': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A domain's SMTP TLS reports, newest first
+     * @description The SMTP TLS reports (RFC 8460) sending servers mailed about delivering to the domain: to the rua address of its recommended TLS-RPT record (tls-reports@ its return-path host) or to any address of a receiving domain of the account. One per report and policy domain; the same report sent twice is listed once.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Items per page. */
+          limit?: number;
+          /** @description The id after which the page starts (not with `before`). */
+          after?: string;
+          /** @description The id before which the page ends (not with `after`). */
+          before?: string;
+        };
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @constant */
+              object: 'list';
+              has_more: boolean;
+              data: {
+                /** Format: uuid */
+                id: string;
+                report_id: string;
+                /** @description The reporter's organization name (org_name; RFC 8460 organization-name). */
+                reporter: string;
+                /** @description contact-info: the reporter's address. */
+                contact: string | null;
+                /** Format: date-time */
+                begin: string;
+                /** Format: date-time */
+                end: string;
+                successful_sessions: number;
+                failed_sessions: number;
+                policies: {
+                  policy_type: string;
+                  policy_domain: string;
+                  mx_hosts: string[];
+                  successful_sessions: number;
+                  failed_sessions: number;
+                }[];
+                /** @description Each failure the report details, most failed sessions first: which receiving MX (this domain's), why. */
+                failures: {
+                  policy_domain: string;
+                  /** @description sts, tlsa or no-policy-found. */
+                  policy_type: string;
+                  /** @description RFC 8460 §4.3: starttls-not-supported, certificate-expired, validation-failure, sts-policy-fetch-error… */
+                  result_type: string;
+                  receiving_mx_hostname: string | null;
+                  receiving_ip: string | null;
+                  sending_mta_ip: string | null;
+                  failed_sessions: number;
+                  /** @description failure-reason-code: the reporter's own words. */
+                  failure_reason: string | null;
+                }[];
+                problems: string[];
+                /** Format: date-time */
+                received_at: string;
+              }[];
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        429: components['responses']['Error'];
+        default: components['responses']['Error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/domains/{id}/dmarc-sources': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Who sends in a domain's name, by its DMARC reports
+     * @description Sums the rows of the DMARC reports whose period began at or after `since` by source address: messages, those that passed DMARC (DKIM or SPF aligned and passed), and whether the address is Postline's own. Most messages first, at most 1000 sources.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Reports whose period began at or after this time (ISO 8601); default 30 days ago. */
+          since?: string;
+        };
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @constant */
+              object: 'list';
+              has_more: boolean;
+              /** Format: date-time */
+              since: string;
+              data: {
+                source_ip: string;
+                /** @description Messages from this address the period’s reports count. */
+                messages: number;
+                /** @description Of those, the messages that passed DMARC (DKIM or SPF aligned and passed). */
+                passing: number;
+                /** @description passing / messages, 0 to 1. */
+                pass_rate: number;
+                /** @description Whether the address is Postline's own: one of POSTLINE_OUTBOUND_IPS, an outbound address a node warmed up, or an address of the SMTP host name (what the recommended SPF record authorizes). Mail from other addresses was sent by someone else in the domain's name. */
+                postline: boolean;
+              }[];
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        429: components['responses']['Error'];
+        default: components['responses']['Error'];
+      };
+    };
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -4377,7 +4763,7 @@ export interface paths {
                    * @description Only when the email came from a template.
                    */
                   template_id?: string;
-                  /** @description email.delivery_delayed: the reply that deferred it. */
+                  /** @description email.delivery_delayed: the reply that deferred it, or why it waits (`451 4.4.5 Held by the sending domain's warm-up: …`). */
                   delay?: {
                     response: string;
                   };
@@ -5829,6 +6215,9 @@ export interface paths {
                   | 'domain.created'
                   | 'domain.updated'
                   | 'domain.deleted'
+                  | 'domain.blocklisted'
+                  | 'domain.unblocklisted'
+                  | 'domain.dmarc_report_received'
                   | 'contact.created'
                   | 'contact.updated'
                   | 'contact.deleted'
@@ -5896,6 +6285,9 @@ export interface paths {
               | 'domain.created'
               | 'domain.updated'
               | 'domain.deleted'
+              | 'domain.blocklisted'
+              | 'domain.unblocklisted'
+              | 'domain.dmarc_report_received'
               | 'contact.created'
               | 'contact.updated'
               | 'contact.deleted'
@@ -5996,6 +6388,9 @@ export interface paths {
                   | 'domain.created'
                   | 'domain.updated'
                   | 'domain.deleted'
+                  | 'domain.blocklisted'
+                  | 'domain.unblocklisted'
+                  | 'domain.dmarc_report_received'
                   | 'contact.created'
                   | 'contact.updated'
                   | 'contact.deleted'
@@ -6089,6 +6484,9 @@ export interface paths {
                 | 'domain.created'
                 | 'domain.updated'
                 | 'domain.deleted'
+                | 'domain.blocklisted'
+                | 'domain.unblocklisted'
+                | 'domain.dmarc_report_received'
                 | 'contact.created'
                 | 'contact.updated'
                 | 'contact.deleted'
@@ -6195,6 +6593,9 @@ export interface paths {
               | 'domain.created'
               | 'domain.updated'
               | 'domain.deleted'
+              | 'domain.blocklisted'
+              | 'domain.unblocklisted'
+              | 'domain.dmarc_report_received'
               | 'contact.created'
               | 'contact.updated'
               | 'contact.deleted'
@@ -8894,13 +9295,13 @@ export interface paths {
              */
             status?: 'enabled' | 'disabled';
             /** @description Exactly one trigger step; keys unique. */
-            steps: {
+            steps: ({
               key: string;
               /** @enum {string} */
               type: 'trigger' | 'send_email' | 'delay' | 'wait_for_event' | 'condition' | 'contact_update' | 'contact_delete' | 'add_to_segment';
-              /** @description The type's fields (resend-compat-notes §2.12): trigger `{event_name}`; send_email `{template: {id, variables?}, subject?, from?, reply_to?, topic_id?}`; delay `{duration}`; wait_for_event `{event_name, timeout?, filter_rule?}`; condition: a rule; contact_update `{first_name?, last_name?, unsubscribed?, properties?}`; contact_delete: none; add_to_segment `{segment_id}`. */
+              /** @description The fields of the step's type: see `allOf`, one schema per type. */
               config?: Record<string, unknown>;
-            }[];
+            } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown))[];
             /** @description Between existing steps, never into the trigger, without cycles. */
             connections: {
               /** @description A step's key. */
@@ -9057,13 +9458,13 @@ export interface paths {
              */
             status?: 'enabled' | 'disabled';
             /** @description Exactly one trigger step; keys unique. */
-            steps?: {
+            steps?: ({
               key: string;
               /** @enum {string} */
               type: 'trigger' | 'send_email' | 'delay' | 'wait_for_event' | 'condition' | 'contact_update' | 'contact_delete' | 'add_to_segment';
-              /** @description The type's fields (resend-compat-notes §2.12): trigger `{event_name}`; send_email `{template: {id, variables?}, subject?, from?, reply_to?, topic_id?}`; delay `{duration}`; wait_for_event `{event_name, timeout?, filter_rule?}`; condition: a rule; contact_update `{first_name?, last_name?, unsubscribed?, properties?}`; contact_delete: none; add_to_segment `{segment_id}`. */
+              /** @description The fields of the step's type: see `allOf`, one schema per type. */
               config?: Record<string, unknown>;
-            }[];
+            } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown))[];
             /** @description Between existing steps, never into the trigger, without cycles. */
             connections?: {
               /** @description A step's key. */
@@ -10432,7 +10833,7 @@ export interface paths {
                 messages_per_connection: number;
                 sent_last_minute: number;
                 /**
-                 * @description `throttled`: slowed below its limit by the destination's replies (recovering after a quiet minute); `limited`: at its configured rate.
+                 * @description `throttled`: slowed below its limit by the destination's replies (growing back in steps while no more come); `limited`: at its configured rate.
                  * @enum {string}
                  */
                 state: 'throttled' | 'limited' | 'normal';
@@ -10462,6 +10863,35 @@ export interface paths {
                   sent: number;
                   remaining: number;
                 }[];
+              }[];
+              /** @description What the DNS blocklists (POSTLINE_DNSBLS) last said of each outbound address of the nodes, checked once per POSTLINE_DNSBL_INTERVAL; listings first. */
+              blocklists: {
+                /**
+                 * @description An outbound address (POSTLINE_DNSBLS) or the sending domain (POSTLINE_DOMAIN_BLOCKLISTS).
+                 * @enum {string}
+                 */
+                kind: 'ip' | 'domain';
+                /** @description The address or the domain. */
+                target: string;
+                /** @description The list's DNS zone. */
+                zone: string;
+                /** @description Whether the last definite answer listed it; a time-out or a refusal to answer keeps the previous state. */
+                listed: boolean;
+                /**
+                 * @description What the last check got: `not_possible` when the list refused to answer (a public resolver's query, too many queries: see `reason`), never a listing; `unknown` when it did not answer (a time-out or SERVFAIL: see `error`).
+                 * @enum {string}
+                 */
+                result: 'listed' | 'not_listed' | 'not_possible' | 'unknown';
+                /** @description The list's A records for a listing or a refusal (127.0.0.2, 127.255.255.254, …). */
+                return_codes: string[];
+                /** @description The list's TXT record for a listing, or why the check was not possible. */
+                reason: string | null;
+                /** @description Why the last check got no answer. */
+                error: string | null;
+                /** Format: date-time */
+                first_listed_at: string | null;
+                /** Format: date-time */
+                checked_at: string;
               }[];
             };
           };
@@ -10538,6 +10968,8 @@ export interface paths {
                   code: number | null;
                   reply: string;
                 } | null;
+                /** @description Why a delivery not tried yet waits (a destination's sending rate, a warm-up's daily cap); null once tried (last_attempt has the reply) or when due. */
+                waiting_reason: string | null;
                 paused_reason: string | null;
               }[];
               /** @description The recipient domains' MTA-STS policies (RFC 8461) as the nodes last found them; `policy` null: none published, or none could be fetched. A domain appears once mail to it has been attempted. */

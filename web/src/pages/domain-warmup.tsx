@@ -1,5 +1,6 @@
 // A domain's warm-up on its page: day N of M, today's cap per mailbox provider and what each
-// provider that received mail today may still receive (GET /domains/:id `warmup`).
+// provider that received mail today may still receive, and which mail waits at the cap
+// (GET /domains/:id `warmup`).
 import type { Warmup } from '../api';
 import { formatTime } from '../components';
 
@@ -14,7 +15,10 @@ export function DomainWarmup({ warmup }: { warmup: Warmup | null }) {
           <p>
             Day {warmup.day} of {warmup.days}
             {warmup.custom_schedule ? ' (custom schedule)' : ''}: up to {warmup.per_provider_daily?.toLocaleString()} messages to each mailbox provider today.
-            Mail over it waits for the next day, which begins {formatTime(warmup.next_day_at!)}.
+            {warmup.cap_transactional
+              ? ' Mail over it, transactional mail included, waits for the next day'
+              : ' Bulk mail over it (broadcasts, and emails with List-Unsubscribe or Precedence: bulk) waits for the next day'}
+            , which begins {formatTime(warmup.next_day_at!)}.{warmup.cap_transactional ? '' : ' Transactional mail always goes at once, and counts.'}
           </p>
           {warmup.today.length > 0 && (
             <div className="table-wrap">
