@@ -137,7 +137,9 @@ export class PostlineProcess {
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+    // A deadline, not a wait: a start compiles the worker thread's modules with tsx, which a loaded 2-core
+    // machine (two test files at once beside other work) has been seen to take over 20 s to do.
+    const deadline = Date.now() + (options.timeoutMs ?? 90_000);
     for (;;) {
       const match = proc.lines.map((l) => /HTTP API listening on (http:\/\/\S+?)"/.exec(l)).find(Boolean);
       if (match) proc.url = match[1]!;
