@@ -71,19 +71,14 @@ SELECT state, count(*)::float8 AS deliveries, extract(epoch FROM now() - min(cre
   FROM (SELECT ${queueStateSql('d')} AS state, d.created_at FROM deliveries d WHERE ${unfinishedSql('d')}) unfinished
  GROUP BY state`;
 
-/** The queue's depth by state and the age of its oldest delivery, counted on scrape. */
-export class QueueDepth {
+/** Gauges read from the database on scrape, at most every QUEUE_CACHE_MS; `read` sets them (a failed read keeps the last figures). */
+abstract class ReadOnScrape {
   private readAt = 0;
   private reading: Promise<void> | undefined;
 
-  constructor(private db: Db) {
-    for (const state of QUEUE_STATES) {
-      queueDeliveries.set({ state }, 0);
-      queueOldestAge.set({ state }, 0);
-    }
-  }
+  constructor(protected db: Db) {}
 
-  /** Refreshes the gauges when the last count is older than QUEUE_CACHE_MS; concurrent scrapes share one count. */
+  /** Refreshes the gauges when the last read is older than QUEUE_CACHE_MS; concurrent scrapes share one read. */
   async sample(): Promise<void> {
     if (!this.reading && Date.now() - this.readAt >= QUEUE_CACHE_MS) {
       this.readAt = Date.now();
@@ -96,7 +91,20 @@ export class QueueDepth {
     clearTimeout(timer);
   }
 
-  private async read(): Promise<void> {
+  protected abstract read(): Promise<void>;
+}
+
+/** The queue's depth by state and the age of its oldest delivery, counted on scrape. */
+export class QueueDepth extends ReadOnScrape {
+  constructor(db: Db) {
+    super(db);
+    for (const state of QUEUE_STATES) {
+      queueDeliveries.set({ state }, 0);
+      queueOldestAge.set({ state }, 0);
+    }
+  }
+
+  protected async read(): Promise<void> {
     // A failed count keeps the previous figures: /readyz and the pool gauges tell about the database.
     const rows = await this.db.query<{ state: QueueState; deliveries: number; oldest: number }>(QUEUE_SQL).catch(() => undefined);
     if (!rows) return;
@@ -112,25 +120,8 @@ export class QueueDepth {
 const BLOCKLIST_SQL = 'SELECT kind, target, zone, listed FROM blocklist_checks';
 
 /** postline_blocklist_listed, read from blocklist_checks on scrape (at most every QUEUE_CACHE_MS). */
-export class BlocklistListings {
-  private readAt = 0;
-  private reading: Promise<void> | undefined;
-
-  constructor(private db: Db) {}
-
-  async sample(): Promise<void> {
-    if (!this.reading && Date.now() - this.readAt >= QUEUE_CACHE_MS) {
-      this.readAt = Date.now();
-      this.reading = this.read().finally(() => (this.reading = undefined));
-    }
-    if (!this.reading) return;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, QUEUE_DEADLINE_MS)));
-    await Promise.race([this.reading, deadline]);
-    clearTimeout(timer);
-  }
-
-  private async read(): Promise<void> {
+export class BlocklistListings extends ReadOnScrape {
+  protected async read(): Promise<void> {
     // A failed read keeps the previous figures, as the queue's does.
     const rows = await this.db.query<{ kind: string; target: string; zone: string; listed: boolean }>(BLOCKLIST_SQL).catch(() => undefined);
     if (!rows) return;
