@@ -2,16 +2,21 @@
 // the DNS records to publish (each value with a copy button and its status), verify now, the
 // tracking, TLS and capability settings (PATCH /domains/:id), its DKIM keys with their rotation
 // (POST /domains/:id/dkim/rotate, after a confirmation), where it is in its warm-up, and delete
-// after a confirmation. A domain another account holds is claimed instead
-// (domain-claim.tsx): its placeholder is marked, with the TXT record to publish and "Verify claim".
+// after a confirmation. Before the settings, what others report of the domain
+// (domain-reports.tsx, loaded lazily with its chart): DMARC, TLS reports and DNS blocklists. A
+// domain another account holds is claimed instead (domain-claim.tsx): its placeholder is
+// marked, with the TXT record to publish and "Verify claim".
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, lazy, Suspense, useState } from 'react';
 import { type Answer, api, type DnsRecord, type Domain, type DomainSummary, type List, type RequestBody } from '../api';
 import { ConfirmDialog, CopyButton, ErrorMessage, formatTime } from '../components';
 import { forgetList, ListTable } from '../list-table';
 import { follow, navigate } from '../router';
 import { ClaimOffer, DomainClaimSection, isHeldElsewhere } from './domain-claim';
 import { DomainWarmup } from './domain-warmup';
+
+// The reports draw a chart: they and its library load when a domain is opened, not with the shell.
+const DomainReports = lazy(() => import('./domain-reports').then((m) => ({ default: m.DomainReports })));
 
 export function DomainsPage() {
   const domains = useQuery({ queryKey: ['domains'], queryFn: () => api<List<DomainSummary>>('GET', '/domains') });
@@ -181,6 +186,11 @@ export function DomainPage({ id }: { id: string }) {
           </div>
           {!d.placeholder && d.dkim_keys && <DkimKeys domain={d} keys={d.dkim_keys} onChanged={refresh} />}
           {d.warmup !== undefined && <DomainWarmup warmup={d.warmup} />}
+          {!d.placeholder && (
+            <Suspense fallback={<p className="loading">Loading the domain's reports…</p>}>
+              <DomainReports domain={d} />
+            </Suspense>
+          )}
           <DomainSettings domain={d} onSaved={refresh} />
           <DeleteDomain domain={d} />
         </>

@@ -1,12 +1,14 @@
 // The queue (GET /queue, src/queue/routes.ts): what waits per destination and why, one
 // destination's messages, and the repairs an operator makes here: retry now, pause with a
-// reason, resume; per email, retry or give up with a reason.
+// reason, resume; per email, retry or give up with a reason. Under them, what the DNS blocklists
+// said of the outbound addresses (domain-blocklists.tsx).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { type Answer, api, type RequestBody } from '../api';
 import { ErrorMessage, formatAge, formatTime } from '../components';
 import { ListTable, PagedTable, usePagedList } from '../list-table';
 import { follow } from '../router';
+import { BlocklistChecks } from './domain-blocklists';
 
 type QueueSummary = Answer<'/queue'>;
 type State = keyof QueueSummary['counts'];
@@ -122,6 +124,18 @@ export function QueuePage() {
             ]}
           />
         </>
+      )}
+      {data && (
+        <section className="panel blocklists-panel" aria-labelledby="queue-blocklists-title">
+          <h2 id="queue-blocklists-title">Blocklists</h2>
+          <p className="hint">
+            What the DNS blocklists said of the outbound addresses at their last check. A listed address's mail may be refused or filed as spam.
+          </p>
+          <BlocklistChecks
+            checks={data.blocklists}
+            empty="No blocklist checks yet: no blocklists configured (POSTLINE_DNSBLS), or their first check has not run."
+          />
+        </section>
       )}
     </>
   );
@@ -282,6 +296,7 @@ export function QueueDestinationPage({ destination }: { destination: string }) {
               <>
                 {m.state.replace('_', ' ')}
                 {m.paused_reason && <span className="hint block">{m.paused_reason}</span>}
+                {m.waiting_reason && <span className="hint block">{m.waiting_reason}</span>}
               </>
             ),
           },
