@@ -54,11 +54,21 @@ export function requestCheck(schema: JsonSchema): RequestCheck {
 
 export type QueryCheck = (query: Record<string, string | undefined>) => void;
 
-/** The check of a query string against its parameters' `schemas`: throws the first failure. */
+/**
+ * The check of a query string against its parameters' `schemas`: throws the first failure. A
+ * list parameter arrives as one string, comma-separated (the SDK joins arrays with commas, and
+ * http/routes.ts joins a repeated one): its items are checked one by one.
+ */
 export function queryCheck(schemas: Record<string, JsonSchema>): QueryCheck {
   const validate = queryAjv.compile({ type: 'object', properties: schemas });
+  const lists = Object.keys(schemas).filter((name) => schemas[name]!.type === 'array');
   return (query) => {
-    if (!validate({ ...query })) throw apiErrorOf(validate.errors![0]!, 'parameter');
+    const copy: Record<string, unknown> = { ...query };
+    for (const name of lists) {
+      const value = query[name];
+      if (value !== undefined) copy[name] = value.split(',').flatMap((item) => item.trim() || []);
+    }
+    if (!validate(copy)) throw apiErrorOf(validate.errors![0]!, 'parameter');
   };
 }
 

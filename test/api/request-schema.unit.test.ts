@@ -86,12 +86,23 @@ describe('unit: query parameters checked against their schemas', () => {
     search: string({ maxLength: 5 }),
     unread: boolean(),
     labels: array(string()),
+    folders: array(oneOfValues(['inbox', 'sent', 'trash'])),
   });
   const refusedQuery = (query: Record<string, string>) => refusalOf((q) => checkQuery(q as Record<string, string>), query);
   const parameter = (message: string) => ({ statusCode: 422, name: 'invalid_parameter', message });
 
   it('reads strings as the types their schemas document, and lets other parameters through', () => {
-    for (const query of [{}, { limit: '1' }, { limit: '100' }, { unread: 'true' }, { labels: 'a,b' }, { status: 'enabled' }, { anything: 'else' }]) {
+    for (const query of [
+      {},
+      { limit: '1' },
+      { limit: '100' },
+      { unread: 'true' },
+      { labels: 'a,b' },
+      { folders: 'inbox, sent,trash' },
+      { folders: 'inbox' },
+      { status: 'enabled' },
+      { anything: 'else' },
+    ]) {
       assert.doesNotThrow(() => checkQuery(query), JSON.stringify(query));
     }
   });
@@ -107,5 +118,7 @@ describe('unit: query parameters checked against their schemas', () => {
     assert.deepEqual(refusedQuery({ status: 'paused' }), parameter('The `status` parameter must be one of "enabled" | "disabled", not "paused".'));
     assert.deepEqual(refusedQuery({ search: 'longer' }), parameter('The `search` parameter must be at most 5 characters.'));
     assert.deepEqual(refusedQuery({ unread: 'yes' }), parameter('The `unread` parameter must be a boolean.'));
+    // A comma-separated list is checked item by item.
+    assert.deepEqual(refusedQuery({ folders: 'inbox,spam' }), parameter('The `folders[1]` parameter must be one of "inbox" | "sent" | "trash", not "spam".'));
   });
 });
