@@ -108,6 +108,10 @@ describe('webhooks: managing endpoints through the SDK', () => {
       'domain.created',
       'domain.updated',
       'domain.deleted',
+      // Postline's additions (not in the SDK's WebhookEvent type).
+      'domain.blocklisted',
+      'domain.unblocklisted',
+      'domain.dmarc_report_received',
       'contact.topics.updated',
       'suppression.added',
       'suppression.removed',
