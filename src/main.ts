@@ -10,7 +10,7 @@ import { QUEUE_USAGE, QueueCommandError, runQueueCommand } from './queue/cli.js'
 import { installSecretBox } from './secrets/keyring.js';
 import { loadSecretBox } from './secrets/secret-key.js';
 import { rotateStoredSecrets } from './secrets/stored-secrets.js';
-import { startPostline, type Postline } from './server.js';
+import type { Postline } from './server.js';
 import { createUser, setPasswordLink, UserCommandError } from './users/users.js';
 
 const USAGE = `usage:
@@ -73,6 +73,9 @@ async function main(argv: string[]): Promise<void> {
       };
       process.on('SIGINT', () => shutdown('SIGINT'));
       process.on('SIGTERM', () => shutdown('SIGTERM'));
+      // Loaded here, not at the top: the other commands need none of the server's modules, and each
+      // of their runs would load them all.
+      const { startPostline } = await import('./server.js');
       postline = await startPostline(config, { roles: parseRoles(args), logger });
       if (stopping) void stop(postline);
       return;
