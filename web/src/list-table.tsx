@@ -26,14 +26,17 @@ interface TableProps<T> {
   rowHeaders?: boolean;
   /** Default: the row's `id`. */
   rowKey?: (row: T, index: number) => Key;
+  /** At phone width a card per row, each value under its column's name (styles.css, `table.cards`): for tables of many columns. */
+  cards?: boolean;
 }
 
 const idOf = (row: unknown, index: number): Key => (row as { id?: Key }).id ?? index;
 
-export function ListTable<T>({ rows, columns, caption, className, rowHeaders = true, rowKey = idOf }: TableProps<T>) {
+export function ListTable<T>({ rows, columns, caption, className, rowHeaders = true, rowKey = idOf, cards = false }: TableProps<T>) {
+  const label = (c: Column<T>) => (cards && !c.hideHeader ? c.header : undefined);
   return (
     <div className="table-wrap">
-      <table className={className}>
+      <table className={cards ? `cards ${className ?? ''}`.trim() : className}>
         {caption && <caption className="visually-hidden">{caption}</caption>}
         <thead>
           <tr>
@@ -49,11 +52,11 @@ export function ListTable<T>({ rows, columns, caption, className, rowHeaders = t
             <tr key={rowKey(row, i)}>
               {columns.map((c, n) =>
                 n === 0 && rowHeaders ? (
-                  <th key={c.header} scope="row" className={c.className}>
+                  <th key={c.header} scope="row" className={c.className} data-label={cards ? c.header : undefined}>
                     {c.cell(row)}
                   </th>
                 ) : (
-                  <td key={c.header} className={c.className}>
+                  <td key={c.header} className={c.className} data-label={label(c)}>
                     {c.cell(row)}
                   </td>
                 ),

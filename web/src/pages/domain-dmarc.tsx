@@ -9,9 +9,9 @@ import { useQuery } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
 import { type Answer, api, type Domain, type Item, type List } from '../api';
 import { ErrorMessage, formatTime } from '../components';
-import { PagedView, usePagedList } from '../list-table';
+import { ListTable, PagedView, usePagedList } from '../list-table';
 import { SOURCE_COLORS, type SourceBar, SourcesChart } from './domain-dmarc-chart';
-import { CardTable, percent } from './report-table';
+import { percent } from './report-table';
 
 type Sources = Answer<'/domains/{id}/dmarc-sources'>;
 type Source = Sources['data'][number];
@@ -120,7 +120,8 @@ function DmarcSummary({ domain, sources, newest }: { domain: Domain; sources: So
           </span>
         </figcaption>
       </figure>
-      <CardTable
+      <ListTable
+        cards
         caption={`Sources of mail from ${domain.name} over the last 30 days`}
         className="dmarc-sources"
         rows={rows}
@@ -236,7 +237,8 @@ function DmarcReports({ domainId }: { domainId: string }) {
       {paged.list.isPending && <p className="loading">Loading…</p>}
       <PagedView paged={paged} empty={<p className="hint">None yet.</p>}>
         {(rows) => (
-          <CardTable
+          <ListTable
+            cards
             rows={rows}
             rowKey={(r) => r.id}
             caption="DMARC reports received"
@@ -313,7 +315,8 @@ function ReportDetail({ id, domainId, reportId }: { id: string; domainId: string
               </ul>
             </div>
           )}
-          <CardTable
+          <ListTable
+            cards
             caption={`Rows of report ${r.report_id}`}
             className="report-rows"
             rows={r.rows}

@@ -5,7 +5,8 @@ import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { api, type Domain, type Item, type List } from '../api';
 import { ErrorMessage } from '../components';
-import { CardTable, percent } from './report-table';
+import { ListTable } from '../list-table';
+import { percent } from './report-table';
 
 type TlsReport = Item<'/domains/{id}/tls-reports'>;
 
@@ -92,7 +93,8 @@ export function TlsReportsSection({ domain }: { domain: Domain }) {
           {sums.failures.length === 0 ? (
             <p className="notice">No failed session was detailed: every reported session succeeded, or the reporters gave no details.</p>
           ) : (
-            <CardTable
+            <ListTable
+              cards
               caption={`TLS failures delivering to ${domain.name}, by receiving MX host and reason`}
               className="tls-failures"
               rows={sums.failures}
