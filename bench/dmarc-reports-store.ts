@@ -329,7 +329,7 @@ async function breakdown(rua: string, begin: Date, accountId: string, domainId: 
         }),
       );
       storeMs.push(performance.now() - t);
-      if (intake.counts.dmarc.stored !== 1) throw new Error(`not stored: ${JSON.stringify(intake)}`);
+      if (intake.tallies.length !== 1 || intake.tallies[0]!.outcome !== 'stored') throw new Error(`not stored: ${JSON.stringify(intake)}`);
     }
   } finally {
     await db.close();

@@ -100,7 +100,10 @@ export async function attemptDelivery(job: DeliveryJob, deps: AttemptDeps): Prom
   const allowed = real.slice(0, admitted.granted);
   let waiting: AttemptResult['waiting'] = admitted.held && { rows: real.slice(admitted.granted), ...admitted.held, warmup: true };
   // The outbound IP it leaves from, one with room under its own warm-up cap (warmup/ip-warmup.ts).
-  const fromIp = allowed.length > 0 ? await deps.ipWarmup.admit(deps.outboundIps.order(job.email.outboundIps), provider, allowed.length, bulk) : undefined;
+  // Transactional mail is held only for a domain that caps it (`warmup.cap_transactional`).
+  const capped = bulk || job.email.capTransactional;
+  const fromIp =
+    allowed.length > 0 ? await deps.ipWarmup.admit(deps.outboundIps.order(job.email.outboundIps), provider, allowed.length, { capped, bulk }) : undefined;
   const sending = allowed.slice(0, fromIp?.granted ?? 0);
   const overIp = allowed.slice(sending.length);
   // Every address at its cap: the rest waits for the first next day (after the domain's, when that holds mail too).

@@ -11,7 +11,7 @@
 import crypto from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import { recordEvents } from '../events/record-events.js';
-import { type ReportOutcome, reportsReceived } from '../metrics/record.js';
+import { type ReportOutcome, type ReportTally, reportsReceived } from '../metrics/record.js';
 import type { DmarcAggregateReport, ReportMailReading, SmtpTlsReport, TlsPolicyResult } from './report-types.js';
 
 /** Reports an account takes in an hour from one sending address, or from one reporter's domain; beyond, they are refused (recorded, not stored). */
@@ -43,13 +43,11 @@ interface StoredDmarcReport {
 /** What storing one message's reports came to, over all its accounts. */
 export interface ReportIntake {
   dmarc: StoredDmarcReport[];
-  /** Reports (a TLS report per policy domain) by kind and outcome. */
-  counts: Record<'dmarc' | 'tls', Record<ReportOutcome, number>>;
+  /** Each report's outcome (a TLS report's per policy domain), with the domain it was stored under. */
+  tallies: ReportTally[];
   /** Parts that could not be read, messages to a report mailbox with no report. */
   unreadable: number;
 }
-
-const noOutcomes = (): Record<ReportOutcome, number> => ({ stored: 0, duplicate: 0, unrecognised: 0, refused: 0 });
 
 interface OwnedDomain {
   id: string;
@@ -132,19 +130,19 @@ export async function storeReportMail(
     const reason = withoutNul(`not stored: ${(error as Error).message}`).slice(0, 1000);
     const unknown: Unrecognised = { reason, kind: null, reporter: null, reportId: null, policyDomain: null };
     for (const delivery of deliveries) await recordUnrecognised(q, delivery, [unknown], { sourceIp, mailFrom: withoutNul(envelope.mailFrom) });
-    return { dmarc: [], counts: { dmarc: noOutcomes(), tls: noOutcomes() }, unreadable: deliveries.length, error };
+    return { dmarc: [], tallies: [], unreadable: deliveries.length, error };
   }
 }
 
 async function storeAll(q: Queryable, found: ReportMailReading | null, deliveries: ReportDelivery[], envelope: Envelope): Promise<ReportIntake> {
-  const intake: ReportIntake = { dmarc: [], counts: { dmarc: noOutcomes(), tls: noOutcomes() }, unreadable: 0 };
+  const intake: ReportIntake = { dmarc: [], tallies: [], unreadable: 0 };
   const reading = found && (hasNul(found) ? withoutNul(found) : found);
   const sourceIp = envelope.sourceIp.replace(/^::ffff:/, '');
   const mailFrom = withoutNul(envelope.mailFrom);
   for (const delivery of deliveries) {
     const unrecognised: Unrecognised[] = [];
     const note = (reason: string, report?: DmarcAggregateReport | SmtpTlsReport, policyDomain?: string, outcome: ReportOutcome = 'unrecognised') => {
-      if (report) intake.counts[report.kind][outcome]++;
+      if (report) intake.tallies.push({ kind: report.kind, outcome, domain: '' });
       else intake.unreadable++;
       unrecognised.push({
         reason,
@@ -177,7 +175,7 @@ async function storeAll(q: Queryable, found: ReportMailReading | null, deliverie
             }
             const stored = await storeDmarc(q, delivery.accountId, domain, report, { sourceIp, mailFrom });
             if (stored) intake.dmarc.push({ accountId: delivery.accountId, domain: domain.name, messages: stored.messages, passing: stored.passing });
-            intake.counts.dmarc[stored ? 'stored' : 'duplicate']++;
+            intake.tallies.push({ kind: 'dmarc', outcome: stored ? 'stored' : 'duplicate', domain: domain.name });
             continue;
           }
           for (const [policyDomain, policies] of policiesByDomain(report)) {
@@ -186,7 +184,8 @@ async function storeAll(q: Queryable, found: ReportMailReading | null, deliverie
               note(`the report is about ${policyDomain}, not a domain of this account`, report, policyDomain);
               continue;
             }
-            intake.counts.tls[(await storeTls(q, delivery.accountId, domain, report, policies, { sourceIp, mailFrom })) ? 'stored' : 'duplicate']++;
+            const stored = await storeTls(q, delivery.accountId, domain, report, policies, { sourceIp, mailFrom });
+            intake.tallies.push({ kind: 'tls', outcome: stored ? 'stored' : 'duplicate', domain: domain.name });
           }
         }
       }
@@ -392,7 +391,7 @@ async function recordUnrecognised(q: Queryable, delivery: ReportDelivery, entrie
 /** Counts what `intake` came to in the metrics: call after the receiving transaction commits. */
 export function recordIntakeMetrics(intake: ReportIntake): void {
   reportsReceived(
-    intake.counts,
-    intake.dmarc.reduce((sum, r) => sum + (r.messages - r.passing), 0),
+    intake.tallies,
+    intake.dmarc.map((r) => ({ domain: r.domain, messages: r.messages - r.passing })),
   );
 }

@@ -185,7 +185,7 @@ export class InboundMail {
     const { logger } = this.deps;
     if (outcome.stored.length > 0) logger.info({ received: outcome.stored, from: envelope.mailFrom }, 'inbound message stored');
     if (outcome.reports)
-      logger.info({ reports: outcome.reports.counts, unreadable: outcome.reports.unreadable, from: envelope.mailFrom }, 'inbound reports stored');
+      logger.info({ reports: outcome.reports.tallies, unreadable: outcome.reports.unreadable, from: envelope.mailFrom }, 'inbound reports stored');
     if (!recognition) return;
     const { verdict, format, reason } = recognition;
     logger.info(

@@ -115,21 +115,22 @@ export const smtpReplies = new Counter({
 
 export const dmarcReports = new Counter({
   name: 'postline_dmarc_reports_total',
-  help: "DMARC aggregate reports received by mail (at a domain's rua address or any address of a receiving domain), by `outcome`: `stored` (attached to the account's domain its policy domain names), `duplicate` (that reporter's report id was stored before), `unrecognised` (for a domain the account does not own, or without a readable period), `refused` (over the hourly limit of its sender). Per domain: GET /domains/:id/dmarc-reports.",
-  labelNames: ['outcome'] as const,
+  help: "DMARC aggregate reports received by mail (at a domain's rua address or any address of a receiving domain), by `outcome`: `stored` (attached to the account's domain its policy domain names), `duplicate` (that reporter's report id was stored before), `unrecognised` (for a domain the account does not own, or without a readable period), `refused` (over the hourly limit of its sender); and by `domain`: the name of the account's domain it was stored under (`stored`, `duplicate`), empty for the others (a report about someone else's name must not add series). Its reports: GET /domains/:id/dmarc-reports.",
+  labelNames: ['outcome', 'domain'] as const,
   registers,
 });
 
 export const tlsReportsReceived = new Counter({
   name: 'postline_tls_reports_received_total',
-  help: 'SMTP TLS reports (RFC 8460) received by mail, one per report and policy domain, by `outcome` as for postline_dmarc_reports_total. Per domain: GET /domains/:id/tls-reports.',
-  labelNames: ['outcome'] as const,
+  help: 'SMTP TLS reports (RFC 8460) received by mail, one per report and policy domain, by `outcome` and `domain` as for postline_dmarc_reports_total. Its reports: GET /domains/:id/tls-reports.',
+  labelNames: ['outcome', 'domain'] as const,
   registers,
 });
 
 export const dmarcFailingMessages = new Counter({
   name: 'postline_dmarc_failing_messages_total',
-  help: 'Messages that stored DMARC reports say failed DMARC (neither DKIM nor SPF aligned and passed), from any source. Per domain and source: GET /domains/:id/dmarc-sources.',
+  help: 'Messages that stored DMARC reports say failed DMARC (neither DKIM nor SPF aligned and passed), from any source, by the `domain` they were sent in the name of. By source: GET /domains/:id/dmarc-sources.',
+  labelNames: ['domain'] as const,
   registers,
 });
 
@@ -177,7 +178,7 @@ export const eventLoopLag = new Gauge({
 
 export const blocklistListed = new Gauge({
   name: 'postline_blocklist_listed',
-  help: "1 while a DNS blocklist lists a `target`, else 0: an outbound address (`kind` `ip`, on the POSTLINE_DNSBLS `zone`s) or a verified sending domain (`kind` `domain`, on the POSTLINE_DOMAIN_BLOCKLISTS `zone`s), as the last definite answer said (a refusal to answer, e.g. to a public resolver, is no listing; a time-out keeps the last state). Checked once per POSTLINE_DNSBL_INTERVAL for the cluster; read from the database when scraped, at most every 5 s. The one metric labelled by address and domain: one series per target and zone, as many as the installation's addresses and sending domains times the zones.",
+  help: "1 while a DNS blocklist lists a `target`, else 0: an outbound address (`kind` `ip`, on the POSTLINE_DNSBLS `zone`s) or a verified sending domain (`kind` `domain`, on the POSTLINE_DOMAIN_BLOCKLISTS `zone`s), as the last definite answer said (a refusal to answer, e.g. to a public resolver, is no listing; a time-out keeps the last state). Checked once per POSTLINE_DNSBL_INTERVAL for the cluster; read from the database when scraped, at most every 5 s. Labelled by address and domain, as domain-health metrics are (CONTRIBUTING): one series per target and zone, as many as the installation's addresses and sending domains times the zones.",
   labelNames: ['kind', 'target', 'zone'] as const,
   aggregator: 'max',
   registers,

@@ -151,22 +151,23 @@ export function certificateExpiresAt(notAfter: Date): void {
   if (recording > 0) certificateExpiry.set(notAfter.getTime() / 1000);
 }
 
-const reportCounters = {
-  dmarc: children(REPORT_OUTCOMES, (outcome) => {
-    dmarcReports.inc({ outcome }, 0);
-    return dmarcReports.labels(outcome);
-  }),
-  tls: children(REPORT_OUTCOMES, (outcome) => {
-    tlsReportsReceived.inc({ outcome }, 0);
-    return tlsReportsReceived.labels(outcome);
-  }),
-};
+/** One report received: what came of it, and the name of the account's domain it was stored under ('' when it was not). */
+export interface ReportTally {
+  kind: 'dmarc' | 'tls';
+  outcome: ReportOutcome;
+  domain: string;
+}
 
-/** Reports received in one message are committed (dmarc-reports/store-reports.ts): how many of each kind came to what, and the failing messages the stored DMARC reports count. */
-export function reportsReceived(counts: Record<'dmarc' | 'tls', Record<ReportOutcome, number>>, failingMessages: number): void {
+// The report counters start at 0 for reports stored under no domain; a domain's series appear
+// with its first report. Labels are built per call: reports come a few a day per domain.
+for (const outcome of REPORT_OUTCOMES) {
+  dmarcReports.inc({ outcome, domain: '' }, 0);
+  tlsReportsReceived.inc({ outcome, domain: '' }, 0);
+}
+
+/** Reports received in one message are committed (dmarc-reports/store-reports.ts): each report's outcome, and the failing messages the stored DMARC reports count, by domain. */
+export function reportsReceived(tallies: readonly ReportTally[], failing: readonly { domain: string; messages: number }[]): void {
   if (recording === 0) return;
-  for (const kind of ['dmarc', 'tls'] as const) {
-    for (const outcome of REPORT_OUTCOMES) if (counts[kind][outcome] > 0) reportCounters[kind][outcome].inc(counts[kind][outcome]);
-  }
-  if (failingMessages > 0) dmarcFailingMessages.inc(failingMessages);
+  for (const { kind, outcome, domain } of tallies) (kind === 'dmarc' ? dmarcReports : tlsReportsReceived).inc({ outcome, domain });
+  for (const { domain, messages } of failing) if (messages > 0) dmarcFailingMessages.inc({ domain }, messages);
 }

@@ -35,6 +35,8 @@ export interface ClaimedEmail {
   domainName: string | null;
   /** The sending domain's warm-up as claimed (warmup/warmup-gate.ts); null when it is not warming up. */
   warmup: DomainWarmup | null;
+  /** The sending domain's `warmup.cap_transactional`, which the outbound IPs' warm-up reads too, whether or not the domain warms up. */
+  capTransactional: boolean;
   /** The sending domain's pin to some of POSTLINE_OUTBOUND_IPS (delivery/outbound-ips.ts); null: not pinned. */
   outboundIps: string[] | null;
   /** The sending domain's `tls` as it is now (a change applies to mail already queued): enforced never sends in plain text. */
@@ -192,6 +194,7 @@ export async function claimDue(db: Db, options: ClaimOptions): Promise<ClaimedDe
             capTransactional: r.warmup_cap_transactional === true,
           }
         : null,
+      capTransactional: r.warmup_cap_transactional === true,
       outboundIps: r.outbound_ips,
       tls: r.domain_tls === 'enforced' ? 'enforced' : 'opportunistic',
       mime: r.mime,

@@ -6,11 +6,13 @@
 //
 // A job goes from the first address of its pool (in the round-robin order the delivery worker
 // gives) that has room for some of it: an address at its cap passes the job to the next one.
-// When none has room, the job waits for the earliest next day among them (bulk mail
-// BROADCAST_LAG_MS later, so that transactional mail goes first), with the reason as its last
-// response and, the first time an email is held, an email.delivery_delayed event with it.
-// Every message is capped here, transactional mail too: an address is the operator's, not a
-// domain's to choose. Only providers of the provider table are capped, as for domains.
+// When none has room, bulk mail waits for the earliest next day among them (BROADCAST_LAG_MS
+// later, so that transactional mail goes first), with the reason as its last response and, the
+// first time an email is held, an email.delivery_delayed event with it. Transactional mail is
+// never held, as by a domain's warm-up (warmup-gate.ts): it goes from the first address with
+// room, or from the first address over its cap, and counts, leaving less room for bulk mail;
+// a domain whose `warmup.cap_transactional` is on has its transactional mail held here too.
+// Only providers of the provider table are capped, as for domains.
 import type { Db, Queryable } from '../db/database.js';
 import { BROADCAST_LAG_MS, type GrantedRow, WARMUP_HOLD_PREFIX } from './warmup-gate.js';
 import { capOf, DEFAULT_SCHEDULE, dayStart, lastDay, warmupDay } from './schedule.js';
@@ -63,9 +65,11 @@ export class IpWarmupGate {
 
   /**
    * From which of `pool` (in the order to try them) `messages` to `provider` (null: no known
-   * provider) go, and how many of them may go from it today.
+   * provider) go, and how many of them may go from it today. `capped`: the cap holds these
+   * messages (bulk mail, or a domain that caps its transactional mail); otherwise all of them
+   * go and count. `bulk`: held mail waits BROADCAST_LAG_MS longer.
    */
-  async admit(pool: readonly string[], provider: string | null, messages: number, bulk: boolean): Promise<IpAdmission> {
+  async admit(pool: readonly string[], provider: string | null, messages: number, { capped, bulk }: { capped: boolean; bulk: boolean }): Promise<IpAdmission> {
     if (!this.active || !provider || pool.length === 0) return { ip: pool[0], granted: messages };
     await this.start();
     const rows = await this.db.query<IpStartedRow>('SELECT ip, started_at FROM outbound_ip_warmup WHERE ip = ANY($1::text[])', [pool]);
@@ -77,17 +81,22 @@ export class IpWarmupGate {
       const day = since ? warmupDay(since, now) : 1;
       const cap = since ? capOf(DEFAULT_SCHEDULE, day) : null;
       if (cap === null) return { ip, granted: messages };
+      // Capped: as many as the cap leaves. Not capped: all of them, from an address with room.
       const [row] = await this.db.query<GrantedRow>(
-        `INSERT INTO outbound_ip_warmup_sent AS w (ip, provider, day, sent, granted) VALUES ($1, $2, $3, LEAST($4::int, $5::int), LEAST($4::int, $5::int))
+        `INSERT INTO outbound_ip_warmup_sent AS w (ip, provider, day, sent, granted)
+         VALUES ($1, $2, $3, CASE WHEN $6::boolean THEN LEAST($4::int, $5::int) ELSE $4::int END, CASE WHEN $6::boolean THEN LEAST($4::int, $5::int) ELSE $4::int END)
          ON CONFLICT (ip, provider, day) DO UPDATE
-           SET sent = w.sent + LEAST($4::int, GREATEST($5::int - w.sent, 0)), granted = LEAST($4::int, GREATEST($5::int - w.sent, 0))
+           SET sent = w.sent + CASE WHEN $6::boolean THEN LEAST($4::int, GREATEST($5::int - w.sent, 0)) ELSE $4::int END,
+               granted = CASE WHEN $6::boolean THEN LEAST($4::int, GREATEST($5::int - w.sent, 0)) ELSE $4::int END
+           WHERE w.sent < $5::int
          RETURNING granted`,
-        [ip, provider, day, messages, cap],
+        [ip, provider, day, messages, cap, capped],
       );
-      const granted: number = row!.granted;
+      const granted = row?.granted ?? 0;
       if (granted > 0) return { ip, granted, counted: { ip, provider, day } };
       full.push({ ip, day, cap, next: dayStart(since!, day + 1) });
     }
+    if (!capped) return this.overCap(full[0]!, provider, messages);
     const first = full.reduce((a, b) => (b.next < a.next ? b : a));
     // In address order, whichever address this message's rotation tried first: one reason for all.
     const each = [...full]
@@ -103,6 +112,17 @@ export class IpWarmupGate {
         reason: `${WARMUP_HOLD_PREFIX}the outbound IPs' warm-up: ${each} sent all they may to ${provider} today; next try at ${until.toISOString()} (${first.ip}'s next day)`,
       },
     };
+  }
+
+  /** Mail the cap does not hold, when every address is at its cap: it goes from the first one tried, counted past its cap. */
+  private async overCap(first: { ip: string; day: number }, provider: string, messages: number): Promise<IpAdmission> {
+    await this.db.query('UPDATE outbound_ip_warmup_sent SET sent = sent + $4::int WHERE ip = $1 AND provider = $2 AND day = $3', [
+      first.ip,
+      provider,
+      first.day,
+      messages,
+    ]);
+    return { ip: first.ip, granted: messages, counted: { ip: first.ip, provider, day: first.day } };
   }
 
   /** Messages admitted from an address that did not reach the provider after all: they count when they go. */

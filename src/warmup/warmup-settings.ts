@@ -24,7 +24,7 @@ export const WARMUP_SETTINGS_SCHEMA = input(
     ),
     cap_transactional: boolean({
       description:
-        "false (the default): the caps hold back bulk mail only (broadcasts, and emails with a `List-Unsubscribe` header or `Precedence: bulk`, `list` or `junk`); transactional mail always goes at once, and counts toward the day's cap. true: transactional mail over the cap waits for the next day too.",
+        "false (the default): the caps hold back bulk mail only (broadcasts, and emails with a `List-Unsubscribe` header or `Precedence: bulk`, `list` or `junk`); transactional mail always goes at once, and counts toward the day's cap. true: transactional mail over the cap waits for the next day too, the domain's and the outbound IPs' (POSTLINE_OUTBOUND_IPS).",
     }),
   },
   [],

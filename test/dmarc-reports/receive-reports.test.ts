@@ -279,18 +279,20 @@ describe('DMARC and TLS reports: pointed at Postline, received over SMTP, shown 
     assert.equal((await t.sql(`SELECT count(*)::int AS n FROM unrecognised_report_mail WHERE report_id = 'after-the-flood'`))[0].n, 1);
   });
 
-  it('counts reports in /metrics by outcome, and failing messages', async () => {
+  it('counts reports in /metrics by outcome and domain, and failing messages by domain', async () => {
     const res = await fetch(`${t.url}/metrics`);
     assert.equal(res.status, 200);
     const text = await res.text();
     const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}"]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
-    assert.equal(value('postline_dmarc_reports_total{outcome="stored"}'), 2);
-    assert.equal(value('postline_dmarc_reports_total{outcome="duplicate"}'), 2);
-    assert.equal(value('postline_dmarc_reports_total{outcome="unrecognised"}'), 1);
-    assert.equal(value('postline_dmarc_reports_total{outcome="refused"}'), REPORTS_PER_HOUR + 2);
-    assert.equal(value('postline_tls_reports_received_total{outcome="stored"}'), 1);
-    assert.equal(value('postline_tls_reports_received_total{outcome="duplicate"}'), 1);
-    assert.equal(value('postline_dmarc_failing_messages_total'), 3 + 3);
+    assert.equal(value('postline_dmarc_reports_total{outcome="stored",domain="brand.test"}'), 2);
+    assert.equal(value('postline_dmarc_reports_total{outcome="duplicate",domain="brand.test"}'), 2);
+    // Reports about names no account's domain has are counted under no domain: a reporter never adds a series.
+    assert.equal(value('postline_dmarc_reports_total{outcome="unrecognised",domain=""}'), 1);
+    assert.equal(value('postline_dmarc_reports_total{outcome="refused",domain=""}'), REPORTS_PER_HOUR + 2);
+    assert.doesNotMatch(text, /domain="other\.test"/);
+    assert.equal(value('postline_tls_reports_received_total{outcome="stored",domain="inbox.test"}'), 1);
+    assert.equal(value('postline_tls_reports_received_total{outcome="duplicate",domain="inbox.test"}'), 1);
+    assert.equal(value('postline_dmarc_failing_messages_total{domain="brand.test"}'), 3 + 3);
   });
 
   it('lists the routes in /openapi.json as Postline additions', async () => {
