@@ -85,7 +85,12 @@ export function queueRoutes(db: Db, providers: ProviderTable): Route[] {
             object: constant('queue_summary'),
             counts: COUNTS,
             total: integer(),
-            oldest_age_seconds: nullable(integer()),
+            oldest_age_seconds: nullable(
+              integer({
+                description:
+                  'Age of the oldest delivery waiting to go (due, in flight, deferred or paused), from its acceptance; mail scheduled for later does not count. null: none.',
+              }),
+            ),
             destinations_total: integer(),
             destinations: array(
               object({

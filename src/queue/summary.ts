@@ -7,7 +7,7 @@ import type { ProviderTable } from '../providers/providers.js';
 import { listPauses, type Pause } from './pauses.js';
 import { readShapingStates, type ShapingView } from './shaping-states.js';
 import { type IpWarmupProgress, ipWarmupProgress } from '../warmup/ip-warmup.js';
-import { QUEUE_STATES, type QueueState, stateCountsSql, unfinishedSql } from './states.js';
+import { QUEUE_STATES, type QueueState, STATE_SQL, stateCountsSql, unfinishedSql } from './states.js';
 
 type Counts = Record<QueueState, number>;
 
@@ -85,6 +85,8 @@ const ageSeconds = (since: Date, now: number) => Math.max(0, Math.round((now - s
 interface DestinationRow extends Counts {
   domain: string;
   oldest: Date;
+  /** The oldest of its mail that is not scheduled for later; null when all of it is. */
+  oldest_waiting: Date | null;
   mx: string | null;
   reply: string | null;
   attempted_at: Date | null;
@@ -92,7 +94,8 @@ interface DestinationRow extends Counts {
 
 const SUMMARY_SQL = `
 SELECT a.*, r.mx, r.reply, r.attempted_at
-  FROM (SELECT d.domain, ${stateCountsSql('d')}, min(d.created_at) AS oldest
+  FROM (SELECT d.domain, ${stateCountsSql('d')}, min(d.created_at) AS oldest,
+               min(d.created_at) FILTER (WHERE NOT (${STATE_SQL.scheduled('d')})) AS oldest_waiting
           FROM deliveries d
          WHERE d.account_id = $1 AND ${unfinishedSql('d')}
          GROUP BY d.domain) a
@@ -117,6 +120,10 @@ export async function queueSummary(
     const pause = on.find((p) => p.sendingDomain === null) ?? on[0];
     return pause ? pauseView(pause) : null;
   };
+
+  // The summary's oldest is of mail waiting to go: mail scheduled for later is not late.
+  let oldestWaiting: Date | null = null;
+  for (const r of rows) if (r.oldest_waiting && (!oldestWaiting || r.oldest_waiting < oldestWaiting)) oldestWaiting = r.oldest_waiting;
 
   let destinations: (DestinationSummary & { oldest: Date })[] = rows.map((r) => {
     const counts = Object.fromEntries(QUEUE_STATES.map((s) => [s, Number(r[s])])) as Counts;
@@ -150,11 +157,7 @@ export async function queueSummary(
   }
 
   const counts = zero();
-  let oldest: Date | null = null;
-  for (const d of destinations) {
-    for (const s of QUEUE_STATES) counts[s] += d.counts[s];
-    if (!oldest || d.oldest < oldest) oldest = d.oldest;
-  }
+  for (const d of destinations) for (const s of QUEUE_STATES) counts[s] += d.counts[s];
 
   if (options.provider !== undefined) destinations = destinations.filter((d) => d.provider === options.provider);
   destinations.sort((a, b) => b.total - a.total || a.oldest.getTime() - b.oldest.getTime() || (a.domain < b.domain ? -1 : 1));
@@ -163,7 +166,7 @@ export async function queueSummary(
     object: 'queue_summary',
     counts,
     total: QUEUE_STATES.reduce((sum, s) => sum + counts[s], 0),
-    oldest_age_seconds: oldest ? ageSeconds(oldest, now) : null,
+    oldest_age_seconds: oldestWaiting ? ageSeconds(oldestWaiting, now) : null,
     destinations_total: destinations.length,
     destinations: shown,
     has_more: destinations.length > shown.length,

@@ -81,6 +81,24 @@ describe('dashboard: the overview of figures, queue and failures', () => {
     assert.ok(rows === 25 || rows === 26, `${rows} rows`); // a header and 24 or 25 hours
     const lastHour = await table.getByRole('row').last().getByRole('cell').allTextContents();
     assert.deepEqual(lastHour, ['5', '3', '1', '1', '0', '0']);
+    // Counts are bars, not lines (a line between two hours would draw sending that did not
+    // happen): the pixels in the "sent" colour fill their bounding box, as one bar does, where a
+    // line's would be mostly empty.
+    const sent = await chart.locator('canvas').evaluate((canvas: HTMLCanvasElement) => {
+      const { width, height } = canvas;
+      const pixels = canvas.getContext('2d')!.getImageData(0, 0, width, height).data;
+      let [left, right, top, bottom, count] = [width, -1, height, -1, 0];
+      for (let y = 0; y < height; y++) {
+        for (let x = 0; x < width; x++) {
+          const i = (y * width + x) * 4;
+          if (pixels[i] !== 0x00 || pixels[i + 1] !== 0x72 || pixels[i + 2] !== 0xb2) continue;
+          count++;
+          [left, right, top, bottom] = [Math.min(left, x), Math.max(right, x), Math.min(top, y), Math.max(bottom, y)];
+        }
+      }
+      return { count, box: (right - left + 1) * (bottom - top + 1), height: bottom - top + 1 };
+    });
+    assert.ok(sent.count > 0 && sent.count / sent.box > 0.9 && sent.height > 20, `the sent bar: ${JSON.stringify(sent)}`);
 
     // The queue now: one deferred, linking to the Queue page.
     const queue = page.getByRole('region', { name: 'Queue now' });

@@ -55,6 +55,13 @@ describe('queue: inspect and repair', () => {
     assert.equal(byDomain['workspace.test'].last_reply.mx_host, 'aspmx.l.google.com');
     assert.equal(byDomain['later.test'].counts.scheduled, 1);
     assert.equal(byDomain['later.test'].last_reply, null, 'never tried');
+    // Mail scheduled for later is not late: the summary's oldest is of mail waiting to go.
+    const backdate = (age: string) => t.sql(`UPDATE deliveries SET created_at = now() - $2::interval WHERE email_id = $1`, [scheduled.data!.id, age]);
+    await backdate('2 days');
+    const withOldScheduled = (await api('GET', '/queue')).body;
+    assert.ok(withOldScheduled.oldest_age_seconds < 3600, `oldest ${withOldScheduled.oldest_age_seconds} s`);
+    assert.ok(withOldScheduled.destinations.find((d: any) => d.domain === 'later.test').oldest_age_seconds >= 2 * 86_400);
+    await backdate('0 s');
     const google = body.providers.find((p: any) => p.provider === 'google');
     assert.deepEqual({ domains: google.domains, total: google.total, deferred: google.counts.deferred }, { domains: 2, total: 2, deferred: 2 });
 
@@ -188,7 +195,7 @@ describe('queue: inspect and repair', () => {
       ['POST', '/queue/destinations/busy.test/pause', { reason: 'a\r\nBcc: x' }, 422, /reason/],
       ['POST', '/queue/destinations/busy.test/pause', { reason: 'ok', extra: 1 }, 422, /extra/],
       ['POST', '/queue/destinations/busy.test/fail', { reason: 'x'.repeat(501) }, 422, /reason/],
-      ['POST', '/queue/emails/not-a-uuid/fail', { reason: 'x' }, 404, /Email/],
+      ['POST', '/queue/emails/not-a-uuid/fail', { reason: 'x' }, 422, /The `id` must be a valid UUID/],
       ['POST', '/queue/emails/00000000-0000-4000-8000-000000000000/retry', undefined, 404, /Email/],
     ];
     for (const [method, path, body, status, message] of cases) {

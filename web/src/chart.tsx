@@ -1,7 +1,9 @@
-// The dashboard's one chart: counts over time as lines, drawn by uPlot (a small canvas chart
-// library, ~20 KB compressed), with the same figures as a table for screen readers (the canvas
-// is hidden from them) and the legend uPlot draws. Pages that chart figures load this file
-// lazily with themselves, so uPlot never weighs on the shell.
+// The dashboard's one time chart: counts per period (an hour, a day) as bars, each period's
+// series side by side, drawn by uPlot (a small canvas chart library, ~20 KB compressed). Bars,
+// not lines: a count is what happened within its period, and a line between two periods'
+// counts would draw sending that did not happen. The same figures are a table for screen
+// readers (the canvas is hidden from them), beside the legend uPlot draws. Pages that chart
+// figures load this file lazily with themselves, so uPlot never weighs on the shell.
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
@@ -18,11 +20,32 @@ interface TimeChartProps {
   /** Each point's time (the start of its period) and how a person reads it. */
   times: Date[];
   timeLabels: string[];
+  /** The length of one period, seconds: each period's bars share its width. */
+  periodSeconds: number;
   series: ChartSeries[];
   height?: number;
 }
 
-export function TimeChart({ title, times, timeLabels, series, height = 240 }: TimeChartProps) {
+/** The share of a period its group of bars takes; the rest is the gap to the next period. */
+const GROUP_WIDTH = 0.8;
+
+/**
+ * Series `index` of `count` as bars beside the others: each bar starts where its share of the
+ * period's group begins (uPlot's bars path, its x0 and size given in the time scale's seconds).
+ */
+function groupedBars(index: number, count: number, periodSeconds: number): uPlot.Series.PathBuilder {
+  const width = (periodSeconds * GROUP_WIDTH) / count;
+  const offset = periodSeconds * (-GROUP_WIDTH / 2) + index * width;
+  return uPlot.paths.bars!({
+    disp: {
+      // Indexed as the data are (uPlot reads positions from..to of the whole list).
+      x0: { unit: 1, values: (u) => Array.from(u.data[0], (t) => t + offset) },
+      size: { unit: 1, values: () => [width] },
+    },
+  });
+}
+
+export function TimeChart({ title, times, timeLabels, periodSeconds, series, height = 240 }: TimeChartProps) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const el = box.current;
@@ -32,9 +55,23 @@ export function TimeChart({ title, times, timeLabels, series, height = 240 }: Ti
       {
         width: Math.max(280, el.clientWidth),
         height,
-        series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, points: { show: times.length <= 31 } }))],
+        series: [
+          {},
+          ...series.map((s, i) => ({
+            label: s.label,
+            stroke: s.color,
+            fill: s.color,
+            width: 0,
+            paths: groupedBars(i, series.length, periodSeconds),
+            points: { show: false },
+          })),
+        ],
         axes: [{}, { size: 48, values: (_u, ticks) => ticks.map((v) => (Number.isInteger(v) ? String(v) : '')) }],
-        scales: { y: { range: (_u, _min, max) => [0, Math.max(1, Math.ceil(max * 1.1))] } },
+        scales: {
+          // Half a period on each side: the first and last periods' bars are whole.
+          x: { time: true, range: (_u, min, max) => [min - periodSeconds / 2, max + periodSeconds / 2] },
+          y: { range: (_u, _min, max) => [0, Math.max(1, Math.ceil(max * 1.1))] },
+        },
         legend: { live: false },
         cursor: { drag: { x: false, y: false } },
       },
@@ -47,7 +84,7 @@ export function TimeChart({ title, times, timeLabels, series, height = 240 }: Ti
       resize.disconnect();
       plot.destroy();
     };
-  }, [times, series, height]);
+  }, [times, series, height, periodSeconds]);
 
   return (
     <figure className="time-chart">

@@ -149,7 +149,13 @@ function Figures({ metrics, heading }: { metrics: Metrics; heading: string }) {
           );
         })}
       </dl>
-      <TimeChart title={`Emails ${hourly ? 'per hour' : 'per day'} over ${heading}`} times={chart.times} timeLabels={chart.labels} series={chart.series} />
+      <TimeChart
+        title={`Emails ${hourly ? 'per hour' : 'per day'} over ${heading}`}
+        times={chart.times}
+        timeLabels={chart.labels}
+        periodSeconds={hourly ? 3600 : 86_400}
+        series={chart.series}
+      />
     </>
   );
 }
