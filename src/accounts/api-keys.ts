@@ -184,16 +184,19 @@ export class ApiKeys {
       {
         method: 'PATCH',
         url: '/api-keys/:id',
-        doc: { summary: 'Rename an API key', body: input({ name: NAME_SCHEMA }), response: { status: 200, schema: objectId('api_key') } },
+        doc: {
+          summary: 'Rename an API key',
+          params: { id: uuid() },
+          body: input({ name: NAME_SCHEMA }),
+          response: { status: 200, schema: objectId('api_key') },
+        },
         async handler({ principal, params, body }) {
           const { name } = body as { name?: string };
-          const row = isUuid(params.id)
-            ? await db.one<ApiKeyIdRow>('UPDATE api_keys SET name = COALESCE($3, name) WHERE id = $1 AND account_id = $2 RETURNING id', [
-                params.id,
-                principal.accountId,
-                name ?? null,
-              ])
-            : undefined;
+          const row = await db.one<ApiKeyIdRow>('UPDATE api_keys SET name = COALESCE($3, name) WHERE id = $1 AND account_id = $2 RETURNING id', [
+            params.id,
+            principal.accountId,
+            name ?? null,
+          ]);
           if (!row) throw notFound('API key');
           return { body: { object: 'api_key', id: row.id } };
         },
@@ -201,16 +204,14 @@ export class ApiKeys {
       {
         method: 'DELETE',
         url: '/api-keys/:id',
-        doc: { summary: 'Delete an API key', response: { status: 200, schema: deletedObject('api_key') } },
+        doc: { summary: 'Delete an API key', params: { id: uuid() }, response: { status: 200, schema: deletedObject('api_key') } },
         handler: async ({ principal, params }) => {
           // The notice goes out with the DELETE's commit: every node forgets the key at once.
-          const row = isUuid(params.id)
-            ? await db.one<DeletedKeyRow>(
-                `WITH gone AS (DELETE FROM api_keys WHERE id = $1 AND account_id = $2 RETURNING id, token_hash)
-                 SELECT id, encode(token_hash, 'hex') AS hash, ${changeNoticeSql(API_KEY_TOPIC, "encode(token_hash, 'hex')")} FROM gone`,
-                [params.id, principal.accountId],
-              )
-            : undefined;
+          const row = await db.one<DeletedKeyRow>(
+            `WITH gone AS (DELETE FROM api_keys WHERE id = $1 AND account_id = $2 RETURNING id, token_hash)
+             SELECT id, encode(token_hash, 'hex') AS hash, ${changeNoticeSql(API_KEY_TOPIC, "encode(token_hash, 'hex')")} FROM gone`,
+            [params.id, principal.accountId],
+          );
           if (!row) throw notFound('API key');
           this.cache.delete(row.hash);
           return { body: { object: 'api_key', id: row.id, deleted: true } };

@@ -200,14 +200,14 @@ export class OAuthGrants {
       doc: {
         summary: 'Revoke an OAuth grant',
         description: 'Its token is refused from now on. Revoking a revoked grant answers that revocation again.',
-        params: { id: uuid() },
+        // Resend names the parameter `oauth_grant_id` in its words.
+        params: { id: { ...uuid(), 'x-error': { name: 'validation_error', message: 'The `oauth_grant_id` must be a valid UUID.' } } },
         response: {
           status: 200,
           schema: object({ object: constant('oauth_grant'), id: uuid(), revoked_at: isoTime(), revoked_reason: string() }),
         },
       },
       async handler({ principal, params }) {
-        if (!isUuid(params.id)) throw validation('The `oauth_grant_id` must be a valid UUID.');
         // The notice goes out with the UPDATE's commit: every node forgets the token at once.
         const row = await db.one<RevokedGrantRow>(
           `WITH revoked AS (

@@ -21,7 +21,7 @@ import type { JsonSchema } from './schema.js';
 
 // verbose: the refused value comes with the error, so a message can say what was sent.
 // Lengths count characters (code points): an emoji is one, as a person counts it.
-// Query strings are coerced to their documented types ('array': a single value is a list of one).
+// Query and path parameters are coerced to their documented types ('array': a single value is a list of one).
 const ajv = withPostlineKeywords(new Ajv2020({ allErrors: false, strict: false, validateFormats: true, verbose: true }));
 const queryAjv = withPostlineKeywords(new Ajv2020({ allErrors: false, strict: false, validateFormats: true, verbose: true, coerceTypes: 'array' }));
 
@@ -68,7 +68,18 @@ export function queryCheck(schemas: Record<string, JsonSchema>): QueryCheck {
       const value = query[name];
       if (value !== undefined) copy[name] = value.split(',').flatMap((item) => item.trim() || []);
     }
-    if (!validate(copy)) throw apiErrorOf(validate.errors![0]!, 'parameter');
+    if (!validate(copy)) throw apiErrorOf(validate.errors![0]!, 'query');
+  };
+}
+
+export type ParamsCheck = (params: Record<string, string>) => void;
+
+/** The check of a route's path parameters against their `schemas` (RouteDoc.params): throws the first failure. */
+export function paramsCheck(schemas: Record<string, JsonSchema>): ParamsCheck {
+  const validate = queryAjv.compile({ type: 'object', properties: schemas });
+  return (params) => {
+    // On a copy: coercion to a documented type would change the handler's strings.
+    if (!validate({ ...params })) throw apiErrorOf(validate.errors![0]!, 'path');
   };
 }
 
@@ -123,7 +134,7 @@ function sent(value: unknown): string {
   return text !== undefined && text.length <= 80 ? `, not ${text}` : '';
 }
 
-function apiErrorOf(error: ErrorObject, of: 'field' | 'parameter'): ApiError {
+function apiErrorOf(error: ErrorObject, of: 'field' | 'query' | 'path'): ApiError {
   const params = error.params as Record<string, unknown>;
   const schema = error.parentSchema as JsonSchema | undefined;
   const whole = schema?.['x-error'];
@@ -138,9 +149,10 @@ function apiErrorOf(error: ErrorObject, of: 'field' | 'parameter'): ApiError {
     return validation(`Unknown field \`${where ? `${where}.` : ''}${String(params.additionalProperty)}\`.`);
   }
   const field = fieldName(error.instancePath);
+  if (of === 'path' && error.keyword === 'format' && params.format === 'uuid') return validation(`The \`${field}\` must be a valid UUID.`);
   const own = schema?.['x-message'];
-  const subject = of === 'parameter' ? `The \`${field}\` parameter` : field ? `The \`${field}\` field` : 'The request body';
-  const refusal = (message: string) => (of === 'parameter' ? new ApiError('invalid_parameter', message) : validation(message));
+  const subject = of === 'field' ? (field ? `The \`${field}\` field` : 'The request body') : `The \`${field}\` parameter`;
+  const refusal = (message: string) => (of === 'field' ? validation(message) : new ApiError('invalid_parameter', message));
   const must = (what: string) => refusal(`${subject} must ${what}${own || VALUE_SHOWN.has(error.keyword) ? sent(error.data) : ''}.`);
   if (own) return must(own);
   switch (error.keyword) {

@@ -87,7 +87,12 @@ export interface RouteDoc {
   description?: string;
   /** Default: the url's first segment. */
   tags?: string[];
-  /** Path parameters' schemas by name; a parameter not given is a string. */
+  /**
+   * Path parameters' schemas by name; a parameter not given is any string. Like `query`, the
+   * check of every request before the handler runs (api/request-schema.ts): a parameter that
+   * takes only an id is `uuid()` (a malformed one is Resend's 422), one that also takes a name
+   * or an address a string that says so.
+   */
   params?: Record<string, JsonSchema>;
   /** Query parameters by name, each optional unless named in `requiredQuery`. */
   query?: Record<string, JsonSchema>;

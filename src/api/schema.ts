@@ -1,7 +1,7 @@
 // JSON Schema (draft 2020-12, the dialect OpenAPI 3.1 embeds) for describing routes
 // (`RouteDoc` in route.ts), and small builders so a route's description reads close to the
-// checks its handler makes. Every route's JSON body and query parameters are checked against
-// their schemas before its handler runs (request-schema.ts).
+// checks its handler makes. Every route's JSON body, query and path parameters are checked
+// against their schemas before its handler runs (request-schema.ts).
 import type { ErrorName } from './errors.js';
 
 type JsonType = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array' | 'null';

@@ -2,7 +2,7 @@
 // characters [A-Za-z0-9_], a type (string | number) and an optional fallback_value of that
 // type, used for {{{KEY}}} when a contact has no value.
 import { ApiError, notFound, validation } from '../api/errors.js';
-import { isUuid, restTimestamp } from '../api/format.js';
+import { restTimestamp } from '../api/format.js';
 import { constant, input, type JsonSchema, nullable, number, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
 import type { Queryable } from '../db/database.js';
 import { ofType, type PropertyType } from './property-values.js';
@@ -64,13 +64,12 @@ export function checkFallback(value: string | number | null, type: PropertyType)
   if (value !== null && !ofType(value, type)) throw validation(`The \`fallback_value\` field must be a ${type}, like the property.`);
 }
 
+/** The account's property `id` (a route's `:id`, a UUID its schema checked), or 404. */
 export async function findProperty(q: Queryable, accountId: string, id: string | undefined, options: { lock?: boolean } = {}): Promise<PropertyRow> {
-  const row = isUuid(id)
-    ? await q.one<PropertyRow>(`SELECT ${PROPERTY_COLUMNS} FROM contact_properties WHERE id = $1 AND account_id = $2${options.lock ? ' FOR UPDATE' : ''}`, [
-        id.toLowerCase(),
-        accountId,
-      ])
-    : undefined;
+  const row = await q.one<PropertyRow>(
+    `SELECT ${PROPERTY_COLUMNS} FROM contact_properties WHERE id = $1 AND account_id = $2${options.lock ? ' FOR UPDATE' : ''}`,
+    [id, accountId],
+  );
   if (!row) throw notFound('Contact property');
   return row;
 }

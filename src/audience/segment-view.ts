@@ -1,7 +1,7 @@
 // How a segment reads over the API (resend-compat-notes §2.5). /audiences is the deprecated
 // name of the same thing: the same rows, with `object: 'audience'` and "Audience not found".
 import { notFound } from '../api/errors.js';
-import { isUuid, restTimestamp } from '../api/format.js';
+import { restTimestamp } from '../api/format.js';
 import { constant, object, restTime, string, uuid } from '../api/schema.js';
 import type { Queryable } from '../db/database.js';
 
@@ -19,11 +19,9 @@ const MAX_SEGMENT_NAME = 256;
 
 const segmentNotFound = (noun: SegmentNoun) => notFound(noun === 'segment' ? 'Segment' : 'Audience');
 
-/** The account's segment `id`, or 404 (a malformed id is simply not found). */
+/** The account's segment `id` (a UUID: the route's schema checked it, path or query), or 404. */
 export async function findSegment(q: Queryable, accountId: string, id: string | undefined, noun: SegmentNoun = 'segment'): Promise<SegmentRow> {
-  const row = isUuid(id)
-    ? await q.one<SegmentRow>(`SELECT ${SEGMENT_COLUMNS} FROM segments WHERE id = $1 AND account_id = $2`, [id.toLowerCase(), accountId])
-    : undefined;
+  const row = await q.one<SegmentRow>(`SELECT ${SEGMENT_COLUMNS} FROM segments WHERE id = $1 AND account_id = $2`, [id, accountId]);
   if (!row) throw segmentNotFound(noun);
   return row;
 }

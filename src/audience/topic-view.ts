@@ -2,7 +2,7 @@
 // default_subscription is fixed at creation: it decides for every contact without an
 // explicit choice, so changing it would silently re-subscribe people.
 import { notFound } from '../api/errors.js';
-import { isUuid, restTimestamp } from '../api/format.js';
+import { restTimestamp } from '../api/format.js';
 import { constant, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
 import type { Queryable } from '../db/database.js';
 import { recordEvents } from '../events/record-events.js';
@@ -48,13 +48,12 @@ export const VISIBILITIES = ['public', 'private'] as const;
 const MAX_TOPIC_NAME = 50;
 const MAX_TOPIC_DESCRIPTION = 200;
 
+/** The account's topic `id` (a route's `:id`, a UUID its schema checked), or 404. */
 export async function findTopic(q: Queryable, accountId: string, id: string | undefined, options: { lock?: boolean } = {}): Promise<TopicRow> {
-  const row = isUuid(id)
-    ? await q.one<TopicRow>(`SELECT ${TOPIC_COLUMNS} FROM topics WHERE id = $1 AND account_id = $2${options.lock ? ' FOR UPDATE' : ''}`, [
-        id.toLowerCase(),
-        accountId,
-      ])
-    : undefined;
+  const row = await q.one<TopicRow>(`SELECT ${TOPIC_COLUMNS} FROM topics WHERE id = $1 AND account_id = $2${options.lock ? ' FOR UPDATE' : ''}`, [
+    id,
+    accountId,
+  ]);
   if (!row) throw notFound('Topic');
   return row;
 }

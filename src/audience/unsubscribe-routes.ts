@@ -10,7 +10,7 @@
 // changes nothing. Each change is one transaction with its contact.updated event.
 import { isUuid } from '../api/format.js';
 import type { FormPart, Route, RouteResult } from '../api/route.js';
-import { array, object, oneOfValues, string, uuid } from '../api/schema.js';
+import { array, object, oneOfValues, string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { signers, type UrlSigner } from '../signed-urls/url-signing.js';
 import { verifyUnsubscribeLink } from './unsubscribe-links.js';
@@ -31,7 +31,11 @@ const html = (status: number, body: string): RouteResult => ({
   },
 });
 
-const LINK_PARAMS = { contact_id: uuid(), broadcast_id: uuid() };
+// A link in mail, followed by people: a mangled id gets the invalid-link page, as a forged link does, not an API error.
+const LINK_PARAMS = {
+  contact_id: string({ description: "The contact's id; anything else is a link that is not valid." }),
+  broadcast_id: string({ description: "The broadcast's id; anything else is a link that is not valid." }),
+};
 const PAGE = { status: 200, contentType: 'text/html', description: 'An HTML page (404 with a page for a link that is not valid).' };
 
 type LinkParams = { contactId: string; broadcastId: string } | undefined;

@@ -1,7 +1,6 @@
 // GET /automations/:id/runs/:run_id: a run with the steps it has reached, in the order it
 // reached them, each with its status, output and error.
 import { notFound } from '../api/errors.js';
-import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
 import { uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
@@ -15,9 +14,10 @@ export function getRun(db: Db): Route {
     doc: { summary: 'Retrieve a run with the steps it has reached', params: { id: uuid(), run_id: uuid() }, response: { status: 200, schema: RUN_SCHEMA } },
     async handler({ principal, params }) {
       const automation = await findAutomation(db, principal.accountId, params.id);
-      const run = isUuid(params.run_id)
-        ? await db.one<RunSummaryRow>(`SELECT ${RUN_COLUMNS} FROM automation_runs WHERE id = $1 AND automation_id = $2`, [params.run_id, automation.id])
-        : undefined;
+      const run = await db.one<RunSummaryRow>(`SELECT ${RUN_COLUMNS} FROM automation_runs WHERE id = $1 AND automation_id = $2`, [
+        params.run_id,
+        automation.id,
+      ]);
       if (!run) throw notFound('Automation run');
       const steps = await db.query<RunStepRow>(`SELECT ${RUN_STEP_COLUMNS} FROM automation_run_steps WHERE run_id = $1 ORDER BY position, key`, [run.id]);
       return { body: runDetail(run, steps) };

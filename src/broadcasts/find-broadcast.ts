@@ -2,17 +2,15 @@
 // row (FOR UPDATE), so they never cross the fan-out's claim (which skips locked rows) or each
 // other: a broadcast that went out while a DELETE waited is seen as `sending`, and refused.
 import { notFound, validation, type ApiError } from '../api/errors.js';
-import { isUuid } from '../api/format.js';
 import type { Queryable } from '../db/database.js';
 import { BROADCAST_COLUMNS, type BroadcastRow, type BroadcastStatus } from './broadcast-view.js';
 
+/** `id`: a route's `:id`, a UUID its schema checked. */
 export async function findBroadcast(q: Queryable, accountId: string, id: string, options: { lock?: boolean } = {}): Promise<BroadcastRow> {
-  const row = isUuid(id)
-    ? await q.one<BroadcastRow>(`SELECT ${BROADCAST_COLUMNS} FROM broadcasts WHERE id = $1 AND account_id = $2${options.lock ? ' FOR UPDATE' : ''}`, [
-        id,
-        accountId,
-      ])
-    : undefined;
+  const row = await q.one<BroadcastRow>(`SELECT ${BROADCAST_COLUMNS} FROM broadcasts WHERE id = $1 AND account_id = $2${options.lock ? ' FOR UPDATE' : ''}`, [
+    id,
+    accountId,
+  ]);
   if (!row) throw notFound('Broadcast');
   return row;
 }

@@ -5,7 +5,7 @@
 // attempt ids: an email to many recipients, each retried, has many.
 import { envelope, listDoc, listOldestFirst, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
-import { integer, nullable, object, oneOfValues, string } from '../api/schema.js';
+import { integer, nullable, object, oneOfValues, string, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { accountEmailOr404 } from '../email-row/account-email.js';
 const OUTCOMES = ['delivered', 'complained', 'deferred', 'bounced', 'failed', 'suppressed'] as const;
@@ -51,6 +51,7 @@ export function listDeliveryAttempts(db: Db): Route {
     doc: {
       ...listDoc("An email's delivery attempts, oldest first", ATTEMPT_SCHEMA, { defaultLimit: 100, cursor: 'serial' }),
       description: 'Every attempt at every recipient. `after` and `before` are attempt ids; `after` goes on to later attempts.',
+      params: { id: uuid() },
       tags: ['emails'],
       addition: true,
     },

@@ -11,7 +11,7 @@ import type { Route } from '../api/route.js';
 import { boolean, constant, array, isoTime, object, string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import type { DnsResolver } from '../dns/resolver.js';
-import { accountDomainOr404 } from './account-domain.js';
+import { accountDomainOr404, REPORT_DOMAIN_PARAMS } from './account-domain.js';
 import { DMARC_SOURCE_SCHEMA } from './report-views.js';
 
 const DAY_MS = 86_400_000;
@@ -76,6 +76,7 @@ export function dmarcSources(deps: SourcesDeps): Route {
         "Sums the rows of the DMARC reports whose period began at or after `since` by source address: messages, those that passed DMARC (DKIM or SPF aligned and passed), and whether the address is Postline's own. Most messages first, at most 1000 sources.",
       tags: ['domains'],
       addition: true,
+      params: REPORT_DOMAIN_PARAMS,
       query: {
         since: string({
           pattern: ISO.source,

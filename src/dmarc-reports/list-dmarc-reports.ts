@@ -4,7 +4,7 @@
 import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { accountDomainOr404 } from './account-domain.js';
+import { accountDomainOr404, REPORT_DOMAIN_PARAMS } from './account-domain.js';
 import { DMARC_REPORT_COLUMNS, DMARC_REPORT_SCHEMA, type DmarcReportRow, dmarcReportView } from './report-views.js';
 
 export function listDmarcReports(db: Db): Route {
@@ -17,6 +17,7 @@ export function listDmarcReports(db: Db): Route {
         "The DMARC aggregate reports (RFC 7489) receivers sent about the domain: to the rua address of its recommended DMARC record (dmarc-reports@ its return-path host) or to any address of a receiving domain of the account, attached by the report's policy domain. The same report sent twice is listed once.",
       tags: ['domains'],
       addition: true,
+      params: REPORT_DOMAIN_PARAMS,
     },
     async handler({ principal, params, query }) {
       const page = parsePage(query);

@@ -4,7 +4,7 @@
 import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
-import { accountDomainOr404 } from './account-domain.js';
+import { accountDomainOr404, REPORT_DOMAIN_PARAMS } from './account-domain.js';
 import { TLS_REPORT_COLUMNS, TLS_REPORT_SCHEMA, type TlsReportRow, tlsReportView } from './report-views.js';
 
 export function listTlsReports(db: Db): Route {
@@ -17,6 +17,7 @@ export function listTlsReports(db: Db): Route {
         'The SMTP TLS reports (RFC 8460) sending servers mailed about delivering to the domain: to the rua address of its recommended TLS-RPT record (tls-reports@ its return-path host) or to any address of a receiving domain of the account. One per report and policy domain; the same report sent twice is listed once.',
       tags: ['domains'],
       addition: true,
+      params: REPORT_DOMAIN_PARAMS,
     },
     async handler({ principal, params, query }) {
       const page = parsePage(query);

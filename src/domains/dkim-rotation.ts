@@ -9,7 +9,7 @@
 import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import { notFound, validation } from '../api/errors.js';
-import { isUuid, restTimestamp } from '../api/format.js';
+import { restTimestamp } from '../api/format.js';
 import type { Principal, Route } from '../api/route.js';
 import { array, constant, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
 import type { Db, Queryable } from '../db/database.js';
@@ -137,9 +137,10 @@ export class DkimRotation {
 
   /** Starts a rotation, or answers the one under way (a second request changes nothing). */
   async rotate(principal: Principal, id: string) {
-    const row = isUuid(id)
-      ? await this.deps.db.one<RotatedDomainRow>('SELECT id, placeholder, sandboxed FROM domains WHERE id = $1 AND account_id = $2', [id, principal.accountId])
-      : undefined;
+    const row = await this.deps.db.one<RotatedDomainRow>('SELECT id, placeholder, sandboxed FROM domains WHERE id = $1 AND account_id = $2', [
+      id,
+      principal.accountId,
+    ]);
     if (!row) throw notFound('Domain');
     if (row.placeholder) throw validation('The domain is still claimed from another account: verify its claim first.');
     const underWay = await this.deps.db.one(`SELECT 1 FROM domain_dkim_keys WHERE domain_id = $1 AND status = 'pending'`, [id]);
@@ -248,6 +249,7 @@ export class DkimRotation {
           description:
             "A new key under a new selector waits for its TXT record (`pending.record`); mail is signed with the current key until the record is found (POST /domains/:id/verify, or within a minute), then with the new one. The replaced key's record should stay published until its `retire_at`. A rotation under way is answered again, not started twice. A sandboxed domain switches at once (`pending` is null).",
           addition: true,
+          params: { id: uuid() },
           response: {
             status: 200,
             schema: object({

@@ -6,7 +6,6 @@
 // verified; deleting it cancels the claim); verification looks the TXT record up through
 // Postline's resolver and moves the domain (claim-transfer.ts).
 import { notFound, validation } from '../api/errors.js';
-import { isUuid } from '../api/format.js';
 import type { Principal, Route } from '../api/route.js';
 import { uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
@@ -96,13 +95,13 @@ export class DomainClaims {
   }
 
   async get(principal: Principal, domainId: string) {
-    const claim = isUuid(domainId) ? await latestClaim(this.deps.db, principal.accountId, domainId) : undefined;
+    const claim = await latestClaim(this.deps.db, principal.accountId, domainId);
     if (!claim) throw notFound('Domain claim');
     return claimView(claim);
   }
 
   async verify(principal: Principal, domainId: string) {
-    const claim = isUuid(domainId) ? await latestClaim(this.deps.db, principal.accountId, domainId) : undefined;
+    const claim = await latestClaim(this.deps.db, principal.accountId, domainId);
     if (!claim) throw notFound('Domain claim');
     return claimView(await verifyClaim(this.deps, claim));
   }

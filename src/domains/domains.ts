@@ -3,10 +3,9 @@
 // POSTLINE_DNS_SERVERS. Every change records a domain.* event in its own transaction.
 import crypto from 'node:crypto';
 import { ApiError, notFound, validation } from '../api/errors.js';
-import { isUuid } from '../api/format.js';
 import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Principal, Route } from '../api/route.js';
-import { deletedObject, objectId } from '../api/schema.js';
+import { deletedObject, objectId, uuid } from '../api/schema.js';
 import type { Db, Queryable } from '../db/database.js';
 import type { DnsResolver } from '../dns/resolver.js';
 import { recordEvents } from '../events/record-events.js';
@@ -42,6 +41,8 @@ import { type DkimRotation, DKIM_KEYS_SCHEMA, dkimKeys, newDkimKey, recordFirstD
 import { DOMAIN_BLOCKLISTS_SCHEMA, domainBlocklists } from '../blocklists/view.js';
 
 const DKIM_SELECTOR = 'postline';
+/** The path parameter of the routes about one domain. */
+const ID = { id: uuid() };
 
 interface DomainsDeps {
   db: Db;
@@ -120,10 +121,12 @@ export async function createSandboxDomains(db: Db, accountId: string, names: str
 export class Domains {
   constructor(private deps: DomainsDeps) {}
 
+  /** `id`: a route's `:id`, a UUID its schema checked. */
   private async find(q: Queryable, principal: Principal, id: string, lock = false): Promise<DomainRow> {
-    const row = isUuid(id)
-      ? await q.one<DomainRow>(`SELECT ${DOMAIN_COLUMNS} FROM domains WHERE id = $1 AND account_id = $2 ${lock ? 'FOR UPDATE' : ''}`, [id, principal.accountId])
-      : undefined;
+    const row = await q.one<DomainRow>(`SELECT ${DOMAIN_COLUMNS} FROM domains WHERE id = $1 AND account_id = $2 ${lock ? 'FOR UPDATE' : ''}`, [
+      id,
+      principal.accountId,
+    ]);
     if (!row) throw notFound('Domain');
     return row;
   }
@@ -267,6 +270,7 @@ export class Domains {
         url: '/domains/:id',
         doc: {
           summary: 'Retrieve a domain',
+          params: ID,
           response: {
             status: 200,
             schema: {
@@ -295,19 +299,19 @@ export class Domains {
       {
         method: 'PATCH',
         url: '/domains/:id',
-        doc: { summary: "Update a domain's settings", body: UPDATE_DOMAIN_SCHEMA, response: { status: 200, schema: objectId('domain') } },
+        doc: { summary: "Update a domain's settings", params: ID, body: UPDATE_DOMAIN_SCHEMA, response: { status: 200, schema: objectId('domain') } },
         handler: async (c) => ({ body: await this.update(c.principal, c.params.id!, c.body as DomainFields) }),
       },
       {
         method: 'DELETE',
         url: '/domains/:id',
-        doc: { summary: 'Delete a domain', response: { status: 200, schema: deletedObject('domain') } },
+        doc: { summary: 'Delete a domain', params: ID, response: { status: 200, schema: deletedObject('domain') } },
         handler: async (c) => ({ body: await this.remove(c.principal, c.params.id!) }),
       },
       {
         method: 'POST',
         url: '/domains/:id/verify',
-        doc: { summary: "Check a domain's DNS records now", response: { status: 200, schema: objectId('domain') } },
+        doc: { summary: "Check a domain's DNS records now", params: ID, response: { status: 200, schema: objectId('domain') } },
         handler: async (c) => ({ body: await this.verify(c.principal, c.params.id!) }),
       },
       ...(this.deps.dkimRotation?.routes() ?? []),

@@ -1,8 +1,8 @@
 // One of the caller's emails, by the id in a route's path, for the routes about one email (its
 // events, delivery attempts, return-path reports, attachments, a share link, its queue rows):
-// an id that is not a UUID, is missing, or is another account's is the same 404.
+// an id that is missing or another account's is the same 404. The id is a UUID: the routes'
+// schemas (`params: { id: uuid() }`) refuse a malformed one before their handlers run.
 import { notFound } from '../api/errors.js';
-import { isUuid } from '../api/format.js';
 import type { Queryable } from '../db/database.js';
 
 /** The email's id when it is one of `accountId`'s emails; otherwise throws Resend's 404. */
@@ -16,7 +16,7 @@ export async function accountEmailOr404(q: Queryable, accountId: string, id: str
  * throws Resend's 404. `R` is the row `columns` select, as for Queryable.query.
  */
 export async function accountEmailRow<R extends object = never>(q: Queryable, accountId: string, id: string | undefined, columns: string): Promise<R> {
-  const row = isUuid(id) ? await q.one<R>(`SELECT ${columns} FROM emails WHERE emails.id = $1 AND emails.account_id = $2`, [id, accountId]) : undefined;
+  const row = await q.one<R>(`SELECT ${columns} FROM emails WHERE emails.id = $1 AND emails.account_id = $2`, [id, accountId]);
   if (!row) throw notFound('Email');
   return row;
 }

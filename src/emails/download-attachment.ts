@@ -3,6 +3,7 @@
 // are the part's body in the stored message (attachment-parts.ts), decoded.
 import { notFound } from '../api/errors.js';
 import type { Route } from '../api/route.js';
+import { uuid } from '../api/schema.js';
 import { SIGNED_URL_QUERY } from '../signed-urls/url-signing.js';
 import type { Db } from '../db/database.js';
 import { signedMessageSql } from '../email-row/stored-message.js';
@@ -27,6 +28,7 @@ export function downloadAttachment(db: Db, signer: () => Promise<UrlSigner>): Ro
     doc: {
       summary: "An attachment's bytes, through the signed URL the API gives",
       addition: true,
+      params: { id: uuid() },
       query: SIGNED_URL_QUERY,
       requiredQuery: ['expires', 'signature'],
       response: { status: 200, contentType: 'application/octet-stream', description: 'The file, with its own content type, as a download.' },

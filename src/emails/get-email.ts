@@ -1,5 +1,6 @@
 // GET /emails/:id: one email of the caller's account; any other id is "Email not found".
 import type { Route } from '../api/route.js';
+import { uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { accountEmailRow } from '../email-row/account-email.js';
 import { DETAIL_COLUMNS, EMAIL_SCHEMA, type EmailDetailRow, emailDetail } from './email-view.js';
@@ -9,7 +10,7 @@ export function getEmail(db: Db): Route {
   return {
     method: 'GET',
     url: '/emails/:id',
-    doc: { summary: 'Retrieve an email', response: { status: 200, schema: EMAIL_SCHEMA } },
+    doc: { summary: 'Retrieve an email', params: { id: uuid() }, response: { status: 200, schema: EMAIL_SCHEMA } },
     async handler({ principal, params }) {
       const row = await accountEmailRow<EmailDetailRow>(db, principal.accountId, params.id, DETAIL_COLUMNS);
       // A small SMTP submission keeps its html and text only in its message (0020).

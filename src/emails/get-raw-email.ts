@@ -4,7 +4,7 @@
 // (scheduled, or not yet attempted) has no message yet: 404 with that said.
 import { notFound } from '../api/errors.js';
 import type { Route } from '../api/route.js';
-import { string } from '../api/schema.js';
+import { string, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { accountEmailRow } from '../email-row/account-email.js';
 import { type StoredMessageRow, storedMessageColumns, storedMessageOf } from '../email-row/stored-message.js';
@@ -18,6 +18,7 @@ export function getRawEmail(db: Db): Route {
       description:
         'Signed as sent once it is; an SMTP submission not yet signed as prepared. 404 while it is still to be composed (at its first delivery attempt).',
       addition: true,
+      params: { id: uuid() },
       response: { status: 200, contentType: 'message/rfc822', schema: string({ contentMediaType: 'message/rfc822' }) },
     },
     async handler({ principal, params }) {

@@ -3,6 +3,7 @@
 // `limit` an email's attachments come in one page (up to 100).
 import { envelope, listOldestFirst, listDoc, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
+import { uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { accountEmailOr404 } from '../email-row/account-email.js';
 import { ATTACHMENT_COLUMNS, ATTACHMENT_SUMMARY_SCHEMA, type AttachmentRow, attachmentSummary, type DownloadLinks } from './attachment-view.js';
@@ -11,7 +12,7 @@ export function listAttachments(db: Db, links: () => Promise<DownloadLinks>): Ro
   return {
     method: 'GET',
     url: '/emails/:id/attachments',
-    doc: listDoc("List an email's attachments", ATTACHMENT_SUMMARY_SCHEMA, { defaultLimit: 100 }),
+    doc: { ...listDoc("List an email's attachments", ATTACHMENT_SUMMARY_SCHEMA, { defaultLimit: 100 }), params: { id: uuid() } },
     async handler({ principal, params, query }) {
       const page = parsePage(query, { defaultLimit: 100 });
       const emailId = await accountEmailOr404(db, principal.accountId, params.id);

@@ -5,7 +5,7 @@
 // clicked by a whole list has thousands.
 import { envelope, listDoc, listOldestFirst, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
-import { integer, object, oneOfValues, string } from '../api/schema.js';
+import { integer, object, oneOfValues, string, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { accountEmailOr404 } from '../email-row/account-email.js';
 import { EMAIL_EVENTS } from '../events/catalogue.js';
@@ -33,6 +33,7 @@ export function listEmailEvents(db: Db): Route {
     doc: {
       ...listDoc("An email's events, oldest first", EVENT_SCHEMA, { defaultLimit: 100, cursor: 'serial' }),
       description: "For an email's timeline. `after` and `before` are event ids; `after` goes on to later events.",
+      params: { id: uuid() },
       addition: true,
     },
     async handler({ principal, params, query }) {

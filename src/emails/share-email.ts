@@ -62,6 +62,7 @@ export function shareEmail(db: Db, links: () => Promise<{ publicUrl: string; sig
       summary: 'Share email',
       description:
         'A link to a read-only page of the email that works without an API key until it expires (`expires_in`: 1 minute to 30 days; default 48 hours).',
+      params: { id: uuid() },
       body: input({
         expires_in: string({
           pattern: EXPIRES_IN_PATTERN,
@@ -109,6 +110,7 @@ export function sharedEmailRoutes(db: Db, signer: () => Promise<UrlSigner>): Rou
     description,
     addition: true as const,
     tags: ['emails'],
+    params: { id: uuid() },
     query: SIGNED_URL_QUERY,
     requiredQuery: ['expires', 'signature'],
     response: { status: 200, contentType: 'text/html', description: 'An HTML page.' },

@@ -1,13 +1,14 @@
 // Mounts every concept's routes (api/route.ts) in an encapsulated context: checks the body's
-// shape the route declares, and the body and query parameters against their documented schemas
-// (api/request-schema.ts), builds its RouteContext, runs the handler, and keeps Idempotency-Key
-// promises. Routes that take uploads or HTML forms live in a nested context of their own, the
-// only one that parses multipart and urlencoded bodies: every other route keeps refusing them
-// (415) and pays nothing for them. A known path with another method is 405, not 404.
+// shape the route declares, and the path parameters, query parameters and body against their
+// documented schemas (api/request-schema.ts), builds its RouteContext, runs the handler, and
+// keeps Idempotency-Key promises. Routes that take uploads or HTML forms live in a nested
+// context of their own, the only one that parses multipart and urlencoded bodies: every other
+// route keeps refusing them (415) and pays nothing for them. A known path with another method
+// is 405, not 404.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, validation } from '../api/errors.js';
 import { singleValuedQuery } from '../api/query.js';
-import { type QueryCheck, queryCheck, type RequestCheck, requestCheck } from '../api/request-schema.js';
+import { type ParamsCheck, paramsCheck, type QueryCheck, queryCheck, type RequestCheck, requestCheck } from '../api/request-schema.js';
 import type { Route, RouteContext } from '../api/route.js';
 import { assertStorable } from '../api/storable.js';
 import type { Db } from '../db/database.js';
@@ -29,19 +30,20 @@ const takesForm = (route: Route) => route.bodyShape === 'multipart' || route.bod
 
 export async function routes(app: FastifyInstance, options: RoutesOptions): Promise<void> {
   const mount = (context: FastifyInstance, route: Route) => {
-    // A JSON body is checked by its documented schema (a form's fields are read by its handler).
-    // Compiled at the route's first request: a node (or a test's server) pays only for the routes it serves.
-    const schema = !takesForm(route) && route.doc?.bodyCheckedByHandler === undefined ? route.doc?.body : undefined;
-    let compiled: RequestCheck | undefined;
-    const check = schema ? (body: unknown) => (compiled ??= requestCheck(schema))(body) : undefined;
-    const parameters = route.doc?.query;
-    let compiledQuery: QueryCheck | undefined;
-    const checkQuery = parameters ? (query: Record<string, string | undefined>) => (compiledQuery ??= queryCheck(parameters))(query) : undefined;
+    // Path and query parameters and a JSON body are checked by their documented schemas (a form's
+    // fields are read by its handler). Compiled at the route's first request: a node (or a
+    // test's server) pays only for the routes it serves.
+    const { body, query, params } = route.doc ?? {};
+    const checks: Checks = {
+      params: params && lazily(() => paramsCheck(params)),
+      query: query && lazily(() => queryCheck(query)),
+      body: body && !takesForm(route) && route.doc?.bodyCheckedByHandler === undefined ? lazily(() => requestCheck(body)) : undefined,
+    };
     context.route({
       method: route.method,
       url: route.url,
       config: { route },
-      handler: (req, reply) => serve(options, route, { body: check, query: checkQuery }, req, reply),
+      handler: (req, reply) => serve(options, route, checks, req, reply),
     });
   };
 
@@ -74,8 +76,15 @@ export async function routes(app: FastifyInstance, options: RoutesOptions): Prom
 }
 
 interface Checks {
-  body?: RequestCheck;
+  params?: ParamsCheck;
   query?: QueryCheck;
+  body?: RequestCheck;
+}
+
+/** `make()`'s check, made at its first use. */
+function lazily<A, R>(make: () => (input: A) => R): (input: A) => R {
+  let made: ((input: A) => R) | undefined;
+  return (input) => (made ??= make())(input);
 }
 
 async function serve(options: RoutesOptions, route: Route, checks: Checks, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -83,11 +92,13 @@ async function serve(options: RoutesOptions, route: Route, checks: Checks, req: 
   const query = singleValuedQuery(req.query, route.listQuery);
   // Form fields are decoded from %-escapes, so they may hold anything; JSON only through \u escapes.
   assertStorable({ params: req.params, query, body: req.body, bodyMayHoldEscapes: req.bodyMayHoldEscapes === true || route.bodyShape === 'form' });
+  const params = req.params as Record<string, string>;
+  checks.params?.(params);
   checks.query?.(query);
   const body = checks.body ? checks.body(req.body ?? {}) : req.body;
   const ctx: RouteContext = {
     principal: req.principal!,
-    params: req.params as Record<string, string>,
+    params,
     query,
     body,
     method: req.method,

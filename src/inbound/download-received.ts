@@ -8,6 +8,7 @@
 //   fails loudly rather than serving another part's bytes.
 import { ApiError, notFound } from '../api/errors.js';
 import type { Route } from '../api/route.js';
+import { uuid } from '../api/schema.js';
 import { SIGNED_URL_QUERY } from '../signed-urls/url-signing.js';
 import type { Db } from '../db/database.js';
 import type { UrlSigner } from '../signed-urls/url-signing.js';
@@ -22,6 +23,7 @@ export function downloadReceivedEmail(db: Db, signer: () => Promise<UrlSigner>):
     doc: {
       summary: 'A received message as it arrived, through the signed URL the API gives',
       addition: true,
+      params: { id: uuid() },
       query: SIGNED_URL_QUERY,
       requiredQuery: ['expires', 'signature'],
       response: { status: 200, contentType: 'message/rfc822', description: 'The raw message, as a download.' },
@@ -57,6 +59,7 @@ export function downloadReceivedAttachment(db: Db, signer: () => Promise<UrlSign
     doc: {
       summary: "A received attachment's bytes, through the signed URL the API gives",
       addition: true,
+      params: { id: uuid() },
       query: SIGNED_URL_QUERY,
       requiredQuery: ['expires', 'signature'],
       response: { status: 200, contentType: 'application/octet-stream', description: 'The file, with its own content type, as a download.' },

@@ -5,9 +5,8 @@
 // (Postline's own) gives the SPF, DKIM and DMARC verdicts recorded when the message arrived:
 // the Authentication-Results header says the same, but holds text the sender chose.
 import { notFound } from '../api/errors.js';
-import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
-import { oneOfValues } from '../api/schema.js';
+import { oneOfValues, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { inlineImages, referencesCid } from './inline-images.js';
 import { parseMime } from '../message/received-message.js';
@@ -40,6 +39,7 @@ export function getReceived(db: Db, links: () => Promise<ReceivedLinks>): Route 
     url: '/emails/receiving/:id',
     doc: {
       summary: 'Retrieve a received email',
+      params: { id: uuid() },
       query: {
         html_format: oneOfValues(HTML_FORMATS, { default: 'data_uri', description: 'How inline images appear in the html: data: URIs, or cid: references.' }),
       },
@@ -47,14 +47,12 @@ export function getReceived(db: Db, links: () => Promise<ReceivedLinks>): Route 
     },
     async handler({ principal, params, query }) {
       const format = query.html_format ?? 'data_uri';
-      const row = isUuid(params.id)
-        ? await db.one<ReceivedEmailDetailRow>(
-            `SELECT ${RECEIVED_COLUMNS}, html, text, headers, inbound_message_id,
-                    (SELECT json_build_object('spf', m.spf, 'dkim', m.dkim, 'dmarc', m.dmarc) FROM inbound_messages m WHERE m.id = received_emails.inbound_message_id) AS authentication
-               FROM received_emails WHERE id = $1 AND account_id = $2`,
-            [params.id, principal.accountId],
-          )
-        : undefined;
+      const row = await db.one<ReceivedEmailDetailRow>(
+        `SELECT ${RECEIVED_COLUMNS}, html, text, headers, inbound_message_id,
+                (SELECT json_build_object('spf', m.spf, 'dkim', m.dkim, 'dmarc', m.dmarc) FROM inbound_messages m WHERE m.id = received_emails.inbound_message_id) AS authentication
+           FROM received_emails WHERE id = $1 AND account_id = $2`,
+        [params.id, principal.accountId],
+      );
       if (!row) throw notFound('Email');
       const attachments = (await attachmentsOf(db, [row.id])).get(row.id)!;
       let html = row.html;

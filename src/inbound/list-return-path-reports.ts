@@ -6,7 +6,7 @@
 // Auto-replies and unrecognised messages are listed too, with no reports. Paged as Resend's lists.
 import { envelope, listDoc, listOldestFirst, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
-import { array, integer, isoTime, nullable, object, oneOfValues, string } from '../api/schema.js';
+import { array, integer, isoTime, nullable, object, oneOfValues, string, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { accountEmailOr404 } from '../email-row/account-email.js';
 import type { Recognition } from './recognise-return-path-mail.js';
@@ -55,6 +55,7 @@ export function listReturnPathReports(db: Db): Route {
       ...listDoc("What came back to an email's return path, oldest first", REPORT_SCHEMA, { defaultLimit: 100, cursor: 'serial' }),
       description:
         'Every message that reached the return path: bounces and delays (standard, known formats, prose), complaints, auto-replies (never counted as bounces) and what was not recognised, each with its verdict and why.',
+      params: { id: uuid() },
       tags: ['emails'],
       addition: true,
     },

@@ -87,7 +87,7 @@ export async function findInbox(q: Queryable, accountId: string, idOrAddress: st
   return row;
 }
 
-/** A row of `table` (inbox_threads, inbox_labels, inbox_drafts) that belongs to the inbox. */
+/** A row of `table` (inbox_threads, inbox_labels, inbox_drafts) that belongs to the inbox; `id` a UUID the route's schema checked (path or body). */
 export async function findInInbox<T extends keyof InboxTableRows>(
   q: Queryable,
   table: T,
@@ -95,15 +95,13 @@ export async function findInInbox<T extends keyof InboxTableRows>(
   id: string,
   what: string,
 ): Promise<InboxTableRows[T]> {
-  if (!isUuid(id)) throw notFound(what);
   const row = await q.one<InboxTableRows[T]>(`SELECT * FROM ${table} WHERE inbox_id = $1 AND id = $2`, [inboxId, id]);
   if (!row) throw notFound(what);
   return row;
 }
 
-/** One message of a thread. */
+/** One message of a thread; `id` a UUID the route's schema checked (path or body). */
 export async function findThreadMessage(q: Queryable, threadId: string, id: string): Promise<InboxMessageRow> {
-  if (!isUuid(id)) throw notFound('Email');
   const row = await q.one<InboxMessageRow>('SELECT * FROM inbox_messages WHERE thread_id = $1 AND id = $2', [threadId, id]);
   if (!row) throw notFound('Email');
   return row;

@@ -8,7 +8,7 @@
 import { notFound } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
-import { string, uuid } from '../api/schema.js';
+import { string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import type { UrlSigner } from '../signed-urls/url-signing.js';
 import { emailExists, recordEngagement } from './record-engagement.js';
@@ -21,7 +21,8 @@ export function clickRedirect(db: Db, signer: () => Promise<UrlSigner>): Route {
     doc: {
       summary: 'A tracked link of an email (records email.clicked, then redirects)',
       addition: true,
-      params: { email_id: uuid() },
+      // A URL in mail, not an API call: a mangled id is not found, as a forged link is, rather than refused as malformed.
+      params: { email_id: string({ description: 'The id of the email the URL was made for; anything else is not found.' }) },
       query: { url: string({ description: 'The destination, as the signature covers it.' }) },
       requiredQuery: ['url'],
       response: { status: 302, description: 'To the destination.', headers: { location: string({ format: 'uri' }) } },

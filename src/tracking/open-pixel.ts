@@ -6,7 +6,7 @@
 import { notFound } from '../api/errors.js';
 import { isUuid } from '../api/format.js';
 import type { Route } from '../api/route.js';
-import { uuid } from '../api/schema.js';
+import { string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import type { UrlSigner } from '../signed-urls/url-signing.js';
 import { emailExists, recordEngagement } from './record-engagement.js';
@@ -21,7 +21,8 @@ export function openPixel(db: Db, signer: () => Promise<UrlSigner>): Route {
     doc: {
       summary: 'The open-tracking pixel of an email (records email.opened)',
       addition: true,
-      params: { email_id: uuid() },
+      // A URL in mail, not an API call: a mangled id is not found, as a forged link is, rather than refused as malformed.
+      params: { email_id: string({ description: 'The id of the email the URL was made for; anything else is not found.' }) },
       response: { status: 200, contentType: 'image/gif', description: 'A 1×1 transparent GIF.' },
     },
     async handler({ params, method }) {

@@ -2,13 +2,13 @@
 import type { Route } from '../api/route.js';
 import { deletedObject } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import { findWebhook } from './find-webhook.js';
+import { findWebhook, WEBHOOK_PARAMS } from './find-webhook.js';
 
 export function deleteWebhook(db: Db): Route {
   return {
     method: 'DELETE',
     url: '/webhooks/:id',
-    doc: { summary: 'Delete a webhook endpoint', response: { status: 200, schema: deletedObject('webhook') } },
+    doc: { summary: 'Delete a webhook endpoint', params: WEBHOOK_PARAMS, response: { status: 200, schema: deletedObject('webhook') } },
     async handler({ principal, params }) {
       const id = await db.tx(async (q) => {
         const webhook = await findWebhook(q, principal.accountId, params.id, { lock: true });

@@ -1,17 +1,23 @@
 // Finding an endpoint or one of its messages for the caller: always within the caller's
-// account, so another account's id reads as "not found", never as "forbidden".
+// account, so another account's id reads as "not found", never as "forbidden". The endpoint's
+// id is a route's `:id`, a UUID its schema checked (WEBHOOK_PARAMS).
 import { notFound } from '../api/errors.js';
-import { isUuid } from '../api/format.js';
+import { string, uuid } from '../api/schema.js';
 import type { Queryable } from '../db/database.js';
 import { MESSAGE_COLUMNS, type MessageDetailRow, WEBHOOK_COLUMNS, type WebhookRow, type WithEndpointStatus } from './webhook-view.js';
 
 /** msg_ and the unpadded base64 of 16 random bytes without + and / (0005_webhooks.sql, fan-out.ts). */
 export const MESSAGE_ID = /^msg_[A-Za-z0-9]{1,64}$/;
 
+/** The path parameters of the routes about one endpoint (`:id`) and one of its messages (`:message_id`). */
+export const WEBHOOK_PARAMS = { id: uuid() };
+export const MESSAGE_PARAMS = { ...WEBHOOK_PARAMS, message_id: string({ pattern: MESSAGE_ID.source }) };
+
 export async function findWebhook(q: Queryable, accountId: string, id: string | undefined, options: { lock?: boolean } = {}): Promise<WebhookRow> {
-  const row = isUuid(id)
-    ? await q.one<WebhookRow>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1 AND account_id = $2 ${options.lock ? 'FOR UPDATE' : ''}`, [id, accountId])
-    : undefined;
+  const row = await q.one<WebhookRow>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1 AND account_id = $2 ${options.lock ? 'FOR UPDATE' : ''}`, [
+    id,
+    accountId,
+  ]);
   if (!row) throw notFound('Webhook');
   return row;
 }

@@ -1,9 +1,8 @@
 // GET /webhooks/:id/events/:message_id (the SDK's webhooks.events.get): one message, its
 // state and the payload it is sent with.
 import type { Route } from '../api/route.js';
-import { string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import { findMessage, findWebhook, MESSAGE_ID } from './find-webhook.js';
+import { findMessage, findWebhook, MESSAGE_PARAMS } from './find-webhook.js';
 import { MESSAGE_SCHEMA, messageDetail } from './webhook-view.js';
 
 export function getMessage(db: Db): Route {
@@ -14,7 +13,7 @@ export function getMessage(db: Db): Route {
       summary: 'Retrieve a webhook message, with the payload it is sent with',
       description: "In the resend SDK (webhooks.events.get), not in Resend's published OpenAPI description.",
       addition: true,
-      params: { message_id: string({ pattern: MESSAGE_ID.source }) },
+      params: MESSAGE_PARAMS,
       response: { status: 200, schema: MESSAGE_SCHEMA },
     },
     async handler({ principal, params }) {

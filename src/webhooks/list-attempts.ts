@@ -3,9 +3,8 @@
 // back), latency, the first KB of the response or the error, and when it was sent.
 import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
-import { string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import { findMessage, findWebhook, MESSAGE_ID } from './find-webhook.js';
+import { findMessage, findWebhook, MESSAGE_PARAMS } from './find-webhook.js';
 import { ATTEMPT_COLUMNS, ATTEMPT_SCHEMA, type AttemptRow, attemptView } from './webhook-view.js';
 
 export function listAttempts(db: Db): Route {
@@ -16,7 +15,7 @@ export function listAttempts(db: Db): Route {
       ...listDoc("List a webhook message's delivery attempts, newest first", ATTEMPT_SCHEMA),
       description: "In the resend SDK (webhooks.events.attempts.list), not in Resend's published OpenAPI description.",
       addition: true,
-      params: { message_id: string({ pattern: MESSAGE_ID.source }) },
+      params: MESSAGE_PARAMS,
     },
     async handler({ principal, params, query }) {
       const page = parsePage(query);

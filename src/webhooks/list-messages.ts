@@ -7,7 +7,7 @@ import { cursorError, envelope, listOf, pageQuery, parsePage } from '../api/pagi
 import type { Route } from '../api/route.js';
 import { string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import { findWebhook, MESSAGE_ID } from './find-webhook.js';
+import { findWebhook, MESSAGE_ID, WEBHOOK_PARAMS } from './find-webhook.js';
 import { MESSAGE_COLUMNS, MESSAGE_SUMMARY_SCHEMA, type MessageRow, messageSummary } from './webhook-view.js';
 
 export function listMessages(db: Db): Route {
@@ -18,6 +18,7 @@ export function listMessages(db: Db): Route {
       summary: "List a webhook endpoint's messages, newest first",
       description: "In the resend SDK (webhooks.events.list), not in Resend's published OpenAPI description.",
       addition: true,
+      params: WEBHOOK_PARAMS,
       query: {
         limit: pageQuery().limit!,
         after: string({

@@ -6,7 +6,7 @@ import { validation } from '../api/errors.js';
 import type { Route } from '../api/route.js';
 import { constant, object, string } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import { findMessage, findWebhook, MESSAGE_ID } from './find-webhook.js';
+import { findMessage, findWebhook, MESSAGE_ID, MESSAGE_PARAMS } from './find-webhook.js';
 
 export function replayMessage(db: Db): Route {
   return {
@@ -16,7 +16,7 @@ export function replayMessage(db: Db): Route {
       summary: 'Send a webhook message again (same svix-id)',
       description: "In the resend SDK (webhooks.events.replay), not in Resend's published OpenAPI description.",
       addition: true,
-      params: { message_id: string({ pattern: MESSAGE_ID.source }) },
+      params: MESSAGE_PARAMS,
       response: { status: 200, schema: object({ object: constant('webhook_event'), id: string({ pattern: MESSAGE_ID.source }) }) },
     },
     async handler({ principal, params }) {

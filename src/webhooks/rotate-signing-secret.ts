@@ -5,7 +5,7 @@ import type { Route } from '../api/route.js';
 import { constant, object, string, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import { newSigningSecret } from './webhook-fields.js';
-import { findWebhook } from './find-webhook.js';
+import { findWebhook, WEBHOOK_PARAMS } from './find-webhook.js';
 import { sealSecret } from '../secrets/keyring.js';
 
 const PREVIOUS_SECRET_HOURS = 24;
@@ -18,6 +18,7 @@ export function rotateSigningSecret(db: Db): Route {
       summary: "Rotate a webhook endpoint's signing secret (the previous one signs beside it for a day)",
       description: "In the resend SDK (webhooks.rotateSigningSecret), not in Resend's published OpenAPI description.",
       addition: true,
+      params: WEBHOOK_PARAMS,
       response: { status: 200, schema: object({ object: constant('webhook'), id: uuid(), signing_secret: string() }) },
     },
     async handler({ principal, params }) {

@@ -6,13 +6,13 @@ import { objectId } from '../api/schema.js';
 import type { Db } from '../db/database.js';
 import type { DestinationPolicy } from '../egress/destination-policy.js';
 import { checkEndpoint, distinctEvents, UPDATE_WEBHOOK_SCHEMA, type WebhookFields } from './webhook-fields.js';
-import { findWebhook } from './find-webhook.js';
+import { findWebhook, WEBHOOK_PARAMS } from './find-webhook.js';
 
 export function updateWebhook(db: Db, destinations: DestinationPolicy): Route {
   return {
     method: 'PATCH',
     url: '/webhooks/:id',
-    doc: { summary: 'Update a webhook endpoint', body: UPDATE_WEBHOOK_SCHEMA, response: { status: 200, schema: objectId('webhook') } },
+    doc: { summary: 'Update a webhook endpoint', params: WEBHOOK_PARAMS, body: UPDATE_WEBHOOK_SCHEMA, response: { status: 200, schema: objectId('webhook') } },
     async handler({ principal, params, body }) {
       const fields = body as WebhookFields;
       const endpoint = fields.endpoint === undefined ? undefined : checkEndpoint(fields.endpoint, destinations);

@@ -1,11 +1,11 @@
 // The request check made from a route's documented schema (src/api/request-schema.ts): the
 // first failure in Resend's error shape with the API's wording, nulls of optional fields read
-// as absent, and the body the handler gets.
+// as absent, and the body the handler gets; query and path parameters likewise.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ApiError } from '../../src/api/errors.js';
 import { pageQuery } from '../../src/api/pagination.js';
-import { queryCheck, requestCheck } from '../../src/api/request-schema.js';
+import { paramsCheck, queryCheck, requestCheck } from '../../src/api/request-schema.js';
 import { array, boolean, input, integer, nullable, oneOfValues, SINGLE_LINE_TEXT, string, uuid } from '../../src/api/schema.js';
 import { invalid, refusal as refusalOf } from '../support/refusal.js';
 
@@ -120,5 +120,46 @@ describe('unit: query parameters checked against their schemas', () => {
     assert.deepEqual(refusedQuery({ unread: 'yes' }), parameter('The `unread` parameter must be a boolean.'));
     // A comma-separated list is checked item by item.
     assert.deepEqual(refusedQuery({ folders: 'inbox,spam' }), parameter('The `folders[1]` parameter must be one of "inbox" | "sent" | "trash", not "spam".'));
+  });
+});
+
+describe('unit: path parameters checked against their schemas', () => {
+  const checkParams = paramsCheck({
+    id: uuid(),
+    contact: string({ description: 'The contact id, or its address.' }),
+    log: { ...uuid(), 'x-error': { name: 'validation_error', message: 'The `logId` must be a valid UUID.' } },
+    message_id: string({ pattern: '^msg_[A-Za-z0-9]+$' }),
+    position: integer({ minimum: 0 }),
+  });
+  const refusedParams = (params: Record<string, string>) => refusalOf((p) => checkParams(p as Record<string, string>), params);
+  const ID = '0b2a4a5e-7a35-4a8e-9f4e-2c4b1a0e9d11';
+
+  it('lets through what the schemas take, and a parameter no schema names', () => {
+    const taken: Record<string, string>[] = [
+      { id: ID },
+      { id: ID.toUpperCase() },
+      { contact: 'a+b@example.com' },
+      { contact: ID },
+      { message_id: 'msg_abc', position: '3' },
+      { other: 'anything' },
+    ];
+    for (const params of taken) {
+      assert.doesNotThrow(() => checkParams(params), JSON.stringify(params));
+    }
+  });
+
+  it("answers a malformed id in Resend's words, or the schema's own", () => {
+    const invalidId = invalid('The `id` must be a valid UUID.');
+    for (const value of ['not-a-uuid', '', `${ID}x`, ID.slice(1)]) assert.deepEqual(refusedParams({ id: value }), invalidId, value);
+    assert.deepEqual(refusedParams({ log: 'nope' }), invalid('The `logId` must be a valid UUID.'));
+  });
+
+  it('names any other refused parameter as one, and leaves the strings as they were', () => {
+    const parameter = (message: string) => ({ statusCode: 422, name: 'invalid_parameter', message });
+    assert.deepEqual(refusedParams({ message_id: 'abc' }), parameter('The `message_id` parameter must have the documented form, not "abc".'));
+    assert.deepEqual(refusedParams({ position: 'first' }), parameter('The `position` parameter must be an integer.'));
+    const params = { id: ID, position: '3' };
+    checkParams(params);
+    assert.deepEqual(params, { id: ID, position: '3' }, 'read as numbers on a copy');
   });
 });

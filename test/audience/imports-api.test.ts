@@ -320,7 +320,7 @@ describe('POST /contacts/imports: CSV files of contacts, imported by the worker'
     const got = await t.resend.contacts.imports.get(first.id);
     assert.deepEqual(Object.keys(got.data!).sort(), ['completed_at', 'counts', 'created_at', 'errors', 'id', 'object', 'status']);
     assert.equal((await t.resend.contacts.imports.get('7f1b2d2e-3a64-4b5e-9c1d-0a2b3c4d5e6f')).error?.statusCode, 404);
-    assert.equal((await rawRequest(t, 'GET', '/contacts/imports/nope')).status, 404);
+    assert.equal((await rawRequest(t, 'GET', '/contacts/imports/nope')).status, 422, 'a malformed id');
     assert.equal((await rawRequest(t, 'DELETE', '/contacts/imports')).status, 405, 'not the contact "imports"');
 
     const stranger = new Resend((await createAccount(t.postline.db, 'stranger')).token, { baseUrl: t.url });

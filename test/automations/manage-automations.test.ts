@@ -105,7 +105,7 @@ describe('managing automations', () => {
 
     assert.deepEqual((await t.resend.automations.remove(id)).data, { object: 'automation', id, deleted: true });
     assert.deepEqual((await t.resend.automations.get(id)).error, { statusCode: 404, message: 'Automation not found', name: 'not_found' });
-    assert.equal((await t.resend.automations.get('not-an-id')).error?.statusCode, 404);
+    assert.equal((await t.resend.automations.get('not-an-id')).error?.statusCode, 422, 'a malformed id');
     assert.equal((await t.resend.automations.runs.list({ automationId: id })).error?.statusCode, 404);
   });
 

@@ -100,14 +100,14 @@ describe('broadcast stats', () => {
     }
   });
 
-  it("answers 404 for another account's broadcast, an unknown id and a malformed one", async () => {
+  it("answers 404 for another account's broadcast and an unknown id, 422 for a malformed one", async () => {
     const stranger = await createAccount(t.postline.db, 'stranger');
     const notFound = { statusCode: 404, message: 'Broadcast not found', name: 'not_found' };
     const theirs = await stats(broadcastId, stranger.token);
     assert.equal(theirs.status, 404);
     assert.deepEqual(theirs.body, notFound);
     assert.deepEqual((await stats(crypto.randomUUID())).body, notFound);
-    assert.deepEqual((await stats('not-an-id')).body, notFound);
+    assert.deepEqual((await stats('not-an-id')).body, { statusCode: 422, message: 'The `id` must be a valid UUID.', name: 'validation_error' });
     // Their own key sees their own (empty) broadcast's figures, not ours.
     const mine = new Resend(stranger.token, { baseUrl: t.url });
     const segment = await mine.segments.create({ name: 'Theirs' });

@@ -217,13 +217,18 @@ describe('DMARC and TLS reports: pointed at Postline, received over SMTP, shown 
     assert.equal((await t.sql(`SELECT count(*)::int AS n FROM dmarc_reports WHERE report_id = 'not-yours'`))[0].n, 0);
   });
 
-  it("answers 404 for another account's domain, and for a report of another domain", async () => {
+  it("answers 404 for another account's domain and for a report of another domain, 422 for a malformed id", async () => {
     for (const path of ['dmarc-reports', 'tls-reports', 'dmarc-sources']) {
       const res = await get(`/domains/${otherDomain.id}/${path}`);
       assert.equal(res.status, 404, path);
       assert.equal(res.body.name, 'not_found');
-      assert.equal((await get(`/domains/not-a-uuid/${path}`)).status, 404);
+      assert.deepEqual((await get(`/domains/not-a-uuid/${path}`)).body, {
+        statusCode: 422,
+        message: 'The `id` must be a valid UUID.',
+        name: 'validation_error',
+      });
     }
+    assert.equal((await get(`/domains/${brand.id}/dmarc-reports/not-a-uuid`)).status, 422);
     const report = (await get(`/domains/${brand.id}/dmarc-reports`)).body.data[0];
     assert.equal((await get(`/domains/${otherDomain.id}/dmarc-reports/${report.id}`)).status, 404);
     assert.equal((await get(`/domains/${inbox.id}/dmarc-reports/${report.id}`)).status, 404);

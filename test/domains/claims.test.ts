@@ -207,11 +207,13 @@ describe('domain claims: a domain moves between accounts with DNS proof', () => 
     assert.equal((await t.sql(`SELECT count(*)::int AS n FROM domains WHERE name = 'nobody.test'`))[0].n, 0);
   });
 
-  it("answers 404 for unknown ids, ordinary domains and another account's claims", async () => {
-    for (const id of [crypto.randomUUID(), 'nope']) {
-      for (const { error } of [await t.resend.domains.claims.get(id), await t.resend.domains.claims.verify(id)]) {
-        assert.deepEqual(error, { statusCode: 404, name: 'not_found', message: 'Domain claim not found' });
-      }
+  it("answers 404 for unknown ids, ordinary domains and another account's claims; 422 for a malformed id", async () => {
+    const id = crypto.randomUUID();
+    for (const { error } of [await t.resend.domains.claims.get(id), await t.resend.domains.claims.verify(id)]) {
+      assert.deepEqual(error, { statusCode: 404, name: 'not_found', message: 'Domain claim not found' });
+    }
+    for (const { error } of [await t.resend.domains.claims.get('nope'), await t.resend.domains.claims.verify('nope')]) {
+      assert.deepEqual(error, { statusCode: 422, name: 'validation_error', message: 'The `id` must be a valid UUID.' });
     }
     const ordinary = (await t.resend.domains.create({ name: 'ordinary.test' })).data!;
     assert.equal((await t.resend.domains.claims.get(ordinary.id)).error?.statusCode, 404);

@@ -116,7 +116,7 @@ describe('domains: create, verify through DNS, update, delete', () => {
     assert.equal(taken.error?.statusCode, 403);
     assert.equal(taken.error?.message, 'The `taken.test` domain has been registered already.');
     const notUuid = await t.resend.domains.get('nope');
-    assert.equal(notUuid.error?.name, 'not_found');
+    assert.deepEqual(notUuid.error, { statusCode: 422, message: 'The `id` must be a valid UUID.', name: 'validation_error' });
     assert.equal((await t.sql(`SELECT count(*)::int AS n FROM domains WHERE name IN ('region.test','unknown-field.test','types.test')`))[0].n, 0);
   });
 

@@ -128,12 +128,12 @@ describe('DKIM key rotation', () => {
     assert.ok(onNew >= 2, `${onNew} messages signed with the new key`);
   });
 
-  it("refuses another account's domain and an unknown id alike (404)", async () => {
+  it("refuses another account's domain and an unknown id alike (404), and a malformed one (422)", async () => {
     const res = await rawRequest(t, 'POST', '/domains/00000000-0000-4000-8000-000000000000/dkim/rotate');
     assert.equal(res.status, 404);
     assert.equal(res.body.name, 'not_found');
     const bad = await rawRequest(t, 'POST', '/domains/not-an-id/dkim/rotate');
-    assert.equal(bad.status, 404);
+    assert.deepEqual(bad.body, { statusCode: 422, message: 'The `id` must be a valid UUID.', name: 'validation_error' });
   });
 });
 

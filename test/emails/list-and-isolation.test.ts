@@ -91,8 +91,8 @@ describe('listing emails and keeping accounts apart', () => {
     assert.deepEqual(cursor.data!.data, []);
 
     const notUuid = await rawRequest(t, 'GET', '/emails/not-a-uuid');
-    assert.equal(notUuid.status, 404);
-    assert.equal(notUuid.body.message, 'Email not found');
+    assert.equal(notUuid.status, 422);
+    assert.deepEqual(notUuid.body, { statusCode: 422, message: 'The `id` must be a valid UUID.', name: 'validation_error' });
     const unknown = await t.resend.emails.get('00000000-0000-4000-8000-000000000000');
     assert.equal(unknown.error?.statusCode, 404);
   });

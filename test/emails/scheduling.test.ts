@@ -151,7 +151,7 @@ describe('scheduled emails', () => {
     const unknown = '00000000-0000-4000-8000-000000000000';
     assert.deepEqual((await t.resend.emails.cancel(unknown)).error, { statusCode: 404, message: 'Email not found', name: 'not_found' });
     assert.equal((await t.resend.emails.update({ id: unknown, scheduledAt: 'in 1 hour' })).error?.statusCode, 404);
-    assert.equal((await rawRequest(t, 'POST', '/emails/not-an-id/cancel')).status, 404);
+    assert.equal((await rawRequest(t, 'POST', '/emails/not-an-id/cancel')).status, 422, 'a malformed id');
 
     const scheduled = (await schedule('bad-times@example.org', 'in 1 hour')).data!.id;
     const past = await t.resend.emails.update({ id: scheduled, scheduledAt: inSeconds(-5) });

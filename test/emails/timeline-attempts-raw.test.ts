@@ -147,18 +147,19 @@ describe("an email's events, delivery attempts and raw message", () => {
     }
   });
 
-  it("answers 404 for another account's email, an unknown id and a malformed one", async () => {
+  it("answers 404 for another account's email and an unknown id, 422 for a malformed one", async () => {
     const stranger = await createAccount(t.postline.db, 'stranger');
     for (const suffix of ['events', 'attempts', 'raw']) {
       for (const [id, auth] of [
         [retried, stranger.token],
         ['00000000-0000-4000-8000-000000000000', t.apiKey],
-        ['not-a-uuid', t.apiKey],
       ] as const) {
         const res = await rawRequest(t, 'GET', `/emails/${id}/${suffix}`, { auth });
         assert.equal(res.status, 404, `${suffix} ${id}`);
         assert.deepEqual(res.body, { statusCode: 404, message: 'Email not found', name: 'not_found' });
       }
+      const malformed = await rawRequest(t, 'GET', `/emails/not-a-uuid/${suffix}`);
+      assert.deepEqual(malformed.body, { statusCode: 422, message: 'The `id` must be a valid UUID.', name: 'validation_error' }, suffix);
     }
   });
 

@@ -70,8 +70,8 @@ describe('HTTP: input PostgreSQL cannot store and URLs that do not route get Res
     assert.deepEqual(stored[0].fallback_value, '😀 \\u0000');
   });
 
-  it('takes percent-encoding that is not UTF-8 as literal text: not found, in Resend shape', async () => {
-    assertResendError(await rawRequest(t, 'GET', '/emails/%FF%FE'), 404);
+  it('takes percent-encoding that is not UTF-8 as literal text: a malformed id, or not found, in Resend shape', async () => {
+    assertResendError(await rawRequest(t, 'GET', '/emails/%FF%FE'), 422, /^The `id` must be a valid UUID\.$/);
     assertResendError(await rawRequest(t, 'GET', '/contacts/%FF%FE@example.org'), 404);
   });
 

@@ -1,9 +1,10 @@
 // GET /openapi.json as a client reads it: without an API key, a valid OpenAPI 3.1 document (a
 // real validator), every operation of Resend's published description present (test/fixtures,
 // a copy of the project's shared reference), Postline's own ones marked as additions, every
-// route this node mounts described, and each schema valid JSON Schema 2020-12. And the
-// description agrees with behaviour: for POST /emails, a body the schema accepts is sent, and
-// one it refuses for a missing or unknown field is refused 422 by the server.
+// route this node mounts described, each schema valid JSON Schema 2020-12, and every id in a
+// path documented as one (its check, before the handler). And the description agrees with
+// behaviour: for POST /emails, a body the schema accepts is sent, and one it refuses for a
+// missing or unknown field is refused 422 by the server.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
@@ -118,6 +119,22 @@ describe('GET /openapi.json', () => {
         assert.doesNotThrow(() => ajv.compile(schema), `${op}: ${where}`);
       }
     }
+  });
+
+  // Path parameters are checked by their schemas before the handler runs (api/request-schema.ts),
+  // and the handlers of id-only routes no longer judge an id's form: an id documented as any
+  // string would reach them.
+  it('documents every id in a path as a UUID (or its form), or says what else it takes', () => {
+    const loose: string[] = [];
+    for (const [path, item] of Object.entries<any>(document.paths)) {
+      for (const method of METHODS.filter((m) => item[m])) {
+        for (const p of item[method].parameters ?? []) {
+          const isId = p.in === 'path' && /(^id|_id|Id)$/.test(p.name);
+          if (isId && p.schema.format !== 'uuid' && !p.schema.pattern && !p.description) loose.push(`${method.toUpperCase()} ${path}: ${p.name}`);
+        }
+      }
+    }
+    assert.deepEqual(loose, [], 'ids in paths documented as any string (`params: { id: uuid() }`)');
   });
 
   it('agrees with POST /emails: what its schema accepts is sent, a missing or unknown field is refused 422', async () => {

@@ -143,17 +143,21 @@ describe('inbound: every message that reaches a return path is understood (the c
     );
   });
 
-  it("answers 404 for another account's email, an unknown id and a malformed one", async () => {
+  it("answers 404 for another account's email and an unknown id, 422 for a malformed one", async () => {
     const { id } = await sendDelivered(AUTO_REPLIES[0]!);
     const stranger = await createAccount(t.postline.db, 'stranger');
     for (const [emailId, auth] of [
       [id, stranger.token],
       ['00000000-0000-4000-8000-000000000000', t.apiKey],
-      ['not-a-uuid', t.apiKey],
     ] as const) {
       const res = await rawRequest(t, 'GET', `/emails/${emailId}/reports`, { auth });
       assert.equal(res.status, 404, emailId);
       assert.deepEqual(res.body, { statusCode: 404, message: 'Email not found', name: 'not_found' });
     }
+    assert.deepEqual((await rawRequest(t, 'GET', '/emails/not-a-uuid/reports')).body, {
+      statusCode: 422,
+      message: 'The `id` must be a valid UUID.',
+      name: 'validation_error',
+    });
   });
 });

@@ -252,6 +252,10 @@ describe('inbound: mail for a receiving domain is stored, reported and readable 
     assert.deepEqual(attachments.error, { statusCode: 404, message: 'Email not found', name: 'not_found' });
     // The static segment wins over /emails/:id, and a received id is no outbound email.
     assert.equal((await t.resend.emails.get(emailId)).error?.statusCode, 404);
-    assert.equal((await rawRequest(t, 'GET', '/emails/receiving/not-a-uuid')).status, 404);
+    assert.deepEqual((await rawRequest(t, 'GET', '/emails/receiving/not-a-uuid')).body, {
+      statusCode: 422,
+      message: 'The `id` must be a valid UUID.',
+      name: 'validation_error',
+    });
   });
 });

@@ -48,7 +48,7 @@ describe('webhooks: the event types one may subscribe to', () => {
 
   it('is not taken for a webhook id, and needs a key', async () => {
     const get = await rawRequest(t, 'GET', '/webhooks/not-a-webhook');
-    assert.equal(get.status, 404);
+    assert.deepEqual(get.body, { statusCode: 422, message: 'The `id` must be a valid UUID.', name: 'validation_error' });
     // The path is this list's, read-only: not a webhook id one could delete.
     const remove = await rawRequest(t, 'DELETE', '/webhooks/event-types');
     assert.equal(remove.status, 405);

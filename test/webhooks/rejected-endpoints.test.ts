@@ -105,15 +105,20 @@ describe('webhooks: bad requests get Resend errors and change nothing', () => {
     assert.equal(mine.signing_secret, data!.signing_secret);
   });
 
-  it('answers 404 for ids that are not ids, and for unknown messages', async () => {
-    for (const id of ['nope', '00000000-0000-4000-8000-000000000000']) {
-      const res = await rawRequest(t, 'GET', `/webhooks/${id}`);
-      assert.equal(res.status, 404);
-    }
+  it('answers 422 for ids that are not ids, and 404 for unknown ones and unknown messages', async () => {
+    assert.deepEqual((await rawRequest(t, 'GET', '/webhooks/nope')).body, {
+      statusCode: 422,
+      message: 'The `id` must be a valid UUID.',
+      name: 'validation_error',
+    });
+    assert.equal((await rawRequest(t, 'GET', '/webhooks/00000000-0000-4000-8000-000000000000')).status, 404);
     const { data } = await t.resend.webhooks.create({ endpoint: 'https://h.example.com/m', events: ['email.sent'] });
-    for (const message of ['msg_doesnotexist', 'nope', '1']) {
+    const unknown = await rawRequest(t, 'GET', `/webhooks/${data!.id}/events/msg_doesnotexist`);
+    assert.deepEqual(unknown.body, { statusCode: 404, message: 'Webhook event not found', name: 'not_found' });
+    for (const message of ['nope', '1']) {
       const res = await rawRequest(t, 'GET', `/webhooks/${data!.id}/events/${message}`);
-      assert.deepEqual(res.body, { statusCode: 404, message: 'Webhook event not found', name: 'not_found' });
+      assert.equal(res.status, 422);
+      assert.equal(res.body.name, 'invalid_parameter');
     }
     const bad = await rawRequest(t, 'GET', `/webhooks/${data!.id}/events?after=123`);
     assert.equal(bad.status, 422);

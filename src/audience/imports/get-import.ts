@@ -1,6 +1,5 @@
 // GET /contacts/imports/:id: the import with its counts so far and its first failed rows.
 import { notFound } from '../../api/errors.js';
-import { isUuid } from '../../api/format.js';
 import type { Route } from '../../api/route.js';
 import { uuid } from '../../api/schema.js';
 import type { Db } from '../../db/database.js';
@@ -17,12 +16,10 @@ export function getImport(db: Db): Route {
     },
     async handler({ principal, params }) {
       const id = params.id!;
-      const row = isUuid(id)
-        ? await db.one<ContactImportDetailRow>(`SELECT ${IMPORT_COLUMNS}, errors FROM contact_imports WHERE id = $1 AND account_id = $2 AND ${VISIBLE}`, [
-            id.toLowerCase(),
-            principal.accountId,
-          ])
-        : undefined;
+      const row = await db.one<ContactImportDetailRow>(
+        `SELECT ${IMPORT_COLUMNS}, errors FROM contact_imports WHERE id = $1 AND account_id = $2 AND ${VISIBLE}`,
+        [id.toLowerCase(), principal.accountId],
+      );
       if (!row) throw notFound('Contact import');
       return { body: importDetail(row) };
     },
