@@ -17,6 +17,7 @@ import { getContact } from './get-contact.js';
 import { getSegment } from './get-segment.js';
 import { getTopic } from './get-topic.js';
 import { listContactProperties } from './list-contact-properties.js';
+import { contactActivity } from './contact-activity.js';
 import { listContactSegments } from './list-contact-segments.js';
 import { listContactTopics } from './list-contact-topics.js';
 import { listContacts } from './list-contacts.js';
@@ -41,6 +42,7 @@ export function audienceRoutes(db: Db): Route[] {
     listContacts(db, '/segments/:id/contacts'),
     listContacts(db, '/audiences/:id/contacts'),
     listContactSegments(db),
+    contactActivity(db),
     addContactSegment(db),
     removeContactSegment(db),
     listContactTopics(db),

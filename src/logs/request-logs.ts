@@ -1,17 +1,20 @@
-// API request logs: every authenticated request with its bodies, secrets redacted, kept for
-// POSTLINE_LOG_RETENTION_DAYS. Entries are buffered and written in multi-row INSERTs a few
+// API request logs: every request made with an API key, and every change a dashboard user made
+// (its requests other than GET and HEAD, with the user), with their bodies, secrets redacted,
+// kept for POSTLINE_LOG_RETENTION_DAYS. Entries are buffered and written in multi-row INSERTs a few
 // times a second, so logging never adds a round trip to a request.
 import crypto from 'node:crypto';
-import { ApiError, validation, notFound } from '../api/errors.js';
-import { isUuid, restTimestamp } from '../api/format.js';
+import { notFound } from '../api/errors.js';
+import { restTimestamp } from '../api/format.js';
 import { envelope, listDoc, listPage, parsePage } from '../api/pagination.js';
 import type { Route } from '../api/route.js';
-import { constant, integer, nullable, object, restTime, string, uuid } from '../api/schema.js';
+import { constant, integer, nullable, object, oneOfValues, restTime, string, uuid } from '../api/schema.js';
 import { type Db, likeLiteral, type Queryable } from '../db/database.js';
 
 export interface RequestLogEntry {
   accountId: string;
   apiKeyId: string | null;
+  /** The dashboard user who made it (a session); null for an API key's request. */
+  userId: string | null;
   method: string;
   endpoint: string;
   status: number;
@@ -88,6 +91,7 @@ const FILTERS_QUERY = {
     description: 'Only requests whose path starts with this (`/emails` matches `/emails/batch` and `/emails/:id`).',
   }),
   api_key_id: uuid('Only requests made with this API key (or OAuth grant: its id).'),
+  source: oneOfValues(['api', 'dashboard'], { description: "Only the API's requests (made with a key), or only what dashboard users did." }),
 };
 
 /** Reads the `/logs` filters into SQL conditions on top of `account_id = $1`; 422 for a bad one. */
@@ -98,22 +102,17 @@ function logFilters(query: Record<string, string | undefined>): { where: string;
     params.push(value);
     conditions.push(sql(`$${params.length + 1}`));
   };
-  const { status, endpoint, api_key_id: keyId } = query;
+  // Each value passed its schema (FILTERS_QUERY) before the handler ran.
+  const { status, endpoint, api_key_id: keyId, source } = query;
   if (status !== undefined) {
-    const match = /^([1-5])([0-9]{2}|xx)$/.exec(status);
-    if (!match) throw new ApiError('invalid_parameter', 'The `status` parameter must be a status code (`422`) or a class (`4xx`).');
-    if (match[2] === 'xx') add((n) => `response_status BETWEEN ${n}::int AND ${n}::int + 99`, Number(match[1]) * 100);
+    const [, digit, rest] = /^([1-5])([0-9]{2}|xx)$/.exec(status)!;
+    if (rest === 'xx') add((n) => `response_status BETWEEN ${n}::int AND ${n}::int + 99`, Number(digit) * 100);
     else add((n) => `response_status = ${n}::int`, Number(status));
   }
-  if (endpoint !== undefined) {
-    if (endpoint === '' || endpoint.length > 500) throw new ApiError('invalid_parameter', 'The `endpoint` parameter must be a path of 1 to 500 characters.');
-    // A prefix, matched literally: LIKE's wildcards in the path stand for themselves.
-    add((n) => `endpoint LIKE ${n} ESCAPE '\\'`, `${likeLiteral(endpoint)}%`);
-  }
-  if (keyId !== undefined) {
-    if (!isUuid(keyId)) throw new ApiError('invalid_parameter', 'The `api_key_id` parameter must be a valid id.');
-    add((n) => `api_key_id = ${n}`, keyId);
-  }
+  // A prefix, matched literally: LIKE's wildcards in the path stand for themselves.
+  if (endpoint !== undefined) add((n) => `endpoint LIKE ${n} ESCAPE '\\'`, `${likeLiteral(endpoint)}%`);
+  if (keyId !== undefined) add((n) => `api_key_id = ${n}`, keyId);
+  if (source !== undefined) conditions.push(source === 'dashboard' ? 'user_id IS NOT NULL' : 'user_id IS NULL');
   return { where: conditions.join(' AND '), params };
 }
 
@@ -122,6 +121,7 @@ const COLUMNS = [
   ['id', 'uuid'],
   ['account_id', 'uuid'],
   ['api_key_id', 'uuid'],
+  ['user_id', 'uuid'],
   ['method', 'text'],
   ['endpoint', 'text'],
   ['response_status', 'int'],
@@ -139,12 +139,13 @@ interface LogSummaryRow {
   method: string;
   response_status: number;
   user_agent: string | null;
+  user_id: string | null;
+  /** The user's address, read with the log. */
+  user_email: string | null;
 }
 
-/** A whole log (`SELECT *`). */
+/** A whole log: its summary and its bodies. */
 interface LogRow extends LogSummaryRow {
-  account_id: string;
-  api_key_id: string | null;
   request_body: unknown;
   response_body: unknown;
 }
@@ -157,7 +158,16 @@ const LOG_SUMMARY_SCHEMA = object({
   method: string(),
   response_status: integer(),
   user_agent: nullable(string()),
+  user: nullable(
+    object({ id: uuid(), email: nullable(string({ description: 'null once the user is deleted.' })) }, ['id', 'email'], {
+      description: 'Postline: the dashboard user who made the request; null for a request made with an API key.',
+    }),
+  ),
 });
+
+/** The log's columns for its summary: the user's address read beside it. */
+const SUMMARY_COLUMNS =
+  'id, created_at, endpoint, method, response_status, user_agent, user_id, (SELECT u.email FROM users u WHERE u.id = request_logs.user_id) AS user_email';
 
 export class RequestLogs {
   private buffer: unknown[][] = [];
@@ -174,6 +184,7 @@ export class RequestLogs {
       crypto.randomUUID(),
       entry.accountId,
       entry.apiKeyId,
+      entry.userId,
       entry.method,
       entry.endpoint,
       entry.status,
@@ -219,19 +230,20 @@ export class RequestLogs {
       method: r.method,
       response_status: r.response_status,
       user_agent: r.user_agent,
+      user: r.user_id === null ? null : { id: r.user_id, email: r.user_email },
     });
     return [
       {
         method: 'GET',
         url: '/logs',
-        doc: listDoc('List API request logs', LOG_SUMMARY_SCHEMA, { query: FILTERS_QUERY }),
+        doc: listDoc('List API request logs and dashboard changes', LOG_SUMMARY_SCHEMA, { query: FILTERS_QUERY }),
         handler: async ({ principal, query }) => {
           const page = parsePage(query);
           const filters = logFilters(query);
           await this.flush();
           const { rows, hasMore } = await listPage<LogSummaryRow>(db, {
             table: 'request_logs',
-            columns: 'id, created_at, endpoint, method, response_status, user_agent',
+            columns: SUMMARY_COLUMNS,
             where: filters.where,
             params: [principal.accountId, ...filters.params],
             page,
@@ -244,13 +256,16 @@ export class RequestLogs {
         url: '/logs/:id',
         doc: {
           summary: 'Retrieve an API request log, with its bodies',
-          params: { id: uuid() },
+          // Resend's words name it `logId`, as its SDK does.
+          params: { id: { ...uuid(), 'x-error': { name: 'validation_error', message: 'The `logId` must be a valid UUID.' } } },
           response: { status: 200, schema: object({ object: constant('log'), ...LOG_SUMMARY_SCHEMA.properties, request_body: {}, response_body: {} }) },
         },
         handler: async ({ principal, params }) => {
-          if (!isUuid(params.id)) throw validation('The `logId` must be a valid UUID.');
           await this.flush();
-          const row = await db.one<LogRow>('SELECT * FROM request_logs WHERE id = $1 AND account_id = $2', [params.id, principal.accountId]);
+          const row = await db.one<LogRow>(`SELECT ${SUMMARY_COLUMNS}, request_body, response_body FROM request_logs WHERE id = $1 AND account_id = $2`, [
+            params.id,
+            principal.accountId,
+          ]);
           if (!row) throw notFound('Log');
           return { body: { object: 'log', ...summary(row), request_body: row.request_body, response_body: row.response_body } };
         },

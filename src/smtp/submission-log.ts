@@ -31,6 +31,7 @@ export function logSubmission(
   deps.requestLogs.record({
     accountId: principal.accountId,
     apiKeyId: principal.apiKeyId,
+    userId: null,
     method: 'SMTP',
     endpoint: `smtp://${deps.hostname}:${session.localPort}`,
     status,

@@ -19,7 +19,8 @@ describe('/segments (and /audiences): lists of contacts', () => {
     assert.deepEqual(created.data, { object: 'segment', id: created.data!.id, name: 'Newsletter' });
     const id = created.data!.id;
     const got = await t.resend.segments.get(id);
-    assert.deepEqual(Object.keys(got.data!).sort(), ['created_at', 'id', 'name', 'object']);
+    assert.deepEqual(Object.keys(got.data!).sort(), ['contacts_count', 'created_at', 'id', 'name', 'object']);
+    assert.equal((got.data as unknown as { contacts_count: number }).contacts_count, 0);
     assert.equal(got.data!.object, 'segment');
     assert.match(got.data!.created_at, TIMESTAMP);
 
@@ -81,6 +82,8 @@ describe('/segments (and /audiences): lists of contacts', () => {
       ['bob@seg.test'],
     );
     assert.equal(inAByQuery.body.has_more, true);
+    // Postline's count of a segment's contacts.
+    assert.equal((await rawRequest(t, 'GET', `/segments/${a}`)).body.contacts_count, 2);
     const inB = await t.resend.contacts.list({ segmentId: b });
     assert.deepEqual(
       inB.data!.data.map((c) => c.email),
@@ -126,7 +129,7 @@ describe('/segments (and /audiences): lists of contacts', () => {
       ['POST', '/segments', { name: 'x'.repeat(257) }, 422, 'validation_error', /at most 256/],
       ['POST', '/segments', { name: 'x', filter: { a: 1 } }, 422, 'validation_error', /`filter` field must be left out: .*`filter` is not supported/],
       ['POST', '/segments', { name: 'x', color: 'red' }, 422, 'validation_error', /Unknown field `color`/],
-      ['GET', '/segments/not-a-uuid', undefined, 404, 'not_found', /Segment not found/],
+      ['GET', '/segments/not-a-uuid', undefined, 422, 'validation_error', /^The `id` must be a valid UUID\.$/],
     ];
     for (const [method, path, body, status, name, message] of cases) {
       const res = await rawRequest(t, method, path, body === undefined ? {} : { body: body as object });

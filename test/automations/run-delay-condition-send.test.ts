@@ -84,6 +84,16 @@ describe('an automation run: trigger → delay → condition → send_email', ()
     assert.deepEqual(email.data!.to, ['ann@example.org']);
     assert.ok(done.completed_at && done.started_at);
     for (const step of done.steps) assert.equal(step.error, null);
+    // The contact's activity lists the run and the email it sent.
+    const activity = await (await fetch(`${t.url}/contacts/ann@example.org/activity`, { headers: { authorization: `Bearer ${t.apiKey}` } })).json();
+    assert.deepEqual(
+      activity.automation_runs.map((r: any) => [r.id, r.automation_name, r.status]),
+      [[annRun, 'Onboarding', 'completed']],
+    );
+    assert.deepEqual(
+      activity.emails.map((e: any) => e.id),
+      [emailId],
+    );
 
     const bobRun = await runOf(t, automationId, 'bob@example.org');
     const bobDone = await runWhen(t, automationId, bobRun, (r) => r.status === 'completed');

@@ -4,7 +4,8 @@
 // show a 404 page and change nothing.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { TestPostline } from '../support/postline.js';
+import { createAccount } from '../../src/accounts/accounts.js';
+import { rawRequest, type TestPostline } from '../support/postline.js';
 import { alteredSignature } from '../support/altered-signature.js';
 import {
   createContacts,
@@ -178,5 +179,23 @@ describe('unsubscribe page and one-click', () => {
       byBroadcast.data!.data!.map((r) => [r.domain_name, r.broadcast_id, r.unsubscribed]),
       [['news.test', broadcastId, 2]],
     );
+  });
+
+  it("lists the broadcast's email and the unsubscribe in the contact's activity, by id or address", async () => {
+    const byAddress = await rawRequest(t, 'GET', '/contacts/bob@example.org/activity');
+    assert.equal(byAddress.status, 200, JSON.stringify(byAddress.body));
+    assert.equal(byAddress.body.contact_id, bob);
+    assert.deepEqual(
+      byAddress.body.emails.filter((e: any) => e.broadcast_id === broadcastId).map((e: any) => e.subject),
+      ['Updates'],
+    );
+    assert.deepEqual(
+      byAddress.body.unsubscribes.map((u: any) => u.broadcast_id),
+      [broadcastId],
+    );
+    assert.deepEqual((await rawRequest(t, 'GET', `/contacts/${bob}/activity`)).body, byAddress.body);
+    // Another account's contact is not found.
+    const stranger = await createAccount(t.postline.db, 'activity-stranger');
+    assert.equal((await rawRequest({ url: t.url, apiKey: stranger.token }, 'GET', `/contacts/${bob}/activity`)).status, 404);
   });
 });

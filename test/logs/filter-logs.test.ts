@@ -1,7 +1,7 @@
 // GET /logs filtered by status (a code or a class), endpoint (a path prefix) and API key, as
 // the dashboard's Logs page asks; each filter validated, combined with the others and with
-// the cursor, account-scoped. The dashboard's own requests (a session) are not API requests
-// and are not logged.
+// the cursor, account-scoped. Of the dashboard's own requests (a session) only the changes are
+// logged, with the user who made them.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Resend } from 'resend';
@@ -83,7 +83,7 @@ describe('request logs: filters', () => {
     assert.deepEqual((await rawRequest(t, 'GET', `/logs?api_key_id=${second.id}`, { auth: other.token })).body.data, []);
   });
 
-  it("does not log the dashboard's own requests (a session, no key)", async () => {
+  it("logs what dashboard users changed, with the user, but not the dashboard's reads", async () => {
     const { token } = await createUser(t.postline.db, 'Default', 'someone@logs.postline.test');
     const signedIn = await fetch(`${t.url}/dashboard/api/set-password`, {
       method: 'POST',
@@ -91,12 +91,32 @@ describe('request logs: filters', () => {
       body: JSON.stringify({ token, password: 'correct horse battery' }),
     });
     assert.equal(signedIn.status, 200);
+    const session = await signedIn.json();
     const cookie = signedIn.headers.getSetCookie()[0]!.split(';')[0]!;
     const before = (await list('endpoint=/webhooks')).length;
     const res = await fetch(`${t.url}/webhooks`, { headers: { cookie } });
     assert.equal(res.status, 200);
     await t.resend.webhooks.list();
-    // The key's request is there (so the log was flushed), the session's is not.
+    // The key's request is there (so the log was flushed), the session's read is not.
     assert.equal((await list('endpoint=/webhooks')).length, before + 1);
+
+    // A change made from the dashboard is logged with its user, and is found by `source`.
+    const created = await fetch(`${t.url}/segments`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json', 'x-csrf-token': session.csrf_token },
+      body: JSON.stringify({ name: 'Made in the dashboard' }),
+    });
+    assert.equal(created.status, 201, await created.clone().text());
+    const changes = await list('source=dashboard');
+    assert.deepEqual(
+      changes.map((l: any) => [l.method, l.endpoint, l.response_status, l.user]),
+      [['POST', '/segments', 201, { id: session.user.id, email: 'someone@logs.postline.test' }]],
+    );
+    const log = await rawRequest(t, 'GET', `/logs/${changes[0]!.id}`);
+    assert.deepEqual(log.body.request_body, { name: 'Made in the dashboard' });
+    assert.deepEqual(log.body.user, { id: session.user.id, email: 'someone@logs.postline.test' });
+    const fromKeys = await list('source=api');
+    assert.ok(fromKeys.length > 0 && fromKeys.every((l: any) => l.user === null));
+    assert.equal((await rawRequest(t, 'GET', '/logs?source=browser')).status, 422);
   });
 });

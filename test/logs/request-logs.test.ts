@@ -34,7 +34,9 @@ describe('request logs', () => {
     assert.equal(list.data!.object, 'list');
     assert.equal(typeof list.data!.has_more, 'boolean');
     const summary = list.data!.data[0]!;
-    assert.deepEqual(Object.keys(summary).sort(), ['created_at', 'endpoint', 'id', 'method', 'response_status', 'user_agent']);
+    // Resend's fields, and Postline's `user` (null: made with a key).
+    assert.deepEqual(Object.keys(summary).sort(), ['created_at', 'endpoint', 'id', 'method', 'response_status', 'user', 'user_agent']);
+    assert.equal((summary as unknown as { user: null }).user, null);
     assert.equal(summary.endpoint, '/api-keys');
     assert.equal(summary.method, 'POST');
     assert.equal(summary.response_status, 201);
@@ -51,6 +53,7 @@ describe('request logs', () => {
       'method',
       'response_status',
       'user_agent',
+      'user',
       'request_body',
       'response_body',
     ]);

@@ -70,6 +70,9 @@ const POSTLINE_ADDITIONS: Record<string, string[]> = {
   'inboxes.threads.search': ['data.*.assignee_email'],
   'inboxes.threads.get': ['assignee_email'],
   'inboxes.threads.update': ['assignee_email'],
+  'segments.get': ['contacts_count'],
+  'logs.list': ['data.*.user'],
+  'logs.get': ['user'],
 };
 // Generic methods whose declared answer needs its type argument. CreateBatchSuccessResponse
 // without `batchValidation: 'permissive'` intersects `data` with Record<string, never>, which

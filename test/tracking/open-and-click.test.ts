@@ -115,6 +115,16 @@ describe('tracking: open pixel and click redirects, signed', () => {
     assert.equal(unicode.headers.get('location'), 'https://acme.test/%C3%BCn%C3%AFcode%20path');
   });
 
+  it("counts the opens and clicks in the recipient's contact activity", async () => {
+    assert.equal((await t.resend.contacts.create({ email: 'ann@example.org' })).error, null);
+    const res = await fetch(`${t.url}/contacts/ann@example.org/activity`, { headers: { authorization: `Bearer ${t.apiKey}` } });
+    assert.equal(res.status, 200);
+    const activity = await res.json();
+    const email = activity.emails.find((e: any) => e.id === emailId);
+    assert.deepEqual([email.subject, email.last_event, email.opens, email.clicks], ['Tracked', 'clicked', 2, 2]);
+    assert.deepEqual([activity.unsubscribes, activity.automation_runs], [[], []]);
+  });
+
   it('never redirects a forged or altered link, and records nothing for it', async () => {
     const events = (await eventsOf(t, emailId)).length;
     const link = new URL(links.find((l) => l.startsWith(`${PUBLIC_URL}/t/c/`))!);

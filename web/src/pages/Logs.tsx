@@ -1,10 +1,11 @@
-// API request logs (GET /logs, src/logs/request-logs.ts): every request made with an API key,
-// filtered by status (a code or a class), path prefix and key, page by page; a log's page
-// shows the request and response bodies as Postline stored them (secrets redacted).
+// Request logs (GET /logs, src/logs/request-logs.ts): every request made with an API key and
+// every change a dashboard user made (who, what, when), filtered by status (a code or a class),
+// path prefix, key and source, page by page; a log's page shows the request and response bodies
+// as Postline stored them (secrets redacted).
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { type Answer, type ApiKey, api, type Item, type List } from '../api';
-import { ErrorMessage, formatTime } from '../components';
+import { formatTime, RecordError } from '../components';
 import { PagedTable, usePagedList } from '../list-table';
 import { follow } from '../router';
 
@@ -14,15 +15,17 @@ interface Filters {
   status: string;
   endpoint: string;
   apiKeyId: string;
+  source: '' | 'api' | 'dashboard';
 }
 
-const NO_FILTERS: Filters = { status: '', endpoint: '', apiKeyId: '' };
+const NO_FILTERS: Filters = { status: '', endpoint: '', apiKeyId: '', source: '' };
 
 function logsPath(filters: Filters, after: string | undefined): string {
   const query = new URLSearchParams({ limit: '50' });
   if (filters.status) query.set('status', filters.status);
   if (filters.endpoint) query.set('endpoint', filters.endpoint);
   if (filters.apiKeyId) query.set('api_key_id', filters.apiKeyId);
+  if (filters.source) query.set('source', filters.source);
   if (after) query.set('after', after);
   return `/logs?${query}`;
 }
@@ -32,7 +35,10 @@ export function LogsPage() {
   return (
     <>
       <h1>Logs</h1>
-      <p>Every request made to the API with a key, newest first, kept for the retention period. Open one to see its bodies.</p>
+      <p>
+        Every request made to the API with a key, and every change made in the dashboard with who made it, newest first, kept for the retention period. Open one
+        to see its bodies.
+      </p>
       <LogFilters initial={filters} onApply={setFilters} />
       {/* Keyed by the filters: new filters start again at the first page. */}
       <LogList key={JSON.stringify(filters)} filters={filters} />
@@ -42,7 +48,7 @@ export function LogsPage() {
 
 function LogList({ filters }: { filters: Filters }) {
   const logs = usePagedList<LogSummary>(['logs', filters], (after) => logsPath(filters, after));
-  const filtered = Boolean(filters.status || filters.endpoint || filters.apiKeyId);
+  const filtered = Boolean(filters.status || filters.endpoint || filters.apiKeyId || filters.source);
   return (
     <PagedTable
       paged={logs}
@@ -62,6 +68,7 @@ function LogList({ filters }: { filters: Filters }) {
         },
         { header: 'Status', cell: (l) => <HttpStatus value={l.response_status} /> },
         { header: 'When', cell: (l) => formatTime(l.created_at) },
+        { header: 'By', cell: (l) => <By log={l} /> },
         { header: 'Client', cell: (l) => l.user_agent ?? '—', className: 'hint' },
       ]}
     />
@@ -73,7 +80,7 @@ function LogFilters({ initial, onApply }: { initial: Filters; onApply: (filters:
   const keys = useQuery({ queryKey: ['api-keys'], queryFn: () => api<List<ApiKey>>('GET', '/api-keys') });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    onApply({ status: draft.status.trim().toLowerCase(), endpoint: draft.endpoint.trim(), apiKeyId: draft.apiKeyId });
+    onApply({ status: draft.status.trim().toLowerCase(), endpoint: draft.endpoint.trim(), apiKeyId: draft.apiKeyId, source: draft.source });
   };
   const clear = () => {
     setDraft(NO_FILTERS);
@@ -119,6 +126,14 @@ function LogFilters({ initial, onApply }: { initial: Filters; onApply: (filters:
           ))}
         </select>
       </div>
+      <div>
+        <label htmlFor="log-source">Made from</label>
+        <select id="log-source" value={draft.source} onChange={(e) => setDraft({ ...draft, source: e.target.value as Filters['source'] })}>
+          <option value="">The API and the dashboard</option>
+          <option value="api">The API (a key)</option>
+          <option value="dashboard">The dashboard (a user)</option>
+        </select>
+      </div>
       <div className="filter-actions">
         <button type="submit">Filter</button>
         <button type="button" className="secondary" onClick={clear}>
@@ -127,6 +142,12 @@ function LogFilters({ initial, onApply }: { initial: Filters; onApply: (filters:
       </div>
     </form>
   );
+}
+
+/** Who made a request: a dashboard user, or a key (the list does not say which). */
+function By({ log }: { log: Pick<LogSummary, 'user'> }) {
+  if (!log.user) return <span className="hint">API key</span>;
+  return <span>{log.user.email ?? 'a deleted user'} (dashboard)</span>;
 }
 
 function HttpStatus({ value }: { value: number }) {
@@ -144,7 +165,7 @@ export function LogPage({ id }: { id: string }) {
           ← Logs
         </a>
       </p>
-      <ErrorMessage error={log.error} />
+      <RecordError what="Log" query={log} />
       {l && (
         <>
           <h1>
@@ -157,6 +178,10 @@ export function LogPage({ id }: { id: string }) {
             </dd>
             <dt>When</dt>
             <dd>{formatTime(l.created_at)}</dd>
+            <dt>By</dt>
+            <dd>
+              <By log={l} />
+            </dd>
             <dt>Client</dt>
             <dd>{l.user_agent ?? '—'}</dd>
           </dl>
