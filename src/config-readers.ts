@@ -1,5 +1,6 @@
 // The readers of the operator contract's values (config.ts SETTINGS): each turns a variable's
 // raw text into its typed value or throws a ConfigError naming the variable.
+import net from 'node:net';
 import { asRange, isAddressRange } from './egress/address-ranges.js';
 import type { PrivateAccess } from './egress/destination-policy.js';
 
@@ -150,6 +151,24 @@ export const privateAccess: Read<PrivateAccess> = (raw, name) => {
   const bad = entries.find((e) => !isAddressRange(e));
   if (bad !== undefined) throw new ConfigError(`${name}: "${bad}" is neither true, false, an address nor a CIDR range`);
   return entries.map(asRange);
+};
+
+/** One of `values` (any case); unset: `fallback()`. */
+export function oneOf<T extends string>(values: readonly T[], fallback: () => T): Read<T> {
+  return (raw, name) => {
+    const value = (raw ?? '').trim().toLowerCase();
+    if (value === '') return fallback();
+    if ((values as readonly string[]).includes(value)) return value as T;
+    throw new ConfigError(`${name} must be ${values.join(' or ')}, got "${raw}"`);
+  };
+}
+
+/** Comma-separated IP addresses (v4 or v6); unset or empty: none. */
+export const ipList: Read<string[]> = (raw, name, env) => {
+  const ips = list(raw, name, env);
+  const bad = ips.find((ip) => net.isIP(ip) === 0);
+  if (bad !== undefined) throw new ConfigError(`${name}: "${bad}" is not an IP address`);
+  return ips;
 };
 
 export const list: Read<string[]> = (raw) =>

@@ -2,7 +2,6 @@
 // is declared once here (SETTINGS: name, default, parser, help), read here and nowhere else,
 // and the README's table is generated from the declarations.
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { PrivateAccess } from './egress/destination-policy.js';
@@ -23,6 +22,8 @@ import {
   trustProxy,
   privateAccess,
   list,
+  ipList,
+  oneOf,
   zoneList,
   type Read,
 } from './config-readers.js';
@@ -77,6 +78,10 @@ export interface Config {
   relayUrl: string | undefined;
   /** Nothing leaves the machine: every message is delivered to the built-in catcher (sandbox/), any sending domain works without DNS. */
   sandbox: boolean;
+  /** POSTLINE_SANDBOX: the SMTP relay captured mail is released through (sandbox/release.ts); undefined: release is refused. */
+  sandboxReleaseUrl: string | undefined;
+  /** POSTLINE_SANDBOX: which private, loopback or reserved addresses the link check of captured mail may reach (egress/). */
+  sandboxLinkCheckAllowPrivate: PrivateAccess;
   /** With POSTLINE_PROVIDERS_FILE: the mailbox-provider table, the operator's entries first (providers/providers.ts); unset: the built-in one. */
   providers: Provider[] | undefined;
   bootstrapApiKey: string | undefined;
@@ -266,12 +271,7 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
     variable: 'POSTLINE_ACME_CHALLENGE',
     shown: '`http-01`',
     help: 'how the ACME CA checks that this is the host it certifies, whichever port the firewall opens to it: `http-01`, a request to port 80 (POSTLINE_ACME_HTTP_PORT), or `tls-alpn-01`, a TLS handshake on port 443 (POSTLINE_ACME_TLS_PORT; not with POSTLINE_HTTPS_PORT, which holds 443 for the tracking hosts)',
-    read: (raw, name) => {
-      const value = (raw ?? '').trim().toLowerCase();
-      if (value === '') return 'http-01';
-      if (value === 'http-01' || value === 'tls-alpn-01') return value;
-      throw new ConfigError(`${name} must be http-01 or tls-alpn-01, got "${raw}"`);
-    },
+    read: oneOf(['http-01', 'tls-alpn-01'], () => 'http-01'),
   },
   acmeHttpPort: {
     variable: 'POSTLINE_ACME_HTTP_PORT',
@@ -312,12 +312,7 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
     variable: 'POSTLINE_OUTBOUND_IPS',
     shown: "unset (the system's choice)",
     help: "local addresses (this machine's, `ip,…`) outgoing SMTP connections leave from, in turn; a domain pinned to some of them (`PATCH /domains/:id` `outbound_ips`) sends only from those",
-    read: (raw, name, env) => {
-      const ips = list(raw, name, env);
-      const bad = ips.find((ip) => net.isIP(ip) === 0);
-      if (bad !== undefined) throw new ConfigError(`${name}: "${bad}" is not an IP address`);
-      return ips;
-    },
+    read: ipList,
   },
   dnsbls: {
     variable: 'POSTLINE_DNSBLS',
@@ -341,6 +336,18 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
     shown: '`false`',
     help: '`true`: nothing leaves the machine. Mail goes through the whole production path (validation, templates, suppressions, DKIM signing, tracking, events, webhooks) and its last hop is the built-in catcher instead of an MX host (`GET /sandbox/messages`); any sending domain may be used without DNS (created on first use, `sandboxed: true`); `resend.dev` test addresses still bounce, complain and so on',
     read: bool(() => false),
+  },
+  sandboxReleaseUrl: {
+    variable: 'POSTLINE_SANDBOX_RELEASE_URL',
+    shown: 'unset (no release)',
+    help: "`smtp(s)://user:pass@host:port`, with POSTLINE_SANDBOX only: where captured mail released to a real address goes, as Mailpit's relay (`POST /sandbox/messages/:id/release`, the dashboard's Release). A release is a new email through the accept pipeline (its own id, events, webhooks, suppressions), the captured message's bytes with a new Message-ID and signature; its delivery is still handed to the catcher, which passes it on to this server in the same SMTP transaction and answers with that server's reply. Only released mail goes there, nothing else leaves the machine; unset, release is refused (403). Set it on every node of the cluster (the API's nodes allow the release, the workers' catchers pass it on); POSTLINE_RELAY_URL plays no part in a sandbox",
+    read: url(['smtp:', 'smtps:']),
+  },
+  sandboxLinkCheckAllowPrivate: {
+    variable: 'POSTLINE_SANDBOX_LINK_CHECK_ALLOW_PRIVATE',
+    shown: '`false`',
+    help: "which non-public addresses the link check of captured mail may reach (`POST /sandbox/messages/:id/link-check`), with the values and rule of POSTLINE_WEBHOOK_ALLOW_PRIVATE: the links are the sender's, so closed by default; `127.0.0.1` or `true` on a developer's machine checks links to an app running there",
+    read: privateAccess,
   },
   providers: {
     variable: 'POSTLINE_PROVIDERS_FILE',
@@ -554,12 +561,7 @@ export const SETTINGS: { [K in keyof Config]: Setting<Config[K]> } = {
     variable: 'POSTLINE_LOG_FORMAT',
     shown: '`pretty` on a terminal, else `json`',
     help: '`pretty`: a readable line per entry; `json`: one JSON object per line, for log collectors',
-    read: (raw, name) => {
-      const value = (raw ?? '').trim().toLowerCase();
-      if (value === '') return process.stdout.isTTY ? 'pretty' : 'json';
-      if (value === 'pretty' || value === 'json') return value;
-      throw new ConfigError(`${name} must be pretty or json, got "${raw}"`);
-    },
+    read: oneOf(['pretty', 'json'], () => (process.stdout.isTTY ? 'pretty' : 'json')),
   },
 };
 
@@ -576,6 +578,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       "POSTLINE_ACME_CHALLENGE=tls-alpn-01 needs port 443, where POSTLINE_HTTPS_PORT serves the tracking hosts: use http-01 (the API answers it under each tracking host's name too)",
     );
   }
+  if (config.sandboxReleaseUrl && !config.sandbox) throw new ConfigError('POSTLINE_SANDBOX_RELEASE_URL releases captured mail: set POSTLINE_SANDBOX=true too');
   return config as unknown as Config;
 }
 

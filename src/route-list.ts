@@ -3,6 +3,7 @@
 // the same list, itself included.
 import type { ApiKeys } from './accounts/api-keys.js';
 import { OAuthGrants } from './accounts/oauth-grants.js';
+import { validation } from './api/errors.js';
 import type { Route } from './api/route.js';
 import { contactImportRoutes } from './audience/imports/routes.js';
 import { audienceRoutes } from './audience/routes.js';
@@ -18,7 +19,9 @@ import { reportRoutes } from './dmarc-reports/routes.js';
 import { DomainClaims } from './domains/domain-claims.js';
 import type { Domains } from './domains/domains.js';
 import { recordTargets } from './domains/dns-records.js';
-import type { AcceptDeps } from './emails/accept.js';
+import { DestinationPolicy } from './egress/destination-policy.js';
+import { type AcceptDeps, acceptEmails } from './emails/accept.js';
+import type { EmailRequest } from './emails/email-request.js';
 import { emailRoutes } from './emails/routes.js';
 import { healthRoutes, type NodeState } from './health/routes.js';
 import { inboundRoutes } from './inbound/routes.js';
@@ -27,7 +30,11 @@ import type { RequestLogs } from './logs/request-logs.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { ProviderTable } from './providers/providers.js';
 import { queueRoutes } from './queue/routes.js';
+import { messageParser } from './message/parse-message.js';
+import type { AcceptComposed } from './sandbox/release.js';
 import { sandboxRoutes } from './sandbox/routes.js';
+import { SmtpReply } from './smtp/replies.js';
+import { parseSubmission, submissionRequest } from './smtp/submission-request.js';
 import { suppressionRoutes } from './suppressions/routes.js';
 import { templateRoutes } from './templates/routes.js';
 import { trackingRoutes } from './tracking/routes.js';
@@ -49,6 +56,33 @@ interface RouteListParts {
   node: NodeState;
   /** GET /metrics, where this node records metrics. */
   metricsRoutes?: Route[];
+}
+
+/**
+ * The sandbox's release (sandbox/release.ts): a captured message accepted as SMTP submission
+ * accepts one (its header fields describe the email, the envelope is the release's addresses),
+ * from the API. Bound here: the sandbox is a shared service, which never imports the accept pipeline.
+ */
+function acceptComposed(accept: AcceptDeps): AcceptComposed {
+  return async (principal, { raw, recipients }, alsoCommit) => {
+    let request: EmailRequest;
+    try {
+      request = submissionRequest(await parseSubmission(messageParser, raw, recipients));
+    } catch (err) {
+      if (err instanceof SmtpReply) throw validation(`The captured message cannot be sent as it is: ${err.text}`);
+      throw err;
+    }
+    const { ids } = await acceptEmails(accept, {
+      principal,
+      source: 'api',
+      composeAt: 'delivery',
+      payloads: [request],
+      validate: (payload) => payload as EmailRequest,
+      mode: 'strict',
+      beforeCommit: (q, result) => alsoCommit(q, result.ids[0]!),
+    });
+    return ids[0]!;
+  };
 }
 
 export function routeList({ db, config, dns, accept, sessions, apiKeys, domains, requestLogs, node, metricsRoutes }: RouteListParts): Route[] {
@@ -75,7 +109,13 @@ export function routeList({ db, config, dns, accept, sessions, apiKeys, domains,
     ...requestLogs.routes(),
     getUsage(db, config.rateLimitPerSecond),
     ...queueRoutes(db, new ProviderTable(config.providers)),
-    ...(config.sandbox ? sandboxRoutes(db) : []),
+    ...(config.sandbox
+      ? sandboxRoutes(db, {
+          releaseUrl: config.sandboxReleaseUrl,
+          linkCheck: new DestinationPolicy(config.sandboxLinkCheckAllowPrivate, (host) => dns.addresses(host)),
+          acceptComposed: acceptComposed(accept),
+        })
+      : []),
     ...healthRoutes(db, node),
     ...challengeRoutes(db),
     ...(metricsRoutes ?? []),

@@ -155,7 +155,7 @@ export class DeliveryWorker {
       outboundIps: new OutboundIps(config.outboundIps),
       logger: options.logger,
     };
-    if (config.sandbox) this.catcher = new SandboxCatcher(options.db, options.logger.child({ role: 'sandbox' }));
+    if (config.sandbox) this.catcher = new SandboxCatcher(options.db, options.logger.child({ role: 'sandbox' }), config.sandboxReleaseUrl);
   }
 
   start(): void {

@@ -4,6 +4,10 @@
 // outcome and its events and webhooks) and only the last hop differs. What arrives is stored
 // in `sandbox_messages` with its DKIM verdict, checked against the key the domain would
 // publish (read from the database: there is no DNS to ask in a sandbox).
+//
+// Released mail (release.ts: an email of its own, marked in `sandbox_releases`) is the one
+// exception: it is not stored but passed on to POSTLINE_SANDBOX_RELEASE_URL (release-relay.ts)
+// in the same transaction, and the worker gets the relay's answer.
 import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { dkimVerify, type DNSResolver } from 'mailauth';
@@ -11,6 +15,7 @@ import PostalMime from 'postal-mime';
 import { SMTPServer } from 'smtp-server';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
+import { ReleaseRelay, type RelayReply } from './release-relay.js';
 
 /** The reply the worker records as the delivery's last response. */
 const CAPTURED_REPLY = '250 2.0.0 Captured by the sandbox: nothing left this machine';
@@ -26,6 +31,8 @@ export interface DkimResult {
 interface SentEmailRow {
   id: string;
   account_id: string;
+  /** An email made by releasing captured mail (sandbox_releases): for the relay, not the catcher. */
+  released: boolean;
 }
 
 interface DkimKeyRow {
@@ -35,11 +42,15 @@ interface DkimKeyRow {
 export class SandboxCatcher {
   private server: SMTPServer;
   private listening: Promise<string> | undefined;
+  /** POSTLINE_SANDBOX_RELEASE_URL; undefined: released mail waits (451) for a node that has it. */
+  private relay: ReleaseRelay | undefined;
 
   constructor(
     private db: Db,
     private logger: Logger,
+    releaseUrl?: string,
   ) {
+    this.relay = releaseUrl ? new ReleaseRelay(releaseUrl) : undefined;
     this.server = new SMTPServer({
       name: 'sandbox.postline',
       banner: 'Postline sandbox catcher',
@@ -54,8 +65,8 @@ export class SandboxCatcher {
         stream.on('end', () => {
           const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
           const to = session.envelope.rcptTo.map((r) => r.address);
-          this.store(Buffer.concat(chunks), from, to).then(
-            () => callback(null, CAPTURED_REPLY.slice(4)),
+          this.take(Buffer.concat(chunks), from, to).then(
+            (reply) => (reply.code < 400 ? callback(null, reply.message) : callback(Object.assign(new Error(reply.message), { responseCode: reply.code }))),
             (err) => {
               this.logger.error({ err }, 'sandbox: storing a captured message failed');
               callback(Object.assign(new Error('4.3.0 The sandbox could not store the message'), { responseCode: 451 }));
@@ -80,17 +91,33 @@ export class SandboxCatcher {
   }
 
   stop(): Promise<void> {
+    this.relay?.close();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 
-  private async store(raw: Buffer, from: string, to: string[]): Promise<void> {
+  /** Captures the message, or passes a released email's on to the relay: the reply for the worker. */
+  private async take(raw: Buffer, from: string, to: string[]): Promise<RelayReply> {
     // Postline's Message-ID is `<email id@domain>` (emails/accept.ts): the email is found by its
     // primary key, and the whole Message-ID must match, so a client's own id links to nothing.
     const messageId = /^Message-ID:\s*(<[^>\r\n]+>)/im.exec(raw.subarray(0, 64 * 1024).toString('latin1'))?.[1];
     const emailId = messageId && /^<([0-9a-f-]{36})@/i.exec(messageId)?.[1];
     const [email] = emailId
-      ? await this.db.query<SentEmailRow>(`SELECT id, account_id FROM emails WHERE id = $1 AND message_id = $2`, [emailId, messageId])
+      ? await this.db.query<SentEmailRow>(
+          `SELECT e.id, e.account_id, EXISTS (SELECT 1 FROM sandbox_releases r WHERE r.email_id = e.id) AS released
+           FROM emails e WHERE e.id = $1 AND e.message_id = $2`,
+          [emailId, messageId],
+        )
       : [];
+    if (email?.released) {
+      if (!this.relay)
+        return { code: 451, message: '4.3.5 POSTLINE_SANDBOX_RELEASE_URL is not set on this node: the released email waits for one that has it' };
+      return this.relay.send(raw, from, to);
+    }
+    await this.store(raw, from, to, email);
+    return { code: 250, message: CAPTURED_REPLY.slice(4) };
+  }
+
+  private async store(raw: Buffer, from: string, to: string[], email: SentEmailRow | undefined): Promise<void> {
     const [dkim, parsed] = await Promise.all([this.verifyDkim(raw), PostalMime.parse(raw).catch(() => undefined)]);
     const fromHeader = parsed?.from ? (parsed.from.name ? `${parsed.from.name} <${parsed.from.address}>` : (parsed.from.address ?? '')) : '';
     await this.db.query(

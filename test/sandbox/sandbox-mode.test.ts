@@ -115,6 +115,16 @@ describe('sandbox mode', () => {
     const peek = await rawRequest({ url: t.url, apiKey: stranger.token }, 'GET', `/sandbox/messages/${mine.id}`);
     assert.equal(peek.status, 404);
   });
+
+  it('refuses to release captured mail without POSTLINE_SANDBOX_RELEASE_URL: nothing may leave', async () => {
+    assert.deepEqual((await rawRequest(t, 'GET', '/sandbox')).body, { object: 'sandbox', release: { enabled: false, relay: null } });
+    const [mine] = (await rawRequest(t, 'GET', '/sandbox/messages')).body.data;
+    const released = await rawRequest(t, 'POST', `/sandbox/messages/${mine.id}/release`, { body: { to: 'real@example.net' } });
+    assert.equal(released.status, 403);
+    assert.equal(released.body.name, 'validation_error');
+    assert.match(released.body.message, /POSTLINE_SANDBOX_RELEASE_URL/);
+    assert.deepEqual(await t.sql(`SELECT * FROM sandbox_releases`), []);
+  });
 });
 
 describe('production mode (the default)', () => {
@@ -126,6 +136,8 @@ describe('production mode (the default)', () => {
 
   it('captures nothing: no sandbox routes, and an unverified domain may not send', async () => {
     assert.equal((await rawRequest(t, 'GET', '/sandbox/messages')).status, 404);
+    assert.equal((await rawRequest(t, 'DELETE', '/sandbox/messages')).status, 404);
+    assert.equal((await rawRequest(t, 'GET', '/sandbox')).status, 404);
     const { error } = await t.resend.emails.send({ from: 'hello@my-app.test', to: 'someone@example.org', subject: 'x', text: 'x' });
     assert.equal(error?.statusCode, 403);
     assert.match(error!.message, /not verified/);

@@ -1,40 +1,113 @@
-// Captured mail (sandbox mode, src/sandbox/routes.ts), shown as Mailpit does: the list, and a
-// message's rendered HTML, text, headers (mail-viewer.tsx), DKIM results and raw download.
-import { useQuery } from '@tanstack/react-query';
+// Captured mail (sandbox mode, src/sandbox/routes.ts), shown as Mailpit does: the list, searched
+// as one types, with "Delete all"; and a message's rendered HTML, its HTML source, text,
+// headers (mail-viewer.tsx), DKIM results, attachments, link check, release and raw download
+// (captured-actions.tsx), and its deletion. Deleting asks first.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useId, useState } from 'react';
 import { type Answer, api, type Item } from '../api';
-import { ErrorMessage, formatTime } from '../components';
-import { ListTable, PagedTable, usePagedList } from '../list-table';
-import { HeaderTable, MailBody } from '../mail-viewer';
-import { follow } from '../router';
+import { ConfirmDialog, ErrorMessage, formatTime, RecordError, Tabs } from '../components';
+import { forgetList, ListTable, PagedTable, usePagedList } from '../list-table';
+import { HeaderTable, MailHtml } from '../mail-viewer';
+import { follow, navigate } from '../router';
+import { CapturedAttachments, HtmlSource, LinkCheckPanel, ReleasePanel } from './captured-actions';
 
 type CapturedSummary = Item<'/sandbox/messages'>;
 type CapturedMessage = Answer<'/sandbox/messages/{id}'>;
+type DeletedAll = Answer<'/sandbox/messages', 'delete'>;
+type Sandbox = Answer<'/sandbox'>;
+
+/** How long typing pauses before the list is searched. */
+const SEARCH_DELAY_MS = 300;
+
+/** `value` once it has stopped changing for `delayMs`. */
+function useSettled<T>(value: T, delayMs: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), delayMs);
+    return () => clearTimeout(timer);
+  }, [value, delayMs]);
+  return settled;
+}
 
 export function CapturedListPage() {
-  const list = usePagedList<CapturedSummary>(['captured'], (after) => `/sandbox/messages?limit=50${after ? `&after=${after}` : ''}`, 5000);
+  const queryClient = useQueryClient();
+  const searchId = useId();
+  const [draft, setDraft] = useState('');
+  const search = useSettled(draft.trim(), SEARCH_DELAY_MS);
+  const [asking, setAsking] = useState(false);
+  const [deleted, setDeleted] = useState<number | null>(null);
+  const removeAll = useMutation({
+    mutationFn: () => api<DeletedAll>('DELETE', '/sandbox/messages'),
+    onSuccess: (answer) => {
+      setAsking(false);
+      setDeleted(answer.deleted);
+      queryClient.invalidateQueries({ queryKey: ['captured'] });
+    },
+  });
   return (
     <>
       <h1>Captured mail</h1>
       <p>Sandbox mode: nothing leaves this machine. Every email Postline would have delivered is caught here instead.</p>
-      <PagedTable
-        paged={list}
-        empty="Nothing captured yet: send an email with your API key and it appears here."
-        columns={[
-          {
-            header: 'Subject',
-            cell: (m) => (
-              <a href={`/dashboard/captured/${m.id}`} onClick={follow(`/captured/${m.id}`)}>
-                {m.subject || '(no subject)'}
-              </a>
-            ),
-          },
-          { header: 'From', cell: (m) => m.from },
-          { header: 'To', cell: (m) => m.to.join(', ') },
-          { header: 'DKIM', cell: (m) => <Verdict value={m.dkim} /> },
-          { header: 'Captured', cell: (m) => formatTime(m.created_at) },
-        ]}
-      />
+      <div className="row captured-toolbar">
+        <search>
+          <label htmlFor={searchId} className="visually-hidden">
+            Search captured mail
+          </label>
+          <input
+            id={searchId}
+            type="search"
+            placeholder="Search subject, from, to…"
+            value={draft}
+            onChange={(event) => {
+              setDraft(event.target.value);
+              setDeleted(null);
+            }}
+          />
+        </search>
+        <button type="button" className="danger" onClick={() => setAsking(true)}>
+          Delete all…
+        </button>
+      </div>
+      <p role="status" className="hint">
+        {deleted !== null && `Deleted ${deleted} captured ${deleted === 1 ? 'message' : 'messages'}.`}
+      </p>
+      {/* Keyed by the search: a new search starts again at the first page. */}
+      <CapturedList key={search} search={search} />
+      <ConfirmDialog open={asking} title="Delete all captured mail?" confirm="Delete all" onConfirm={() => removeAll.mutate()} onClose={() => setAsking(false)}>
+        <p>Every message this account's sandbox caught goes, on every page, whatever the search. The emails themselves stay under Emails, with their events.</p>
+        <ErrorMessage error={removeAll.error} />
+      </ConfirmDialog>
     </>
+  );
+}
+
+function CapturedList({ search }: { search: string }) {
+  const list = usePagedList<CapturedSummary>(
+    ['captured', search],
+    (after) => `/sandbox/messages?limit=50${search ? `&search=${encodeURIComponent(search)}` : ''}${after ? `&after=${after}` : ''}`,
+    5000,
+    { keepPrevious: true },
+  );
+  return (
+    <PagedTable
+      paged={list}
+      empty={search ? `No captured mail matches “${search}”.` : 'Nothing captured yet: send an email with your API key and it appears here.'}
+      caption={search ? `Captured mail matching “${search}”` : 'Captured mail'}
+      columns={[
+        {
+          header: 'Subject',
+          cell: (m) => (
+            <a href={`/dashboard/captured/${m.id}`} onClick={follow(`/captured/${m.id}`)}>
+              {m.subject || '(no subject)'}
+            </a>
+          ),
+        },
+        { header: 'From', cell: (m) => m.from },
+        { header: 'To', cell: (m) => m.to.join(', ') },
+        { header: 'DKIM', cell: (m) => <Verdict value={m.dkim} /> },
+        { header: 'Captured', cell: (m) => formatTime(m.created_at) },
+      ]}
+    />
   );
 }
 
@@ -44,6 +117,7 @@ function Verdict({ value }: { value: string }) {
 
 export function CapturedMessagePage({ id }: { id: string }) {
   const message = useQuery({ queryKey: ['captured-message', id], queryFn: () => api<CapturedMessage>('GET', `/sandbox/messages/${encodeURIComponent(id)}`) });
+  const sandbox = useQuery({ queryKey: ['sandbox'], queryFn: () => api<Sandbox>('GET', '/sandbox'), staleTime: Number.POSITIVE_INFINITY });
   const m = message.data;
   return (
     <>
@@ -52,7 +126,7 @@ export function CapturedMessagePage({ id }: { id: string }) {
           ← Captured mail
         </a>
       </p>
-      <ErrorMessage error={message.error} />
+      <RecordError what="Captured email" query={message} />
       {m && (
         <>
           <h1>{m.subject || '(no subject)'}</h1>
@@ -72,13 +146,11 @@ export function CapturedMessagePage({ id }: { id: string }) {
             <dt>Size</dt>
             <dd>{m.size.toLocaleString()} bytes</dd>
           </dl>
-          <p>
-            {/* A plain link: a GET needs only the session cookie, and the answer is an attachment. */}
-            <a href={`/sandbox/messages/${encodeURIComponent(m.id)}/raw`} download={`${m.id}.eml`}>
-              Download the raw message (.eml)
-            </a>
-          </p>
-          <MailBody html={m.html} text={m.text} />
+          <MessageActions message={m} />
+          <CapturedBody message={m} />
+          <CapturedAttachments message={m} />
+          <LinkCheckPanel message={m} />
+          <ReleasePanel message={m} sandbox={sandbox.data} />
           <h2>DKIM results</h2>
           {m.dkim_results.length === 0 ? (
             <p className="hint">No DKIM signature.</p>
@@ -95,22 +167,64 @@ export function CapturedMessagePage({ id }: { id: string }) {
               ]}
             />
           )}
-          {m.attachments.length > 0 && (
-            <>
-              <h2>Attachments</h2>
-              <ul>
-                {m.attachments.map((a, i) => (
-                  // biome-ignore lint/suspicious/noArrayIndexKey: attachments may share a name; their order is the message's
-                  <li key={i}>
-                    {a.filename ?? '(no name)'} · {a.content_type} · {a.size.toLocaleString()} bytes
-                  </li>
-                ))}
-              </ul>
-            </>
-          )}
           <HeaderTable headers={m.headers} />
         </>
       )}
     </>
+  );
+}
+
+/** The raw download, and Delete (asked first; back to the list after). */
+function MessageActions({ message }: { message: CapturedMessage }) {
+  const queryClient = useQueryClient();
+  const [asking, setAsking] = useState(false);
+  const remove = useMutation({
+    mutationFn: () => api('DELETE', `/sandbox/messages/${encodeURIComponent(message.id)}`),
+    onSuccess: () => {
+      setAsking(false);
+      forgetList(queryClient, ['captured']);
+      queryClient.removeQueries({ queryKey: ['captured-message', message.id] });
+      navigate('/captured');
+    },
+  });
+  return (
+    <div className="row captured-actions">
+      {/* A plain link: a GET needs only the session cookie, and the answer is an attachment. */}
+      <a href={`/sandbox/messages/${encodeURIComponent(message.id)}/raw`} download={`${message.id}.eml`}>
+        Download the raw message (.eml)
+      </a>
+      <button type="button" className="danger small" onClick={() => setAsking(true)}>
+        Delete…
+      </button>
+      <ConfirmDialog open={asking} title="Delete this captured message?" confirm="Delete" onConfirm={() => remove.mutate()} onClose={() => setAsking(false)}>
+        <p>The sandbox's copy goes. The email it was captured from stays under Emails, with its events.</p>
+        <ErrorMessage error={remove.error} />
+      </ConfirmDialog>
+    </div>
+  );
+}
+
+/** The message in tabs: its HTML rendered (sandboxed), the HTML's source as text, the text part. */
+function CapturedBody({ message }: { message: CapturedMessage }) {
+  const [tab, setTab] = useState(message.html === null && message.text !== null ? 'text' : 'html');
+  const noHtml = <p className="hint">This message has no HTML part.</p>;
+  return (
+    <section aria-labelledby="captured-message-title">
+      <h2 id="captured-message-title">Message</h2>
+      <Tabs
+        label="The message"
+        selected={tab}
+        onSelect={setTab}
+        tabs={[
+          { id: 'html', label: 'HTML', panel: () => (message.html === null ? noHtml : <MailHtml html={message.html} title="The message's HTML" />) },
+          { id: 'source', label: 'HTML source', panel: () => (message.html === null ? noHtml : <HtmlSource html={message.html} />) },
+          {
+            id: 'text',
+            label: 'Text',
+            panel: () => (message.text === null ? <p className="hint">This message has no text part.</p> : <pre className="mail-text">{message.text}</pre>),
+          },
+        ]}
+      />
+    </section>
   );
 }
