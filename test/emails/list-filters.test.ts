@@ -1,6 +1,8 @@
-// GET /emails's filters (Postline additions to Resend's list): last_event, from, to, subject,
-// tag, created_after/created_before, combined with AND and with Resend's paging; bad values
-// are 422s naming the parameter; another account sees none of it.
+// GET /emails's filters (Postline additions to Resend's list): last_event, from, to (part of a
+// recipient's address), subject, tag, created_after/created_before, search (an id, or text of
+// the subject, sender or recipients), combined with AND and with Resend's paging; the count
+// include_total adds, capped; bad values are 422s naming the parameter; another account sees
+// none of it.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Resend } from 'resend';
@@ -14,7 +16,7 @@ describe('listing emails with filters', () => {
   const list = async (query: string) => {
     const res = await rawRequest(t, 'GET', `/emails?${query}`);
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    return res.body as { has_more: boolean; data: { id: string; subject: string; last_event: string }[] };
+    return res.body as { has_more: boolean; data: { id: string; subject: string; last_event: string }[]; total?: number; total_capped?: boolean };
   };
   const subjects = async (query: string) => (await list(query)).data.map((e) => e.subject);
 
@@ -67,6 +69,77 @@ describe('listing emails with filters', () => {
     assert.deepEqual(await subjects('last_event=delivered&subject=welcome&to=bob%40inbox.test'), ['Welcome_aboard']);
   });
 
+  it('filters by part of a recipient address: to, cc or bcc, any case, wildcards as text', async () => {
+    assert.deepEqual(await subjects('to=ALICE'), ['Your Invoice 100%']);
+    assert.deepEqual(await subjects('to=inbox.test'), ['Welcome_aboard', 'Your Invoice 100%']);
+    assert.deepEqual(await subjects('to=rol%40inb'), ['Welcome_aboard'], 'a cc recipient');
+    assert.deepEqual(await subjects('to=%40strict'), ['Lost mail']);
+    assert.deepEqual(await subjects('to=%20bob'), ['Welcome_aboard'], 'the fragment is trimmed');
+    assert.deepEqual(await subjects('to=not-an-address'), []);
+    assert.deepEqual(await subjects('to=%25'), []);
+    assert.deepEqual(await subjects('to=_'), []);
+    // One recipient at a time: text never matches across two of them.
+    assert.deepEqual(await subjects('to=test%20carol'), []);
+  });
+
+  it('searches by id, or by text of the subject, the sender or a recipient', async () => {
+    assert.deepEqual(await subjects('search=WELCOME'), ['Welcome_aboard'], 'subject');
+    assert.deepEqual(await subjects('search=billing'), ['Lost mail'], 'from');
+    assert.deepEqual(await subjects('search=carol'), ['Welcome_aboard'], 'cc');
+    assert.deepEqual(await subjects('search=inbox'), ['Welcome_aboard', 'Your Invoice 100%'], 'to');
+    assert.deepEqual(await subjects('search=sender.test'), ['Lost mail', 'Welcome_aboard', 'Your Invoice 100%']);
+    assert.deepEqual(await subjects(`search=${ids.bounce}`), ['Lost mail'], 'an id');
+    assert.deepEqual(await subjects(`search=%20${ids.invoice!.toUpperCase()}%20`), ['Your Invoice 100%'], 'an id in capitals, with spaces');
+    assert.deepEqual(await subjects(`search=${ids.bounce!.slice(0, 8)}`), [], 'only a whole id');
+    assert.deepEqual(await subjects('search=00000000-0000-4000-8000-000000000000'), []);
+    assert.deepEqual(await subjects('search=100%25'), ['Your Invoice 100%']);
+    assert.deepEqual(await subjects('search=nothing%20like%20it'), []);
+    assert.deepEqual(await subjects('search=inbox&last_event=delivered&subject=invoice'), ['Your Invoice 100%'], 'with the other filters');
+    const firstOfTwo = await list('search=inbox&limit=1');
+    assert.deepEqual(
+      firstOfTwo.data.map((e) => e.id),
+      [ids.welcome],
+    );
+    assert.equal(firstOfTwo.has_more, true);
+    assert.deepEqual(
+      (await list(`search=inbox&after=${ids.welcome}`)).data.map((e) => e.id),
+      [ids.invoice],
+    );
+  });
+
+  it('counts the emails the filters match with include_total, across pages, up to 1,000', async () => {
+    const all = await list('include_total=true&limit=1');
+    assert.equal(all.total, 3);
+    assert.equal(all.total_capped, false);
+    assert.equal(all.data.length, 1);
+    const next = await list(`include_total=true&limit=1&after=${all.data[0]!.id}`);
+    assert.equal(next.total, 3, 'the count is of every page');
+    assert.equal((await list('include_total=true&last_event=delivered')).total, 2);
+    assert.equal((await list('include_total=true&search=nothing')).total, 0);
+    const plain = await list('limit=1');
+    assert.equal('total' in plain, false, 'without include_total, the answer is as Resend gives it');
+    assert.equal('total_capped' in plain, false);
+    assert.equal('total' in (await list('include_total=false')), false);
+
+    // Past the cap, the count stops: 1,000 and "capped".
+    const bulk = await createAccount(t.postline.db, 'bulk');
+    await t.sql(
+      `INSERT INTO emails (id, account_id, from_address, to_addresses, subject, message_id, last_event)
+       SELECT gen_random_uuid(), $1, 'bulk@sender.test', ARRAY['reader' || i || '@inbox.test'], 'Bulk ' || i, '<bulk' || i || '@sender.test>', 'delivered'
+         FROM generate_series(1, 1001) i`,
+      [bulk.accountId],
+    );
+    const count = async (query: string) => {
+      const res = await rawRequest(t, 'GET', `/emails?include_total=true&${query}`, { auth: bulk.token });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return [res.body.total, res.body.total_capped];
+    };
+    assert.deepEqual(await count('limit=5'), [1000, true]);
+    assert.deepEqual(await count('to=reader1000%40'), [1, false]);
+    assert.deepEqual(await count('search=Bulk%201'), [113, false], 'Bulk 1, 10–19, 100–199, 1000, 1001');
+    assert.deepEqual(await count('search=nobody'), [0, false]);
+  });
+
   it('filters by creation time, a date or a date and time', async () => {
     const [row] = await t.sql('SELECT created_at FROM emails WHERE id = $1', [ids.welcome]);
     const at = (row.created_at as Date).toISOString();
@@ -105,8 +178,12 @@ describe('listing emails with filters', () => {
   it('answers a bad filter with 422 naming the parameter', async () => {
     for (const [query, name] of [
       ['last_event=arrived', 'last_event'],
-      ['to=not-an-address', 'to'],
       ['to=', 'to'],
+      ['to=%0Abob', 'to'],
+      ['search=', 'search'],
+      ['search=%20', 'search'],
+      [`search=${'x'.repeat(999)}`, 'search'],
+      ['include_total=yes', 'include_total'],
       ['from=', 'from'],
       ['subject=%20', 'subject'],
       [`subject=${'x'.repeat(999)}`, 'subject'],

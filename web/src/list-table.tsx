@@ -1,7 +1,8 @@
 // A list page's scaffolding, written once: the table (a page states only its columns), a list
 // read page by page over the API's `after` cursor with its states (an error, what an empty list
-// says, the rows, the pager), and a list read on with "Show more" (an email's timeline).
-import { type QueryClient, type QueryKey, useInfiniteQuery, useQuery } from '@tanstack/react-query';
+// says, the rows, the pager), its place kept in the component or in the page's URL, and a list
+// read on with "Show more" (an email's timeline).
+import { keepPreviousData, type QueryClient, type QueryKey, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { type Key, type ReactNode, useState } from 'react';
 import { api, type List } from './api';
 import { ErrorMessage } from './components';
@@ -69,11 +70,20 @@ export function ListTable<T>({ rows, columns, caption, className, rowHeaders = t
   );
 }
 
+/** Where a list's paging stands (page 1 has no cursor), and how it moves from the page shown ('' when it has no rows). */
+interface Cursor {
+  page: number;
+  after?: string;
+  before?: string;
+  next: (lastId: string) => void;
+  previous: (firstId: string) => void;
+}
+
 /**
  * Cursor paging over an `after` id, as the API pages: the cursors of the pages already seen,
  * so "Previous" goes back without the API needing `before`.
  */
-function useCursor() {
+function useCursor(): Cursor {
   const [cursors, setCursors] = useState<string[]>([]);
   return {
     after: cursors.at(-1),
@@ -83,16 +93,58 @@ function useCursor() {
   };
 }
 
+/**
+ * Paging kept in the page's URL (`search`, its query string): `page`, and `after` the last
+ * row of the page before it or `before` the first row of the one after it, so Back (or a reload)
+ * returns to the same page. `go` moves to the query string given, which keeps the rest of `search`.
+ */
+export function urlCursor(search: string, go: (query: URLSearchParams) => void): Cursor {
+  const params = new URLSearchParams(search);
+  const after = params.get('after') ?? undefined;
+  const before = after ? undefined : (params.get('before') ?? undefined);
+  const page = after || before ? Math.max(2, Number.parseInt(params.get('page') ?? '', 10) || 2) : 1;
+  const move = (to: number, key: 'after' | 'before', id: string) => {
+    const query = new URLSearchParams(search);
+    for (const name of ['page', 'after', 'before']) query.delete(name);
+    if (to > 1) {
+      query.set('page', String(to));
+      query.set(key, id);
+    }
+    go(query);
+  };
+  return {
+    page,
+    after,
+    before,
+    next: (lastId) => move(page + 1, 'after', lastId),
+    // From a page without rows (they went), back to the first.
+    previous: (firstId) => move(firstId ? page - 1 : 1, 'before', firstId),
+  };
+}
+
 type RefetchInterval<T> = number | false | ((query: { state: { data?: List<T> } }) => number | false | undefined);
 
 /**
- * One page of a list, read from `path(after)`, keyed by `queryKey` and the cursor (so a change
- * invalidating `queryKey` refreshes every page). A list whose filters change is remounted by its
- * page (`key`), so it starts again at the first page.
+ * One page of a list, read from `path(after, before)`, keyed by `queryKey` and the cursor (so a
+ * change invalidating `queryKey` refreshes every page). A list whose filters change is remounted
+ * by its page (`key`), so it starts again at the first page; or its place is `options.cursor`
+ * (urlCursor), which its page moves. `keepPrevious`: the rows shown stay until the next ones
+ * arrive (a list filtered as one types).
  */
-export function usePagedList<T extends { id: string }>(queryKey: QueryKey, path: (after: string | undefined) => string, refetchInterval?: RefetchInterval<T>) {
-  const cursor = useCursor();
-  const list = useQuery({ queryKey: [...queryKey, cursor.after], queryFn: () => api<List<T>>('GET', path(cursor.after)), refetchInterval });
+export function usePagedList<T extends { id: string }>(
+  queryKey: QueryKey,
+  path: (after: string | undefined, before?: string) => string,
+  refetchInterval?: RefetchInterval<T>,
+  options: { cursor?: Cursor; keepPrevious?: boolean } = {},
+) {
+  const own = useCursor();
+  const cursor = options.cursor ?? own;
+  const list = useQuery({
+    queryKey: [...queryKey, cursor.after, ...(cursor.before ? [cursor.before] : [])],
+    queryFn: () => api<List<T>>('GET', path(cursor.after, cursor.before)),
+    refetchInterval,
+    placeholderData: options.keepPrevious ? keepPreviousData : undefined,
+  });
   return { cursor, list, rows: list.data?.data ?? [] };
 }
 
@@ -115,7 +167,7 @@ export function PagedView<T extends { id: string }>({ paged, empty, children }: 
       <ErrorMessage error={list.error} />
       {list.data && rows.length === 0 && cursor.page === 1 && <Empty>{empty}</Empty>}
       {rows.length > 0 && children(rows)}
-      <Pager cursor={cursor} hasMore={list.data?.has_more ?? false} lastId={rows.at(-1)?.id} />
+      <Pager cursor={cursor} hasMore={list.data?.has_more ?? false} firstId={rows[0]?.id} lastId={rows.at(-1)?.id} />
     </>
   );
 }
@@ -134,15 +186,17 @@ function Empty({ children }: { children: ReactNode }) {
   return typeof children === 'string' ? <p className="notice">{children}</p> : children;
 }
 
-function Pager({ cursor, hasMore, lastId }: { cursor: ReturnType<typeof useCursor>; hasMore: boolean; lastId: string | undefined }) {
-  if (cursor.page === 1 && !hasMore) return null;
+function Pager({ cursor, hasMore, firstId, lastId }: { cursor: Cursor; hasMore: boolean; firstId: string | undefined; lastId: string | undefined }) {
+  // A page read `before` a row has that row (and more) after it; `has_more` says what lies before.
+  const more = cursor.before !== undefined || hasMore;
+  if (cursor.page === 1 && !more) return null;
   return (
     <nav className="pager" aria-label="Pages">
-      <button type="button" className="secondary small" disabled={cursor.page === 1} onClick={cursor.previous}>
+      <button type="button" className="secondary small" disabled={cursor.page === 1} onClick={() => cursor.previous(firstId ?? '')}>
         Previous page
       </button>
       <span>Page {cursor.page}</span>
-      <button type="button" className="secondary small" disabled={!hasMore || !lastId} onClick={() => lastId && cursor.next(lastId)}>
+      <button type="button" className="secondary small" disabled={!more || !lastId} onClick={() => lastId && cursor.next(lastId)}>
         Next page
       </button>
     </nav>

@@ -1,7 +1,7 @@
 // How the dashboard shows a message (captured, sent or received): its rendered HTML, text,
 // headers and attachments. Mail is hostile content: its HTML is rendered only in a frame
 // sandboxed without scripts or same-origin, and fetches nothing remote until the person asks.
-import { useEffect, useId, useRef, useState } from 'react';
+import { type CSSProperties, useEffect, useId, useRef, useState } from 'react';
 import { currentCsrfToken } from './api';
 
 export interface MailHeader {
@@ -15,8 +15,9 @@ export interface MailHeader {
  * into the frame and comes back from Postline under a policy made for mail
  * (src/http/mail-preview.ts): inline styles, images only from the message itself (data:, cid:)
  * unless remote ones are asked for, since a remote image tells the sender the mail was opened.
+ * `style` sizes the frame (its content cannot be measured from here: it has no origin).
  */
-export function PreviewFrame({ html, title, remote = false }: { html: string; title: string; remote?: boolean }) {
+export function PreviewFrame({ html, title, remote = false, style }: { html: string; title: string; remote?: boolean; style?: CSSProperties }) {
   const name = `preview${useId()}`;
   const form = useRef<HTMLFormElement>(null);
   // biome-ignore lint/correctness/useExhaustiveDependencies: the form's inputs carry them; each change posts the form again
@@ -28,7 +29,7 @@ export function PreviewFrame({ html, title, remote = false }: { html: string; ti
         <input type="hidden" name="remote" value={String(remote)} />
         <input type="hidden" name="html" value={html} />
       </form>
-      <iframe name={name} className="preview" title={title} sandbox="" referrerPolicy="no-referrer" />
+      <iframe name={name} className="preview" title={title} sandbox="" referrerPolicy="no-referrer" style={style} />
     </>
   );
 }
@@ -49,7 +50,7 @@ export function MailBody({ html, text, noText = 'This message has no text part.'
 }
 
 /** A message's HTML in the sandboxed frame, its remote images blocked until the reader asks for them. */
-export function MailHtml({ html, title }: { html: string; title: string }) {
+export function MailHtml({ html, title, frameStyle }: { html: string; title: string; frameStyle?: CSSProperties }) {
   const [remote, setRemote] = useState(false);
   return (
     <>
@@ -61,15 +62,16 @@ export function MailHtml({ html, title }: { html: string; title: string }) {
           </button>
         </p>
       )}
-      <PreviewFrame html={html} remote={remote} title={title} />
+      <PreviewFrame html={html} remote={remote} title={title} style={frameStyle} />
     </>
   );
 }
 
-export function HeaderTable({ headers }: { headers: MailHeader[] }) {
+/** `heading`: under its own "Headers" heading, unless something else names it (a tab). */
+export function HeaderTable({ headers, heading = true }: { headers: MailHeader[]; heading?: boolean }) {
   return (
     <>
-      <h2>Headers</h2>
+      {heading && <h2>Headers</h2>}
       <div className="table-wrap">
         <table className="headers">
           <tbody>
