@@ -10,9 +10,9 @@
 //
 // Who is sent to (walked in the segment's primary-key order, so each chunk is an index range):
 // members of the segment that are not unsubscribed and, for a broadcast with a topic, are
-// subscribed to it (their explicit choice in contact_topics, else the topic's
-// default_subscription). Addresses on the suppression list are left to the accept pipeline,
-// which records them as `suppressed` (recipients?type=suppressed) and never attempts them.
+// subscribed to it (broadcast-audience.ts, shared with GET /broadcasts/:id/recipients-count).
+// Addresses on the suppression list are left to the accept pipeline, which records them as
+// `suppressed` (recipients?type=suppressed) and never attempts them.
 //
 // Coupled with 0012_audience.sql (read only here: segment_contacts, contacts, contact_topics,
 // topics) and 0014_broadcasts.sql (broadcasts.cursor, emails.broadcast_id/contact_id).
@@ -26,6 +26,7 @@ import { acceptEmails, type AcceptDeps } from '../emails/accept.js';
 import { parseEmailRequest, type EmailRequest } from '../emails/email-request.js';
 import type { GroupCommitter } from '../emails/group-commit.js';
 import type { Logger } from '../logger.js';
+import { NOT_UNSUBSCRIBED, segmentMembers, subscribedToTopic } from './broadcast-audience.js';
 import type { BroadcastRow } from './broadcast-view.js';
 import { contentRenderer, UNSUBSCRIBE_TAGS, type BroadcastContent } from './merge-tags.js';
 
@@ -154,17 +155,16 @@ export async function fanOutChunk(deps: FanOutDeps, broadcast: SendingBroadcast)
 
 const CONTACT_COLUMNS = 'c.id, c.account_id, c.email, c.first_name, c.last_name, c.unsubscribed, c.properties, c.created_at, c.updated_at';
 
+/** The placeholders of nextContacts' query. */
+const AUDIENCE = { segment: '$1', account: '$2', topic: '$4' };
+
 async function nextContacts(db: Db, b: SendingBroadcast, from: string | null, limit: number): Promise<Contact[]> {
   if (!b.segmentId) return [];
   const rows = await db.query<ContactRow>(
     `SELECT ${CONTACT_COLUMNS}
-       FROM segment_contacts sc
-       JOIN contacts c ON c.id = sc.contact_id AND c.account_id = $2
-      WHERE sc.segment_id = $1 AND ($3::uuid IS NULL OR sc.contact_id > $3::uuid)
-        AND NOT c.unsubscribed
-        AND ($4::uuid IS NULL OR COALESCE(
-              (SELECT ct.subscription FROM contact_topics ct WHERE ct.contact_id = c.id AND ct.topic_id = $4::uuid),
-              (SELECT t.default_subscription FROM topics t WHERE t.id = $4::uuid AND t.account_id = $2)) = 'opt_in')
+       FROM ${segmentMembers(AUDIENCE)} AND ($3::uuid IS NULL OR sc.contact_id > $3::uuid)
+        AND ${NOT_UNSUBSCRIBED}
+        AND ${subscribedToTopic(AUDIENCE)}
       ORDER BY sc.contact_id
       LIMIT $5`,
     [b.segmentId, b.accountId, from, b.topicId, limit],

@@ -4,6 +4,7 @@ import type { Route } from '../api/route.js';
 import type { Db } from '../db/database.js';
 import type { SandboxSending } from '../emails/sender-domain.js';
 import { cancelBroadcast } from './cancel-broadcast.js';
+import { countRecipients } from './count-recipients.js';
 import { createBroadcast } from './create-broadcast.js';
 import { deleteBroadcast } from './delete-broadcast.js';
 import { duplicateBroadcast } from './duplicate-broadcast.js';
@@ -11,6 +12,7 @@ import { getBroadcastStats } from './get-broadcast-stats.js';
 import { getBroadcast } from './get-broadcast.js';
 import { listBroadcasts } from './list-broadcasts.js';
 import { listClickedLinks } from './list-clicked-links.js';
+import { listMergeTags } from './list-merge-tags.js';
 import { listRecipients } from './list-recipients.js';
 import { sendBroadcast } from './send-broadcast.js';
 import { updateBroadcast } from './update-broadcast.js';
@@ -20,6 +22,7 @@ export function broadcastRoutes(db: Db, sandbox?: SandboxSending): Route[] {
   return [
     createBroadcast(db, sandbox),
     listBroadcasts(db),
+    listMergeTags(db),
     getBroadcast(db),
     updateBroadcast(db, sandbox),
     deleteBroadcast(db),
@@ -29,5 +32,6 @@ export function broadcastRoutes(db: Db, sandbox?: SandboxSending): Route[] {
     listRecipients(db),
     listClickedLinks(db),
     getBroadcastStats(db),
+    countRecipients(db),
   ];
 }

@@ -83,6 +83,15 @@ export async function addSuppressions(q: Queryable, entries: NewSuppression[]): 
   return new Map(found.map((r) => [`${r.account_id} ${r.email}`, r.id]));
 }
 
+/**
+ * SQL: the address `email` (an SQL expression) is on the list of the account `account` (a
+ * placeholder) — the match suppressedAmong makes, for counting in a query (GET
+ * /broadcasts/:id/recipients-count) what the accept pipeline will leave out.
+ */
+export function onSuppressionList(account: string, email: string): string {
+  return `EXISTS (SELECT 1 FROM suppressions s WHERE s.account_id = ${account} AND s.email = lower(${email}))`;
+}
+
 /** Which of `addresses` are on the account's list, with their origin, keyed by lower-cased address. */
 export async function suppressedAmong(q: Queryable, accountId: string, addresses: string[]): Promise<Map<string, SuppressionOrigin>> {
   if (addresses.length === 0) return new Map();

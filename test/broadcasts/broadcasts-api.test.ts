@@ -139,6 +139,26 @@ describe('broadcasts API', () => {
     assert.equal((await t.sql('SELECT count(*)::int AS n FROM broadcasts'))[0].n, count);
   });
 
+  it('lists the merge tags sending accepts: contact fields, the unsubscribe link, the contact properties', async () => {
+    const res = await rawRequest(t, 'GET', '/broadcasts/merge-tags');
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, {
+      object: 'list',
+      has_more: false,
+      data: [
+        { key: 'FIRST_NAME', source: 'contact_field' },
+        { key: 'LAST_NAME', source: 'contact_field' },
+        { key: 'EMAIL', source: 'contact_field' },
+        { key: 'RESEND_UNSUBSCRIBE_URL', source: 'unsubscribe_link' },
+        { key: 'UNSUBSCRIBE_URL', source: 'unsubscribe_link' },
+        { key: 'plan', source: 'contact_property' },
+      ],
+    });
+    // Every tag listed is one a broadcast may be sent with.
+    const id = await draft({ html: `<p>${res.body.data.map((tag: { key: string }) => `{{{${tag.key}}}}`).join(' ')}</p>` });
+    assert.equal((await t.resend.broadcasts.send(id)).error, null);
+  });
+
   it('refuses to send from a domain that is not verified (403) and without content (422)', async () => {
     const unverified = await draft({ from: 'hello@elsewhere.test' });
     const res = await t.resend.broadcasts.send(unverified);
@@ -220,17 +240,19 @@ describe('broadcasts API', () => {
     assert.match(draftCancel.error!.message, /`draft`/);
   });
 
-  it('answers 404 for an unknown id, a malformed one and another account’s, on every route', async () => {
+  it('answers 404 for an unknown id and another account’s, 422 for a malformed one, on every route', async () => {
     const mine = await draft();
-    const unknown = crypto.randomUUID();
-    for (const id of [unknown, 'not-a-uuid']) {
-      assert.equal((await t.resend.broadcasts.get(id)).error?.statusCode, 404);
-      assert.equal((await t.resend.broadcasts.update(id, { name: 'x' })).error?.statusCode, 404);
-      assert.equal((await t.resend.broadcasts.remove(id)).error?.statusCode, 404);
-      assert.equal((await t.resend.broadcasts.send(id)).error?.statusCode, 404);
-      assert.equal((await t.resend.broadcasts.cancel(id)).error?.statusCode, 404);
-      assert.equal((await t.resend.broadcasts.recipients(id, { type: 'sent' })).error?.statusCode, 404);
-      assert.equal((await t.resend.broadcasts.clickedLinks(id)).error?.statusCode, 404);
+    for (const [id, status] of [
+      [crypto.randomUUID(), 404],
+      ['not-a-uuid', 422],
+    ] as const) {
+      assert.equal((await t.resend.broadcasts.get(id)).error?.statusCode, status);
+      assert.equal((await t.resend.broadcasts.update(id, { name: 'x' })).error?.statusCode, status);
+      assert.equal((await t.resend.broadcasts.remove(id)).error?.statusCode, status);
+      assert.equal((await t.resend.broadcasts.send(id)).error?.statusCode, status);
+      assert.equal((await t.resend.broadcasts.cancel(id)).error?.statusCode, status);
+      assert.equal((await t.resend.broadcasts.recipients(id, { type: 'sent' })).error?.statusCode, status);
+      assert.equal((await t.resend.broadcasts.clickedLinks(id)).error?.statusCode, status);
     }
     const stranger = new Resend((await createAccount(t.postline.db, 'stranger')).token, { baseUrl: t.url });
     assert.equal((await stranger.broadcasts.get(mine)).error?.statusCode, 404);

@@ -47,9 +47,12 @@ describe('dashboard: the audience, seen and changed in a browser', () => {
     await page.getByRole('navigation', { name: 'Audience' }).getByRole('link', { name: 'Topics' }).click();
     await page.getByLabel('Name').fill('Product news');
     await page.getByLabel('Description (optional)').fill('What we ship, monthly');
-    await page.getByLabel('Subscribed (opt-out)').check();
+    // Labelled with the API's own word: opt_in is subscribed by default.
+    await page.getByLabel('Subscribed until they unsubscribe (opt_in)').check();
     await page.getByRole('button', { name: 'Create topic' }).click();
     await page.getByRole('rowheader', { name: /Product news/ }).waitFor();
+    const topicRow = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: /Product news/ }) });
+    assert.equal(await topicRow.getByRole('cell').first().textContent(), 'opt_insubscribed until they unsubscribe');
     const topics = await get('/topics');
     assert.deepEqual(
       topics.data.map((x: any) => [x.name, x.default_subscription, x.visibility]),
@@ -113,10 +116,12 @@ describe('dashboard: the audience, seen and changed in a browser', () => {
     await page.getByRole('heading', { name: 'grace@navy.example' }).waitFor();
     await page.getByRole('link', { name: 'Customers' }).waitFor();
     const topicRow = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: /Product news/ }) });
-    assert.equal(await topicRow.getByRole('cell').first().textContent(), 'subscribed');
+    assert.equal(await topicRow.getByRole('cell').first().textContent(), 'subscribed (opt_in)');
+    // Its activity: nothing sent to it yet.
+    await page.getByRole('region', { name: 'Activity' }).getByText('No email was sent to this address yet.').waitFor();
     await page.getByRole('button', { name: 'Unsubscribe grace@navy.example from Product news' }).click();
     await page.getByRole('button', { name: 'Subscribe grace@navy.example to Product news' }).waitFor();
-    assert.equal(await topicRow.getByRole('cell').first().textContent(), 'not subscribed');
+    assert.equal(await topicRow.getByRole('cell').first().textContent(), 'not subscribed (opt_out)');
     const topics = await get('/contacts/grace@navy.example/topics');
     assert.deepEqual(
       topics.data.map((x: any) => [x.name, x.subscription]),
@@ -143,6 +148,7 @@ describe('dashboard: the audience, seen and changed in a browser', () => {
     await page.getByRole('heading', { name: 'Customers' }).waitFor();
     await page.getByRole('rowheader', { name: 'alan@bletchley.example' }).waitFor();
     assert.deepEqual((await page.getByRole('rowheader').allTextContents()).sort(), ['ada@lovelace.example', 'alan@bletchley.example', 'grace@navy.example']);
+    await page.getByText('3 contacts in this segment.').waitFor();
     await assertAccessible(page, 'segment members');
     await screenshot(page, 'audience-08-segment');
   });

@@ -2,7 +2,9 @@
 // from the UI to a segment of three contacts, sent after a confirmation; the sink receives the
 // three emails and the page shows recipients 3 and delivered 3; a tracked link GET from a
 // received message makes "clicked" go up and the link appear. A second broadcast, its content
-// from a template, scheduled for "tomorrow at 9am" (read by the server) and canceled.
+// from a template, scheduled for "tomorrow at 9am" (read by the server) and canceled. A third
+// from a template with a variable of its own (issue 37): copied with only the merge tags
+// sending takes, an unknown tag flagged as it is typed, then sent.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
@@ -147,5 +149,58 @@ describe('dashboard: broadcasts composed, sent, read and scheduled in a browser'
     assert.equal((await get(`/broadcasts/${id}`)).status, 'canceled');
     assert.equal(t.sink.messages.length, 3, 'nothing more was sent');
     await screenshot(page, 'broadcasts-07-canceled');
+  });
+
+  it('copies a template with only the merge tags sending takes, flags an unknown tag as it is typed, and sends', async () => {
+    // The template's own variable NAME is the API caller's to give: a broadcast has no value for it.
+    const template = await t.resend.templates.create({
+      name: 'Greeting',
+      subject: 'A word for {{{NAME}}}',
+      html: '<p>Hello {{{NAME|friend}}} and {{{FIRST_NAME|there}}}</p>',
+      text: 'Hello {{{NAME|friend}}}',
+      variables: [{ key: 'NAME', type: 'string', fallbackValue: 'pal' }],
+    });
+    assert.equal(template.error, null, JSON.stringify(template.error));
+    await page.getByRole('link', { name: '← Broadcasts' }).click();
+    await page.getByRole('link', { name: 'New broadcast' }).click();
+    await page.getByLabel('Name (only you see it)', { exact: true }).fill('Greeting');
+    await page.getByLabel('From', { exact: true }).fill(FROM);
+    await page.getByLabel('Segment', { exact: true }).selectOption({ label: 'Early birds' });
+    await page.getByLabel('Template', { exact: true }).selectOption({ label: 'Greeting (draft)' });
+    await page.getByRole('button', { name: 'Use template' }).click();
+    const html = page.getByLabel('HTML', { exact: true });
+    await eventually(
+      async () => (await html.inputValue()) === '<p>Hello friend and {{{FIRST_NAME|there}}}</p>',
+      5000,
+      'the template copied, NAME replaced by its fallback',
+    );
+    assert.equal(await page.getByLabel('Subject', { exact: true }).inputValue(), 'A word for pal');
+    assert.equal(await page.getByLabel(/^Text/).inputValue(), 'Hello friend');
+    await page.getByRole('status').filter({ hasText: '{{{NAME}}} → “pal” or “friend”' }).waitFor();
+    const tags = page.locator('#broadcast-merge-tags');
+    for (const tag of ['{{{FIRST_NAME}}}', '{{{EMAIL}}}', '{{{RESEND_UNSUBSCRIBE_URL}}}']) await tags.getByText(tag, { exact: true }).waitFor();
+    const warning = page.locator('#broadcast-tags-warning');
+    assert.equal(await warning.textContent(), '', 'no unknown tag left');
+
+    // Said while writing, not at send time: a tag sending would refuse, then the fix.
+    await html.fill('<p>Hello friend, your code is {{{COUPON}}}</p>');
+    await warning.getByText('Unknown merge tag {{{COUPON}}} (in HTML): the broadcast cannot be sent with it.', { exact: false }).waitFor();
+    await assertAccessible(page, 'compose with an unknown merge tag');
+    await screenshot(page, 'broadcasts-08-unknown-tag');
+    await html.fill('<p>Hello friend and {{{FIRST_NAME|there}}}</p>');
+    await eventually(async () => (await warning.textContent()) === '', 5000, 'the warning gone once the tag is known');
+
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await page.getByRole('heading', { name: 'Greeting' }).waitFor();
+    await page.getByRole('button', { name: 'Send now…' }).click();
+    await page.getByRole('dialog', { name: 'Send this broadcast now?' }).getByRole('button', { name: 'Send now' }).click();
+    await t.sink.waitFor(6);
+    await page.locator('.status', { hasText: /^sent$/ }).waitFor({ timeout: 20_000 });
+    const greeting = t.sink.messages.slice(3).map((m) => m.raw.toString());
+    assert.ok(
+      greeting.every((raw) => raw.includes('Hello friend and there') && raw.includes('Subject: A word for pal')),
+      'each contact got the copy',
+    );
+    await screenshot(page, 'broadcasts-09-template-sent');
   });
 });

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import axe from 'axe-core';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type ConsoleMessage, chromium, type Page, type Response } from 'playwright-core';
 import type { Db } from '../../src/db/database.js';
 import { createUser } from '../../src/users/users.js';
 import { repoRoot } from '../cli/postline-process.js';
@@ -100,4 +100,28 @@ export async function assertAccessible(page: Page, what: string): Promise<void> 
     return result.violations.map((v: any) => `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.map((n: any) => n.target.join(' ')).join('\n    ')}`);
   });
   if (violations.length > 0) throw new Error(`${what}: ${violations.length} accessibility violation(s):\n  ${violations.join('\n  ')}`);
+}
+
+/**
+ * What `page` logs as failed from now on: its console errors (chromium logs every answer of 400
+ * or more to a fetch as one) and those answers themselves, by method and path. For pages whose
+ * ordinary use must log nothing of the kind.
+ */
+export function watchFailures(page: Page): { failures: string[]; stop: () => void } {
+  const failures: string[] = [];
+  const onConsole = (message: ConsoleMessage) => {
+    if (message.type() === 'error') failures.push(`console: ${message.text()}`);
+  };
+  const onResponse = (response: Response) => {
+    if (response.status() >= 400) failures.push(`${response.request().method()} ${new URL(response.url()).pathname} → ${response.status()}`);
+  };
+  page.on('console', onConsole);
+  page.on('response', onResponse);
+  return {
+    failures,
+    stop() {
+      page.off('console', onConsole);
+      page.off('response', onResponse);
+    },
+  };
 }

@@ -2,10 +2,12 @@
 // resend SDK is delivered and listed; the list filters by recipient, subject and last event
 // (kept in the URL, so Back returns to the previous filters); an email's page shows its
 // timeline, the attempt with the MX host and 250 reply, the preview; a 5xx bounce shows its
-// reply; what came back to the return path shows with its verdict; a scheduled email is rescheduled and canceled from its page after a confirmation; a
+// reply; what came back to the return path shows with its verdict; a scheduled email is rescheduled and canceled from its page after a confirmation
+// (its page asks for no message it does not have); an email not there has a heading saying so; a
 // hostile email (subject, sender name, header, HTML with script and event handlers) shows as
 // text and runs nothing on the list or its page.
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { eventually, publishMx, send, startDeliveryTest, waitForLastEvent } from '../delivery/support.js';
@@ -13,7 +15,7 @@ import { AUTO_REPLIES } from '../inbound/bounce-corpus/auto-replies.js';
 import { PERMANENT_FAILURES } from '../inbound/bounce-corpus/permanent-failures.js';
 import { deliverInbound } from '../inbound/support.js';
 import type { TestPostline } from '../support/postline.js';
-import { assertAccessible, openWatchedPage, screenshot } from './browser.js';
+import { assertAccessible, openWatchedPage, screenshot, watchFailures } from './browser.js';
 
 const HOSTILE_SUBJECT = '<script>window.__pwned=1</script> Invoice';
 const HOSTILE_HTML = [
@@ -45,8 +47,10 @@ describe('dashboard: emails, their filters and an email page', () => {
 
   const subjectsShown = async () => page.locator('table.emails tbody th').allTextContents();
   const filterBy = async (fill: (p: Page) => Promise<unknown>, expected: string[]) => {
+    // Applied as typed, a moment after the last change (no button): the URL says when.
+    const before = page.url();
     await fill(page);
-    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await page.waitForURL((url) => url.href !== before);
     // Until the filtered page arrives the list still shows the previous one; none shows the notice.
     await eventually(
       async () => {
@@ -85,9 +89,9 @@ describe('dashboard: emails, their filters and an email page', () => {
     await assertAccessible(page, 'emails list');
     await screenshot(page, 'emails-02-list');
 
-    await filterBy((p) => p.getByLabel('Recipient address').fill('alice@inbox.test'), ['Quarterly report']);
+    await filterBy((p) => p.getByLabel('Recipient contains').fill('alice@inbox.test'), ['Quarterly report']);
     assert.match(page.url(), /\?to=alice%40inbox\.test$/);
-    await page.getByLabel('Recipient address').fill('');
+    await page.getByLabel('Recipient contains').fill('');
     await filterBy((p) => p.getByLabel('Subject contains').fill('LETTER'), ['Lost letter']);
     await page.getByLabel('Subject contains').fill('');
     await filterBy((p) => p.getByLabel('Last event').selectOption('bounced'), ['Lost letter']);
@@ -124,7 +128,7 @@ describe('dashboard: emails, their filters and an email page', () => {
     assert.equal(await page.locator('iframe.preview').getAttribute('sandbox'), '');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: /Download the raw message/ }).click()]);
     assert.equal(download.suggestedFilename(), `${ids.report}.eml`);
-    await page.getByRole('button', { name: 'Show headers' }).click();
+    await page.getByRole('tab', { name: 'Headers' }).click();
     await page.getByRole('rowheader', { name: 'DKIM-Signature' }).waitFor();
     await assertAccessible(page, 'email page');
     await screenshot(page, 'emails-04-email');
@@ -195,6 +199,8 @@ describe('dashboard: emails, their filters and an email page', () => {
   it('reschedules a scheduled email and cancels it, each after a confirmation', async () => {
     const tomorrow = new Date(Date.now() + 86_400_000);
     ids.scheduled = await send(t, { to: 'later@inbox.test', subject: 'For tomorrow', scheduledAt: tomorrow.toISOString() });
+    // A scheduled or canceled email has no message yet: its page does not ask for one (a logged 404).
+    const watch = watchFailures(page);
     await page.goto(`${t.url}/dashboard/emails/${ids.scheduled}`);
     await page.getByRole('heading', { name: 'Scheduled' }).waitFor();
     await page.getByText('The message is composed and signed at its first delivery attempt').waitFor();
@@ -217,7 +223,31 @@ describe('dashboard: emails, their filters and an email page', () => {
     await waitForLastEvent(t, ids.scheduled, 'canceled');
     await page.locator('dl.facts').getByText('canceled').waitFor();
     assert.equal(await page.getByRole('heading', { name: 'Scheduled' }).count(), 0);
+    await page.reload();
+    // The raw message section has said what it has (with a probe, its answer is in).
+    await page.getByText(/^(It was canceled before its first delivery attempt|The message is composed and signed at its first delivery attempt)/).waitFor();
+    watch.stop();
+    assert.deepEqual(watch.failures, []);
+    await page.getByText('It was canceled before its first delivery attempt').waitFor();
     await screenshot(page, 'emails-07-canceled');
+  });
+
+  it('gives the page of an email that is not there a heading of its own', async () => {
+    await page.goto(`${t.url}/dashboard/emails/${crypto.randomUUID()}`);
+    await page.getByRole('heading', { level: 1, name: 'Email not found' }).waitFor();
+    await page.getByRole('link', { name: '← Emails' }).waitFor();
+    await assertAccessible(page, 'an email not found');
+    await screenshot(page, 'emails-07b-not-found');
+    // The other pages of one record say it the same way.
+    for (const [path, heading] of [
+      [`/domains/${crypto.randomUUID()}`, 'Domain not found'],
+      [`/templates/${crypto.randomUUID()}`, 'Template not found'],
+      [`/broadcasts/${crypto.randomUUID()}`, 'Broadcast not found'],
+      [`/webhooks/${crypto.randomUUID()}`, 'Webhook not found'],
+    ]) {
+      await page.goto(`${t.url}/dashboard${path}`);
+      await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+    }
   });
 
   it('shows a hostile email as text on the list and its page; nothing of it runs', async () => {
@@ -238,13 +268,15 @@ describe('dashboard: emails, their filters and an email page', () => {
     await page.getByRole('link', { name: HOSTILE_SUBJECT }).click();
     await page.getByRole('heading', { name: HOSTILE_SUBJECT }).waitFor();
     await page.frameLocator('iframe.preview').getByRole('heading', { name: 'Visible heading' }).waitFor();
-    await page.getByText('The plain text part <script>window.__pwned=1</script>').waitFor();
-    await page.getByRole('button', { name: 'Show headers' }).click();
-    const payload = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'X-Payload' }) });
-    assert.match((await payload.getByRole('cell').textContent()) ?? '', /^<script>window\.__pwned=1<\/script><img src=x onerror="alert\(3\)">$/);
     assert.equal(await page.locator('iframe.preview').getAttribute('sandbox'), '');
     const frame = page.frames().find((f) => f !== page.mainFrame())!;
     assert.equal(await frame.evaluate(() => (window as { __pwned?: unknown }).__pwned), undefined);
+    // The text part and the headers are tabs of their own (the preview's frame goes while they show).
+    await page.getByRole('tab', { name: 'Plain text' }).click();
+    await page.getByText('The plain text part <script>window.__pwned=1</script>').waitFor();
+    await page.getByRole('tab', { name: 'Headers' }).click();
+    const payload = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'X-Payload' }) });
+    assert.match((await payload.getByRole('cell').textContent()) ?? '', /^<script>window\.__pwned=1<\/script><img src=x onerror="alert\(3\)">$/);
     assert.equal(await pwned(), undefined);
     assert.deepEqual(dialogs, []);
     await screenshot(page, 'emails-08-hostile');

@@ -2,8 +2,9 @@
 // a database without users, set password, sign in (and a wrong password refused), add a domain
 // and read its DNS records, create an API key in the UI and send with the resend SDK using it,
 // delete the key after the confirmation, sign out. Then what a browser cannot show: a change
-// without the anti-forgery token changes nothing, another account's key is not found, a
-// session idle too long is refused, sign-in attempts are throttled, `postline users create`.
+// without the anti-forgery token changes nothing, another account's key is not found,
+// sign-in attempts are throttled, `postline users create`. Then, on a Postline of its own, a
+// session idle too long is refused and the page asks to sign in again.
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
@@ -12,7 +13,8 @@ import { Resend } from 'resend';
 import { baseEnv, externalDatabase, PostlineProcess, runCli, tempDataDir } from '../cli/postline-process.js';
 import { TestDnsServer } from '../support/dns-server.js';
 import { type PublishedRecord, publishRecords } from '../support/domains.js';
-import { artifactsDir, assertAccessible, launchChromium, screenshot } from './browser.js';
+import { startTestPostline, type TestPostline } from '../support/postline.js';
+import { artifactsDir, assertAccessible, launchChromium, screenshot, signInNewUser } from './browser.js';
 
 const IDLE_SECONDS = 10;
 const EMAIL = 'owner@dash.postline.test';
@@ -246,23 +248,45 @@ describe('dashboard: sign in, domains and API keys in a browser', () => {
     assert.equal(last!.status, 429);
     assert.ok(Number(last!.headers.get('retry-after')) > 0);
   });
+});
 
-  // Last, on a server of its own settings: the other tests keep the default idle timeout, so a
-  // busy machine cannot expire their session mid-file.
-  it('refuses a session idle for longer than POSTLINE_DASHBOARD_IDLE_TIMEOUT', async () => {
-    await server.stop();
-    server = await PostlineProcess.start({ ...env, POSTLINE_DASHBOARD_IDLE_TIMEOUT: `${IDLE_SECONDS}s` });
-    const signIn = await fetch(`${server.url}/dashboard/api/sign-in`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
-    });
-    assert.equal(signIn.status, 200);
-    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
-    assert.equal((await fetch(`${server.url}/domains`, { headers: { cookie } })).status, 200);
+// On a Postline of its own, started with a short idle timeout: the tests above keep the default,
+// so a busy machine cannot expire their session mid-file (issue 37).
+describe('dashboard: a session idle for longer than POSTLINE_DASHBOARD_IDLE_TIMEOUT', () => {
+  let t: TestPostline;
+  let browser: Browser;
+  let context: BrowserContext;
+
+  before(async () => {
+    t = await startTestPostline({ env: { POSTLINE_DASHBOARD_IDLE_TIMEOUT: `${IDLE_SECONDS}s` } });
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    await signInNewUser(context, { url: t.url, db: t.postline.db }, 'Default', EMAIL);
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.stop();
+  });
+
+  it('is refused, and the page asks to sign in again, then returns where it was', async () => {
+    const page = await context.newPage();
+    await page.goto(`${t.url}/dashboard/api-keys`);
+    await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+    const cookie = (await context.cookies()).find((c) => c.name === 'postline_session')!;
+    // The clock itself: nothing is asked of Postline for longer than the idle timeout.
     await new Promise((r) => setTimeout(r, (IDLE_SECONDS + 1) * 1000));
-    const late = await fetch(`${server.url}/domains`, { headers: { cookie } });
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Domains' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Postline' }).waitFor();
+    assert.equal(new URL(page.url()).search, '?next=%2Fdomains');
+    await screenshot(page, '10-idle-session-ended');
+    const late = await fetch(`${t.url}/domains`, { headers: { cookie: `${cookie.name}=${cookie.value}` } });
     assert.equal(late.status, 401);
     assert.equal((await late.json()).name, 'invalid_session');
+
+    await page.getByLabel('Email address').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Domains', level: 1 }).waitFor();
+    assert.equal(new URL(page.url()).pathname, '/dashboard/domains');
   });
 });

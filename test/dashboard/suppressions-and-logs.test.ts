@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { FROM, publishMx, send, startDeliveryTest, waitForLastEvent } from '../delivery/support.js';
 import type { TestPostline } from '../support/postline.js';
-import { assertAccessible, launchChromium, screenshot, signInNewUser } from './browser.js';
+import { assertAccessible, launchChromium, screenshot, signInNewUser, watchFailures } from './browser.js';
 
 describe('dashboard: suppressions and request logs', () => {
   let t: TestPostline;
@@ -63,8 +63,12 @@ describe('dashboard: suppressions and request logs', () => {
 
     const lookup = page.getByRole('form', { name: 'Is an address suppressed?' });
     await lookup.getByLabel('Address').fill('nobody@example.com');
+    // "Not suppressed" is an ordinary answer: nothing failed is logged for it.
+    const watch = watchFailures(page);
     await lookup.getByRole('button', { name: 'Look up' }).click();
     await page.getByText('nobody@example.com is not suppressed.').waitFor();
+    watch.stop();
+    assert.deepEqual(watch.failures, []);
     await lookup.getByLabel('Address').fill('GONE@bouncy.test');
     await lookup.getByRole('button', { name: 'Look up' }).click();
     await page.getByRole('table', { name: 'Found gone@bouncy.test' }).waitFor();
@@ -141,5 +145,18 @@ describe('dashboard: suppressions and request logs', () => {
     await page.getByLabel('API key').selectOption({ label: 'Unused key' });
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.getByText('No request matches these filters').waitFor();
+  });
+
+  it("lists what dashboard users changed, with who made the change, beside the API's requests", async () => {
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await page.getByLabel('Made from').selectOption('dashboard');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    // The address suppressed from the Suppressions page earlier, by this test's user.
+    const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'POST /suppressions' }) });
+    await row.waitFor();
+    assert.equal(await page.getByRole('link', { name: 'GET /domains' }).count(), 0, "the API's requests are filtered out");
+    assert.match((await row.textContent())!, /ops@suppressions\.postline\.test \(dashboard\)/);
+    await assertAccessible(page, 'logs: dashboard changes');
+    await screenshot(page, 'logs-03-dashboard-changes');
   });
 });

@@ -124,6 +124,20 @@ describe('/suppressions: add, list, get, remove, batch', () => {
     assert.equal(badOrigin.body.name, 'invalid_parameter');
   });
 
+  it('looks one address up with ?email=, in any case: an empty list when it is not suppressed', async () => {
+    const found = await rawRequest(t, 'GET', `/suppressions?email=${encodeURIComponent('Steve.Wozniak@example.com')}`);
+    assert.equal(found.status, 200);
+    assert.deepEqual(
+      found.body.data.map((s: { email: string }) => s.email),
+      ['steve.wozniak@example.com'],
+    );
+    const missing = await rawRequest(t, 'GET', '/suppressions?email=nobody%40example.com');
+    assert.equal(missing.status, 200);
+    assert.deepEqual(missing.body, { object: 'list', has_more: false, data: [] });
+    const otherOrigin = await rawRequest(t, 'GET', '/suppressions?email=b3%40example.com&origin=bounce');
+    assert.deepEqual(otherOrigin.body.data, []);
+  });
+
   it('removes one by id or address; an entry not there is not found', async () => {
     const removed = await t.resend.suppressions.remove('B3@example.com');
     assert.equal(removed.error, null);

@@ -1,14 +1,13 @@
 // The app: sign-in and set-password without a session, else the shell with its navigation
-// and the page the path names.
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+// and the page the path names. Without a session, any other page leaves for sign-in (api.ts).
+import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect } from 'react';
-import { ApiFailure, api, type Session, setCsrfToken } from './api';
-import { ApiKeysPage } from './pages/ApiKeys';
-import { DomainPage, DomainsPage } from './pages/Domains';
+import { api, type Session, setCsrfToken } from './api';
 import type { Folder } from './pages/Inboxes';
 import { SetPasswordPage } from './pages/SetPassword';
 import { SignInPage } from './pages/SignIn';
-import { follow, navigate, usePath } from './router';
+import { follow, usePath } from './router';
+import { leaveForSignIn } from './session';
 
 // Pages beyond the first ones load when opened, keeping the shell small (issue 16: ≤ 300 KB).
 const QueuePage = lazy(() => import('./pages/Queue').then((m) => ({ default: m.QueuePage })));
@@ -27,6 +26,7 @@ const TemplatePage = lazy(() => import('./pages/Templates').then((m) => ({ defau
 const AutomationsPage = lazy(() => import('./pages/Automations').then((m) => ({ default: m.AutomationsPage })));
 const AutomationPage = lazy(() => import('./pages/Automations').then((m) => ({ default: m.AutomationPage })));
 const RunPage = lazy(() => import('./pages/Automations').then((m) => ({ default: m.RunPage })));
+const AutomationEditorPage = lazy(() => import('./pages/automation-editor').then((m) => ({ default: m.AutomationEditorPage })));
 const ReceivedListPage = lazy(() => import('./pages/Received').then((m) => ({ default: m.ReceivedListPage })));
 const ReceivedMessagePage = lazy(() => import('./pages/Received').then((m) => ({ default: m.ReceivedMessagePage })));
 const InboxesPage = lazy(() => import('./pages/Inboxes').then((m) => ({ default: m.InboxesPage })));
@@ -36,6 +36,9 @@ const SuppressionsPage = lazy(() => import('./pages/Suppressions').then((m) => (
 const LogsPage = lazy(() => import('./pages/Logs').then((m) => ({ default: m.LogsPage })));
 const LogPage = lazy(() => import('./pages/Logs').then((m) => ({ default: m.LogPage })));
 const OverviewPage = lazy(() => import('./pages/Overview').then((m) => ({ default: m.OverviewPage })));
+const ApiKeysPage = lazy(() => import('./pages/ApiKeys').then((m) => ({ default: m.ApiKeysPage })));
+const DomainsPage = lazy(() => import('./pages/Domains').then((m) => ({ default: m.DomainsPage })));
+const DomainPage = lazy(() => import('./pages/Domains').then((m) => ({ default: m.DomainPage })));
 
 const PAGES = [
   { path: '/', title: 'Overview' },
@@ -58,20 +61,18 @@ const PAGES = [
 
 export function App() {
   const path = usePath();
-  const session = useQuery({ queryKey: ['session'], queryFn: () => api<Session>('GET', '/dashboard/api/session'), enabled: path !== '/set-password' });
+  const signedOut = path === '/set-password' || path === '/sign-in';
+  const session = useQuery({ queryKey: ['session'], queryFn: () => api<Session>('GET', '/dashboard/api/session'), enabled: !signedOut });
   useEffect(() => setCsrfToken(session.data?.csrf_token), [session.data]);
 
   if (path === '/set-password') return <SetPasswordPage />;
+  if (path === '/sign-in') return <SignInPage />;
   if (session.isPending) return <p className="loading">Loading…</p>;
-  if (session.error) {
-    if (session.error instanceof ApiFailure && session.error.status === 401) return <SignInPage />;
-    return <p role="alert">Postline did not answer: {session.error.message}</p>;
-  }
+  if (session.error) return <p role="alert">Postline did not answer: {session.error.message}</p>;
   return <Shell session={session.data} path={path} />;
 }
 
 function Shell({ session, path }: { session: Session; path: string }) {
-  const queryClient = useQueryClient();
   const section = `/${path.split('/')[1] ?? ''}`;
   const pages = PAGES.filter((p) => !p.sandboxOnly || session.sandbox);
   const page = pages.find((p) => p.path === section);
@@ -79,12 +80,9 @@ function Shell({ session, path }: { session: Session; path: string }) {
     document.title = `${page?.title ?? 'Not found'} · Postline`;
   }, [page]);
   const signOut = async () => {
+    // Whatever the server answers (a session already ended, Postline down), this tab forgets the account.
     await api('POST', '/dashboard/api/sign-out').catch(() => undefined);
-    setCsrfToken(undefined);
-    queryClient.clear();
-    navigate('/', { replace: true });
-    queryClient.setQueryData(['session'], undefined);
-    await queryClient.invalidateQueries({ queryKey: ['session'] });
+    leaveForSignIn();
   };
   return (
     <div className="shell">
@@ -141,6 +139,9 @@ function renderPage(path: string, title: string | undefined) {
   if (path === '/automations') return <AutomationsPage />;
   const run = /^\/automations\/([^/]+)\/runs\/([^/]+)$/.exec(path);
   if (run) return <RunPage automationId={decodeURIComponent(run[1]!)} runId={decodeURIComponent(run[2]!)} />;
+  if (path === '/automations/new') return <AutomationEditorPage key="new" />;
+  const editing = /^\/automations\/([^/]+)\/edit$/.exec(path);
+  if (editing) return <AutomationEditorPage key={editing[1]} id={decodeURIComponent(editing[1]!)} />;
   if (path.startsWith('/automations/')) return <AutomationPage id={decodeURIComponent(path.slice('/automations/'.length))} />;
   if (path === '/received') return <ReceivedListPage />;
   if (path.startsWith('/received/')) return <ReceivedMessagePage id={decodeURIComponent(path.slice('/received/'.length))} />;

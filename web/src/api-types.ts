@@ -1068,7 +1068,7 @@ export interface paths {
                     per_provider_daily: number;
                   }[]
                 | null;
-              /** @description false (the default): the caps hold back bulk mail only (broadcasts, and emails with a `List-Unsubscribe` header or `Precedence: bulk`, `list` or `junk`); transactional mail always goes at once, and counts toward the day's cap. true: transactional mail over the cap waits for the next day too. */
+              /** @description false (the default): the caps hold back bulk mail only (broadcasts, and emails with a `List-Unsubscribe` header or `Precedence: bulk`, `list` or `junk`); transactional mail always goes at once, and counts toward the day's cap. true: transactional mail over the cap waits for the next day too, the domain's and the outbound IPs' (POSTLINE_OUTBOUND_IPS). */
               cap_transactional?: boolean;
             };
             /** @description Postline: the outbound addresses the domain's mail leaves from (of POSTLINE_OUTBOUND_IPS); null: any of them, in turn. */
@@ -1538,6 +1538,7 @@ export interface paths {
         };
         header?: never;
         path: {
+          /** @description The domain. */
           id: string;
         };
         cookie?: never;
@@ -1615,7 +1616,9 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @description The domain. */
           id: string;
+          /** @description The report's id (as listed), not the reporter's report_id. */
           reportId: string;
         };
         cookie?: never;
@@ -1731,6 +1734,7 @@ export interface paths {
         };
         header?: never;
         path: {
+          /** @description The domain. */
           id: string;
         };
         cookie?: never;
@@ -1822,6 +1826,7 @@ export interface paths {
         };
         header?: never;
         path: {
+          /** @description The domain. */
           id: string;
         };
         cookie?: never;
@@ -4103,7 +4108,7 @@ export interface paths {
     };
     /**
      * List sent emails
-     * @description The filters (last_event, from, to, subject, tag, created_after, created_before) are Postline additions; they combine with AND.
+     * @description The filters (last_event, from, to, subject, tag, created_after, created_before, search) are Postline additions; they combine with AND. So is include_total.
      */
     get: {
       parameters: {
@@ -4123,7 +4128,7 @@ export interface paths {
             | 'clicked';
           /** @description Only emails whose from address contains this text (any case). */
           from?: string;
-          /** @description Only emails with this recipient address (to, cc or bcc; any case). */
+          /** @description Only emails with a recipient (to, cc or bcc) whose address contains this text (any case): a whole address or part of one. */
           to?: string;
           /** @description Only emails whose subject contains this text (any case). */
           subject?: string;
@@ -4133,6 +4138,10 @@ export interface paths {
           created_after?: string;
           /** @description Only emails created before this time (ISO 8601, a date or a date and time). */
           created_before?: string;
+          /** @description Only emails whose id is this one (the whole id), or whose subject, from address or a recipient's address (to, cc or bcc) contains this text (any case). */
+          search?: string;
+          /** @description With `true`, the answer adds `total` and `total_capped`: how many emails the filters match (all pages), counted up to 1,000. */
+          include_total?: 'true' | 'false';
           /** @description Items per page. */
           limit?: number;
           /** @description The id after which the page starts (not with `before`). */
@@ -4186,6 +4195,10 @@ export interface paths {
                 /** Format: uuid */
                 topic_id: string | null;
               }[];
+              /** @description With include_total=true: how many emails the filters match, at most 1,000. */
+              total?: number;
+              /** @description With include_total=true: whether more emails match than `total` says. */
+              total_capped?: boolean;
             };
           };
         };
@@ -5326,6 +5339,8 @@ export interface paths {
         query?: {
           /** @description Only those of this origin. */
           origin?: 'bounce' | 'complaint' | 'manual';
+          /** @description Only this address (matched lower-cased): an empty list when it is not suppressed. */
+          email?: string;
           /** @description Items per page. */
           limit?: number;
           /** @description The id after which the page starts (not with `before`). */
@@ -5632,6 +5647,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @description The id of the email the URL was made for; anything else is not found. */
           email_id: string;
           signature: string;
         };
@@ -5676,6 +5692,7 @@ export interface paths {
         };
         header?: never;
         path: {
+          /** @description The id of the email the URL was made for; anything else is not found. */
           email_id: string;
           signature: string;
         };
@@ -7645,6 +7662,92 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/contacts/{contact}/activity': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A contact's activity: emails, opens and clicks, unsubscribes, automation runs */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The contact id, or its address (unencoded). */
+          contact: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @constant */
+              object: 'contact_activity';
+              /** Format: uuid */
+              contact_id: string;
+              /** @description The newest 25 emails sent to the contact's address (to, cc or bcc). */
+              emails: {
+                /** Format: uuid */
+                id: string;
+                subject: string;
+                from: string;
+                last_event: string;
+                /** Format: uuid */
+                broadcast_id: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /** @description Times it was opened (each open the tracking pixel saw). */
+                opens: number;
+                /** @description Clicks on its tracked links. */
+                clicks: number;
+              }[];
+              /** @description The newest 25 unsubscribes from a broadcast's link (the contact's own `unsubscribed` and topics say where it stands now). */
+              unsubscribes: {
+                /** Format: uuid */
+                broadcast_id: string;
+                broadcast_name: string | null;
+                /** Format: date-time */
+                created_at: string;
+              }[];
+              /** @description The newest 25 runs of automations for the contact. */
+              automation_runs: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                automation_id: string;
+                automation_name: string;
+                /** @enum {string} */
+                status: 'running' | 'completed' | 'failed' | 'cancelled';
+                /** Format: date-time */
+                started_at: string;
+                /** Format: date-time */
+                completed_at: string | null;
+              }[];
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        429: components['responses']['Error'];
+        default: components['responses']['Error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/contacts/{contact}/segments/{segmentId}': {
     parameters: {
       query?: never;
@@ -8220,6 +8323,8 @@ export interface paths {
               name: string;
               /** @example 2025-11-30 20:39:59.540+00 */
               created_at: string;
+              /** @description Postline: how many contacts the segment holds now. */
+              contacts_count: number;
             };
           };
         };
@@ -8439,6 +8544,8 @@ export interface paths {
               name: string;
               /** @example 2025-11-30 20:39:59.540+00 */
               created_at: string;
+              /** @description Postline: how many contacts the segment holds now. */
+              contacts_count: number;
             };
           };
         };
@@ -9894,6 +10001,61 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/broadcasts/merge-tags': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the merge tags a broadcast may use
+     * @description The contact fields, the unsubscribe link and the account's contact properties, each used as `{{{KEY}}}` or `{{{KEY|fallback}}}`. Sending a broadcast that uses any other tag answers 422.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @constant */
+              object: 'list';
+              has_more: boolean;
+              data: {
+                key: string;
+                /**
+                 * @description A field of the contact, its unsubscribe link, or a contact property (POST /contact-properties).
+                 * @enum {string}
+                 */
+                source: 'contact_field' | 'unsubscribe_link' | 'contact_property';
+              }[];
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        429: components['responses']['Error'];
+        default: components['responses']['Error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/broadcasts/{id}': {
     parameters: {
       query?: never;
@@ -10401,6 +10563,66 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/broadcasts/{id}/recipients-count': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Count the contacts a broadcast goes to
+     * @description How many contacts of the broadcast's segment it goes to if sent now, and how many are left out as unsubscribed, not subscribed to its topic or suppressed. For a broadcast already sent, the figures are its audience as it is now, not as it was.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @constant */
+              object: 'broadcast_recipients';
+              /** Format: uuid */
+              id: string;
+              /** @description Contacts in the broadcast's segment. */
+              segment_contacts: number;
+              /** @description Of them, contacts unsubscribed from every broadcast. */
+              unsubscribed: number;
+              /** @description Of the rest, contacts not subscribed to the broadcast’s topic (0 without a topic). */
+              not_subscribed_to_topic: number;
+              /** @description Of the rest, contacts whose address is on the suppression list: recorded as suppressed, never attempted. */
+              suppressed: number;
+              /** @description The contacts the broadcast goes to if sent now. */
+              recipients: number;
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        429: components['responses']['Error'];
+        default: components['responses']['Error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/unsubscribe/{contact_id}/{broadcast_id}/{signature}': {
     parameters: {
       query?: never;
@@ -10414,7 +10636,9 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @description The contact's id; anything else is a link that is not valid. */
           contact_id: string;
+          /** @description The broadcast's id; anything else is a link that is not valid. */
           broadcast_id: string;
           signature: string;
         };
@@ -10442,7 +10666,9 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @description The contact's id; anything else is a link that is not valid. */
           contact_id: string;
+          /** @description The broadcast's id; anything else is a link that is not valid. */
           broadcast_id: string;
           signature: string;
         };
@@ -10501,7 +10727,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List API request logs */
+    /** List API request logs and dashboard changes */
     get: {
       parameters: {
         query?: {
@@ -10511,6 +10737,8 @@ export interface paths {
           endpoint?: string;
           /** @description Only requests made with this API key (or OAuth grant: its id). */
           api_key_id?: string;
+          /** @description Only the API's requests (made with a key), or only what dashboard users did. */
+          source?: 'api' | 'dashboard';
           /** @description Items per page. */
           limit?: number;
           /** @description The id after which the page starts (not with `before`). */
@@ -10543,6 +10771,13 @@ export interface paths {
                 method: string;
                 response_status: number;
                 user_agent: string | null;
+                /** @description Postline: the dashboard user who made the request; null for a request made with an API key. */
+                user: {
+                  /** Format: uuid */
+                  id: string;
+                  /** @description null once the user is deleted. */
+                  email: string | null;
+                } | null;
               }[];
             };
           };
@@ -10597,6 +10832,13 @@ export interface paths {
               method: string;
               response_status: number;
               user_agent: string | null;
+              /** @description Postline: the dashboard user who made the request; null for a request made with an API key. */
+              user: {
+                /** Format: uuid */
+                id: string;
+                /** @description null once the user is deleted. */
+                email: string | null;
+              } | null;
               request_body: unknown;
               response_body: unknown;
             };
@@ -10754,6 +10996,7 @@ export interface paths {
                 paused: number;
               };
               total: number;
+              /** @description Age of the oldest delivery waiting to go (due, in flight, deferred or paused), from its acceptance; mail scheduled for later does not count. null: none. */
               oldest_age_seconds: number | null;
               destinations_total: number;
               destinations: {
@@ -11330,6 +11573,55 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/sandbox': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The sandbox (POSTLINE_SANDBOX): whether captured mail can be released, and where it goes */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @constant */
+              object: 'sandbox';
+              release: {
+                /** @description Whether POSTLINE_SANDBOX_RELEASE_URL is set: POST /sandbox/messages/:id/release works. */
+                enabled: boolean;
+                /** @description The relay's `host:port` (never its credentials); null without one. */
+                relay: string | null;
+              };
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        429: components['responses']['Error'];
+        default: components['responses']['Error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/sandbox/messages': {
     parameters: {
       query?: never;
@@ -11341,6 +11633,8 @@ export interface paths {
     get: {
       parameters: {
         query?: {
+          /** @description Only messages whose subject, sender (From or the envelope) or a recipient contains this text (any case). */
+          search?: string;
           /** @description Items per page. */
           limit?: number;
           /** @description The id after which the page starts (not with `before`). */
@@ -11390,7 +11684,36 @@ export interface paths {
     };
     put?: never;
     post?: never;
-    delete?: never;
+    /** Delete all of the account's captured messages (other accounts' stay) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @constant */
+              object: 'sandbox_messages';
+              /** @description How many captured messages were deleted. */
+              deleted: number;
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        429: components['responses']['Error'];
+        default: components['responses']['Error'];
+      };
+    };
     options?: never;
     head?: never;
     patch?: never;
@@ -11444,6 +11767,8 @@ export interface paths {
                 value: string;
               }[];
               attachments: {
+                /** @description Its position: GET /sandbox/messages/:id/attachments/:index downloads it. */
+                index: number;
                 filename: string | null;
                 content_type: string;
                 size: number;
@@ -11455,6 +11780,19 @@ export interface paths {
                 comment: string | null;
               }[];
               size: number;
+              /** @description Where this message was released to (POST /sandbox/messages/:id/release), oldest first. */
+              releases: {
+                /**
+                 * Format: uuid
+                 * @description The email the release is (GET /emails/:id).
+                 */
+                email_id: string;
+                to: string[];
+                /** @description The email's last event: `delivered` once the relay took it. */
+                last_event: string | null;
+                /** Format: date-time */
+                created_at: string;
+              }[];
             };
           };
         };
@@ -11466,7 +11804,40 @@ export interface paths {
     };
     put?: never;
     post?: never;
-    delete?: never;
+    /** Delete one captured message (the email it was captured from stays) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @constant */
+              object: 'sandbox_message';
+              /** Format: uuid */
+              id: string;
+              /** @constant */
+              deleted: true;
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        429: components['responses']['Error'];
+        default: components['responses']['Error'];
+      };
+    };
     options?: never;
     head?: never;
     patch?: never;
@@ -11508,6 +11879,172 @@ export interface paths {
     };
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/messages/{id}/attachments/{index}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One attachment of a captured message, as a download with the type and name the message gave it */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+          /** @description Its `index` in the message’s `attachments` (from 0). */
+          index: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The bytes, `Content-Disposition: attachment` with the file name made safe (an ASCII fallback and the exact name, RFC 6266); never shown inline. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/octet-stream': string;
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        429: components['responses']['Error'];
+        default: components['responses']['Error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/messages/{id}/link-check': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Checks the links of a captured message's HTML: each http(s) `href` with the HTTP status it answers now
+     * @description Each link is requested (HEAD, or GET when HEAD is not allowed) through Postline's egress rule: private, loopback and reserved addresses only as POSTLINE_SANDBOX_LINK_CHECK_ALLOW_PRIVATE allows. Redirects are followed (at most 3, each checked); a link has 5 s in all. At most 50 links are checked, the rest counted in `unchecked`.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @constant */
+              object: 'link_check';
+              links: {
+                url: string;
+                /** @description The HTTP status of the last answer; null without one (see `error`). */
+                status: number | null;
+                /** @description Where redirects led, when they did. */
+                redirected_to: string | null;
+                /** @description Why the link has no answer, or why following it stopped. */
+                error: string | null;
+              }[];
+              /** @description Links past the first 50, not checked. */
+              unchecked: number;
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        429: components['responses']['Error'];
+        default: components['responses']['Error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/messages/{id}/release': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Release a captured message to real addresses, through POSTLINE_SANDBOX_RELEASE_URL
+     * @description A new email, accepted as an SMTP submission of the captured message would be (its bytes, a new Message-ID and DKIM signature; the addresses given are its envelope, those not in its To or Cc its Bcc): it has an id, events and webhooks like any email, and suppressions apply. Its delivery goes to POSTLINE_SANDBOX_RELEASE_URL, whose answer is the delivery's outcome; nothing else leaves the sandbox. Refused with 403 when POSTLINE_SANDBOX_RELEASE_URL is not set.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Who the message is released to: an address (`addr` or `Name <addr>`), or a list of up to 10. */
+            to: string | string[];
+          };
+        };
+      };
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @constant */
+              object: 'sandbox_release';
+              /**
+               * Format: uuid
+               * @description The id of the email the release is (GET /emails/:id).
+               */
+              id: string;
+              /** Format: uuid */
+              sandbox_message_id: string;
+              to: string[];
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        429: components['responses']['Error'];
+        default: components['responses']['Error'];
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;

@@ -1,7 +1,15 @@
 // The dashboard's one way to Postline: the same HTTP API the SDK calls, authenticated by the
 // session cookie. Every change carries the session's anti-forgery token (X-CSRF-Token). What the
 // routes answer and take is typed from the OpenAPI document (api-types.ts, by `npm run docs`).
+// An answer that the session has ended, to any call, leaves for the sign-in page (session.ts).
 import type { components, paths } from './api-types';
+import { currentPlace, leaveForSignIn } from './session';
+
+/**
+ * The 401s of a session that has ended (expired, revoked, signed out elsewhere): the first
+ * request after it says so and clears the cookie, any later one comes without a cookie.
+ */
+const SESSION_ENDED = new Set(['invalid_session', 'missing_api_key']);
 
 let csrfToken: string | undefined;
 
@@ -34,6 +42,11 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
   const data = await res.json().catch(() => undefined);
   if (!res.ok) {
     const failure = data as Partial<components['schemas']['Error']> | undefined;
+    if (res.status === 401 && SESSION_ENDED.has(failure?.name ?? '')) {
+      leaveForSignIn(currentPlace());
+      // Never settles: the page is being replaced, and shows no error about it meanwhile.
+      return new Promise<never>(() => {});
+    }
     throw new ApiFailure(res.status, failure?.message ?? `${res.status} ${res.statusText}`, failure?.name ?? 'error');
   }
   return data as T;

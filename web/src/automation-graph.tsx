@@ -4,6 +4,8 @@
 // connection labelled with its branch ("yes", "no", "timeout", …). No graph library: a DAG of at
 // most 150 steps lays out in a few lines. The drawing is an image to a screen reader; the same
 // graph is written out beside it as an ordered list of the steps and where each leads.
+// The editor (pages/automation-editor.tsx) draws its draft with it: a step is picked by its
+// button in the list (or by a click on its box), the picked one outlined, one with a problem marked.
 import { Fragment } from 'react';
 import type { Answer } from './api';
 
@@ -57,15 +59,16 @@ function describeRule(rule: Rule): string {
   return rule.value === undefined || rule.value === null ? `${rule.field} ${operator}` : `${rule.field} ${operator} ${JSON.stringify(rule.value)}`;
 }
 
-/** What a step does, in a line. */
-function describeStep(step: StepDef): string {
+/** What a step does, in a line; `names` names the templates and segments it refers to by id. */
+function describeStep(step: StepDef, names?: Map<string, string>): string {
   const c = step.config ?? {};
+  const named = (id: unknown) => (typeof id === 'string' && names?.has(id) ? `“${names.get(id)}”` : String(id));
   switch (step.type) {
     case 'trigger':
       return `when the event “${c.event_name}” is sent`;
     case 'send_email': {
       const template = (c.template as { id?: string } | undefined)?.id;
-      return `send the template ${template}${c.subject ? ` with the subject “${c.subject}”` : ''}`;
+      return `send the template ${named(template)}${c.subject ? ` with the subject “${c.subject}”` : ''}`;
     }
     case 'delay':
       return `wait ${c.duration}`;
@@ -78,7 +81,7 @@ function describeStep(step: StepDef): string {
     case 'contact_delete':
       return 'delete the contact';
     case 'add_to_segment':
-      return `add the contact to the segment ${c.segment_id}`;
+      return `add the contact to the segment ${named(c.segment_id)}`;
     default:
       return step.type;
   }
@@ -164,11 +167,23 @@ export function AutomationGraph({
   connections,
   states,
   title,
+  selected,
+  problems,
+  names,
+  onSelect,
 }: {
   steps: StepDef[];
   connections: ConnectionDef[];
   states?: Map<string, StepState>;
   title: string;
+  /** The key of the step being edited. */
+  selected?: string;
+  /** What is wrong with a step, by its key, said under it in the list; `severe`: it cannot be saved so. */
+  problems?: Map<string, { message: string; severe: boolean }>;
+  /** The names of templates and segments by id (and alias), for the list's words. */
+  names?: Map<string, string>;
+  /** Makes each step of the list a button that picks it. */
+  onSelect?: (key: string) => void;
 }) {
   const nodeH = states ? NODE_H_STATE : NODE_H;
   const { positions, order, width, height } = layout(steps, connections, nodeH);
@@ -214,8 +229,15 @@ export function AutomationGraph({
           {steps.map((s) => {
             const p = positions.get(s.key)!;
             const state = states ? (states.get(s.key) ?? { status: 'not_reached' }) : undefined;
+            const marks = `${state ? ` state-${state.status}` : ''}${s.key === selected ? ' selected' : ''}${problems?.has(s.key) ? (problems.get(s.key)!.severe ? ' problem' : ' warning') : ''}`;
             return (
-              <g key={s.key} className={`graph-node type-${s.type}${state ? ` state-${state.status}` : ''}`} transform={`translate(${p.x} ${p.y})`}>
+              // biome-ignore lint/a11y/noStaticElementInteractions: a shortcut for the mouse; the list beside it has a button per step
+              <g
+                key={s.key}
+                className={`graph-node type-${s.type}${marks}${onSelect ? ' pickable' : ''}`}
+                transform={`translate(${p.x} ${p.y})`}
+                onClick={onSelect && (() => onSelect(s.key))}
+              >
                 <rect width={NODE_W} height={nodeH} rx="8" />
                 <text x="12" y="22" className="graph-node-type">
                   {STEP_NAMES[s.type] ?? s.type}
@@ -237,9 +259,18 @@ export function AutomationGraph({
         {order.map((s) => {
           const state = states?.get(s.key);
           const out = leaving(s.key);
+          const problem = problems?.get(s.key);
           return (
-            <li key={s.key}>
-              <strong>{s.key}</strong> ({STEP_NAMES[s.type] ?? s.type}): {describeStep(s)}.
+            <li key={s.key} className={s.key === selected ? 'selected' : undefined}>
+              {onSelect ? (
+                <button type="button" className="step-pick" aria-current={s.key === selected || undefined} onClick={() => onSelect(s.key)}>
+                  <span className="visually-hidden">Edit step </span>
+                  {s.key}
+                </button>
+              ) : (
+                <strong>{s.key}</strong>
+              )}{' '}
+              ({STEP_NAMES[s.type] ?? s.type}): {describeStep(s, names)}.
               {states && (
                 <span className={`step-state state-${state?.status ?? 'not_reached'}`}> {state ? (state.detail ?? state.status) : 'Not reached.'}</span>
               )}
@@ -253,6 +284,7 @@ export function AutomationGraph({
                   ))}
                 </span>
               )}
+              {problem && <span className={`step-problem block${problem.severe ? '' : ' warning'}`}>{problem.message}</span>}
             </li>
           );
         })}

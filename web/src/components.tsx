@@ -1,6 +1,6 @@
 // The few controls every page shares, written plainly: native elements carry their own
 // keyboard and screen-reader behaviour (<dialog> traps focus and closes on Escape).
-import { type FormEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
+import { type FormEvent, Fragment, type KeyboardEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { ApiFailure } from './api';
 
 /** Copies `value`; says so in a live region, for screen readers too. */
@@ -22,7 +22,8 @@ export function CopyButton({ value, label }: { value: string; label: string }) {
     setTimeout(() => setCopied(false), 2000);
   };
   return (
-    <button type="button" className="secondary small" onClick={copy} aria-label={label}>
+    // Named by what it shows while it says "Copied" (WCAG's label in name), else by `label`.
+    <button type="button" className="secondary small" onClick={copy} aria-label={copied ? undefined : label}>
       <span aria-live="polite">{copied ? 'Copied' : 'Copy'}</span>
     </button>
   );
@@ -64,6 +65,31 @@ export function ErrorMessage({ error }: { error: unknown }) {
     <p role="alert" className="error">
       {message}
     </p>
+  );
+}
+
+/**
+ * A record's page while its record could not be read: a heading of its own ("Email not found"),
+ * so the page keeps one, and why. With the record shown (a refresh failed), only the error.
+ */
+export function RecordError({ what, query }: { what: string; query: { data?: unknown; error: unknown } }) {
+  if (!query.error) return null;
+  if (query.data !== undefined) return <ErrorMessage error={query.error} />;
+  // A malformed id in the address (422 "… must be a valid UUID.") names no record either.
+  const missing = query.error instanceof ApiFailure && (query.error.status === 404 || (query.error.status === 422 && /valid UUID/.test(query.error.message)));
+  if (missing) {
+    return (
+      <>
+        <h1>{what} not found</h1>
+        <p>This account has none at this address: it may have been deleted, or the link is wrong.</p>
+      </>
+    );
+  }
+  return (
+    <>
+      <h1>{what} could not be read</h1>
+      <ErrorMessage error={query.error} />
+    </>
   );
 }
 
@@ -133,5 +159,113 @@ export function ShownOnceToken(props: { heading: 'h2' | 'h3'; title: ReactNode; 
         Done
       </button>
     </section>
+  );
+}
+
+/** One tab of Tabs: its label, and what its panel shows while it is selected. */
+interface Tab {
+  id: string;
+  label: string;
+  panel: () => ReactNode;
+}
+
+/**
+ * Tabs as the ARIA pattern has them: a tablist named `label`, the selected tab its one keyboard
+ * stop, ←/→ (round), Home and End moving the focus and the selection; each panel named by its
+ * tab. Only the selected panel is drawn; the others stay as empty hidden elements, which the
+ * tabs' aria-controls name. A panel is no keyboard stop of its own: what scrolls in it is.
+ */
+export function Tabs({ label, tabs, selected, onSelect }: { label: string; tabs: readonly Tab[]; selected: string; onSelect: (id: string) => void }) {
+  const base = useId();
+  const list = useRef<HTMLDivElement>(null);
+  const keyDown = (event: KeyboardEvent<HTMLButtonElement>, index: number) => {
+    const last = tabs.length - 1;
+    let to: number;
+    if (event.key === 'ArrowRight') to = index === last ? 0 : index + 1;
+    else if (event.key === 'ArrowLeft') to = index === 0 ? last : index - 1;
+    else if (event.key === 'Home') to = 0;
+    else if (event.key === 'End') to = last;
+    else return;
+    event.preventDefault();
+    onSelect(tabs[to]!.id);
+    list.current?.querySelectorAll<HTMLButtonElement>('[role="tab"]')[to]?.focus();
+  };
+  return (
+    <div className="tabs">
+      <div role="tablist" aria-label={label} ref={list}>
+        {tabs.map((tab, index) => (
+          <button
+            key={tab.id}
+            type="button"
+            role="tab"
+            id={`${base}-tab-${tab.id}`}
+            aria-selected={tab.id === selected}
+            aria-controls={`${base}-panel-${tab.id}`}
+            tabIndex={tab.id === selected ? 0 : -1}
+            onClick={() => onSelect(tab.id)}
+            onKeyDown={(event) => keyDown(event, index)}
+          >
+            {tab.label}
+          </button>
+        ))}
+      </div>
+      {tabs.map((tab) => (
+        <div
+          key={tab.id}
+          role="tabpanel"
+          id={`${base}-panel-${tab.id}`}
+          aria-labelledby={`${base}-tab-${tab.id}`}
+          hidden={tab.id !== selected}
+          className="tab-panel"
+        >
+          {tab.id === selected && tab.panel()}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+/** An address with a place to break after its `@` (`<wbr>`: nothing is added to the text). */
+function breakable(address: string): ReactNode[] {
+  const nodes: ReactNode[] = [];
+  let at = 0;
+  for (const part of address.split(/(?<=@)/)) {
+    if (at > 0) nodes.push(<wbr key={at} />);
+    nodes.push(part);
+    at += part.length;
+  }
+  return nodes;
+}
+
+/**
+ * Addresses (or host names, IPs), comma-separated, each moved to the next line whole where it
+ * does not fit (styles.css, `.address`), its comma with it; `Name <addr>` breaks between the two
+ * first. One wider than a whole line breaks after its `@` or a hyphen, and mid-word only if one
+ * of its parts is wider still.
+ */
+export function Addresses({ list }: { list: readonly string[] }) {
+  return (
+    <>
+      {list.map((address, i) => {
+        const named = /^(.*\S)\s+(<[^<>]*>)$/.exec(address);
+        const comma = i < list.length - 1 ? ',' : '';
+        return (
+          // biome-ignore lint/suspicious/noArrayIndexKey: an address may repeat; the list never changes order
+          <Fragment key={i}>
+            {i > 0 && ' '}
+            <span className="address">
+              {named ? (
+                <>
+                  {named[1]} <span className="address">{breakable(named[2]!)}</span>
+                </>
+              ) : (
+                breakable(address)
+              )}
+              {comma}
+            </span>
+          </Fragment>
+        );
+      })}
+    </>
   );
 }

@@ -1,5 +1,6 @@
 // Pages are addressed by path under /dashboard/ (the server answers every such path with the
-// app); moving between them uses the History API, so Back and Forward work.
+// app); moving between them uses the History API, so Back and Forward work. A page with unsaved
+// changes may hold the others back until the person agrees to leave (guardLeaving).
 import { type MouseEvent, useSyncExternalStore } from 'react';
 
 const BASE = '/dashboard';
@@ -7,12 +8,31 @@ const listeners = new Set<() => void>();
 
 function subscribe(listener: () => void): () => void {
   listeners.add(listener);
-  window.addEventListener('popstate', listener);
+  return () => listeners.delete(listener);
+}
+
+/** Asked before the page changes: false keeps it, and the page calls `leave` once the person agrees. */
+type LeaveGuard = (leave: () => void) => boolean;
+let guard: { ask: LeaveGuard; at: string } | undefined;
+
+/** Holds links, navigate(), Back and Forward to `ask` while the page is shown; returns the release. */
+export function guardLeaving(ask: LeaveGuard): () => void {
+  const own = { ask, at: window.location.pathname + window.location.search };
+  guard = own;
   return () => {
-    listeners.delete(listener);
-    window.removeEventListener('popstate', listener);
+    if (guard === own) guard = undefined;
   };
 }
+
+// Back and Forward have moved already: a guarded page puts its address back until the person agrees.
+window.addEventListener('popstate', () => {
+  const to = window.location.pathname.slice(BASE.length) + window.location.search;
+  if (guard && !guard.ask(() => go(to || '/'))) {
+    window.history.pushState(null, '', guard.at);
+    return;
+  }
+  for (const listener of listeners) listener();
+});
 
 /** The page's path below /dashboard, e.g. "/api-keys" ("/" for the overview). */
 export function usePath(): string {
@@ -20,6 +40,11 @@ export function usePath(): string {
 }
 
 export function navigate(to: string, options: { replace?: boolean } = {}): void {
+  if (guard && !guard.ask(() => go(to, options))) return;
+  go(to, options);
+}
+
+function go(to: string, options: { replace?: boolean } = {}): void {
   const url = BASE + (to === '/' ? '/' : to);
   if (options.replace) window.history.replaceState(null, '', url);
   else window.history.pushState(null, '', url);

@@ -5,9 +5,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { type Answer, api, type Item, type List, type RequestBody } from '../api';
-import { ConfirmDialog, ErrorMessage, formatTime, SearchBox } from '../components';
+import { ConfirmDialog, ErrorMessage, formatTime, RecordError, SearchBox } from '../components';
 import { forgetList, PagedTable, PagedView, usePagedList } from '../list-table';
 import { follow, navigate } from '../router';
+import { ContactActivity } from './contact-activity';
 import { AudienceTabs, type ContactSummary, fullName, qs, type Segment } from './audience-common';
 import { PropertiesTab, SegmentPage, SegmentsTab, TopicsTab } from './AudienceLists';
 import { ImportPage, ImportsTab } from './ContactImports';
@@ -141,7 +142,7 @@ function ContactPage({ contactKey }: { contactKey: string }) {
           ← Contacts
         </a>
       </p>
-      <ErrorMessage error={contact.error} />
+      <RecordError what="Contact" query={contact} />
       {c && (
         <>
           <h1>{c.email}</h1>
@@ -159,6 +160,7 @@ function ContactPage({ contactKey }: { contactKey: string }) {
           <EditContact key={c.id} contact={c} path={path} />
           <ContactTopics path={path} contactKey={contactKey} email={c.email} />
           <ContactSegments path={path} contactKey={contactKey} />
+          <ContactActivity path={path} contactKey={contactKey} />
           <h2>Delete</h2>
           <button type="button" className="danger" onClick={() => setDeleting(true)}>
             Delete contact
@@ -284,7 +286,11 @@ function ContactTopics({ path, contactKey, email }: { path: string; contactKey: 
           {
             header: 'Subscription',
             cell: (t) =>
-              t.subscription === 'opt_in' ? <span className="status status-verified">subscribed</span> : <span className="status">not subscribed</span>,
+              t.subscription === 'opt_in' ? (
+                <span className="status status-verified">subscribed (opt_in)</span>
+              ) : (
+                <span className="status">not subscribed (opt_out)</span>
+              ),
           },
           {
             header: 'Actions',

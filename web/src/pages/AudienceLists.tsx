@@ -5,7 +5,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { type Answer, api, type Item, type RequestBody } from '../api';
-import { ConfirmDialog, ErrorMessage, formatTime } from '../components';
+import { ConfirmDialog, ErrorMessage, formatTime, RecordError } from '../components';
 import { PagedTable, usePagedList } from '../list-table';
 import { follow, navigate } from '../router';
 import { type ContactSummary, fullName, qs, type Segment, type Topic } from './audience-common';
@@ -120,12 +120,13 @@ export function SegmentPage({ id }: { id: string }) {
           ← Segments
         </a>
       </p>
-      <ErrorMessage error={segment.error} />
+      <RecordError what="Segment" query={segment} />
       {segment.data && (
         <>
           <h1>{segment.data.name}</h1>
           <p className="hint">Created {formatTime(segment.data.created_at)}</p>
           <h2>Members</h2>
+          <p>{segment.data.contacts_count === 1 ? '1 contact' : `${segment.data.contacts_count.toLocaleString()} contacts`} in this segment.</p>
           <PagedTable
             paged={members}
             empty="Nobody is in this segment yet: add contacts from their page, or import a CSV into it."
@@ -194,11 +195,11 @@ export function TopicsTab() {
           <legend>Contacts who have not chosen are</legend>
           <label className="choice">
             <input type="radio" name="default-subscription" checked={subscription === 'opt_in'} onChange={() => setSubscription('opt_in')} />
-            Subscribed (opt-out)
+            Subscribed until they unsubscribe (<code>opt_in</code>)
           </label>
           <label className="choice">
             <input type="radio" name="default-subscription" checked={subscription === 'opt_out'} onChange={() => setSubscription('opt_out')} />
-            Not subscribed (opt-in)
+            Not subscribed until they subscribe (<code>opt_out</code>)
           </label>
         </fieldset>
         <p className="hint">The default cannot be changed later: it decides for everyone without a choice of their own.</p>
@@ -226,7 +227,18 @@ export function TopicsTab() {
               </>
             ),
           },
-          { header: 'Default', cell: (t) => (t.default_subscription === 'opt_in' ? 'subscribed (opt-out)' : 'not subscribed (opt-in)') },
+          // The API's own word first, then what it means for a contact who has not chosen.
+          {
+            header: 'Default',
+            cell: (t) => (
+              <>
+                <code>{t.default_subscription}</code>
+                <span className="hint block">
+                  {t.default_subscription === 'opt_in' ? 'subscribed until they unsubscribe' : 'not subscribed until they subscribe'}
+                </span>
+              </>
+            ),
+          },
           { header: 'Visibility', cell: (t) => t.visibility },
           { header: 'Created', cell: (t) => formatTime(t.created_at) },
           {

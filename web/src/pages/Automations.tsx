@@ -1,13 +1,15 @@
 // Automations (/automations, src/automations/): the list; an automation's page with its steps
-// drawn as a graph (automation-graph.tsx), its runs page by page, stop and duplicate after a
-// confirmation; a run's page with the state of each step it reached.
+// drawn as a graph (automation-graph.tsx), its runs page by page, enable and disable, stop and
+// duplicate after a confirmation; a run's page with the state of each step it reached. New and
+// Edit open the editor (automation-editor.tsx).
 import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { type Answer, api, everyValue, type Item } from '../api';
 import { AutomationGraph, STEP_NAMES, type StepState } from '../automation-graph';
-import { ConfirmDialog, ErrorMessage, formatTime } from '../components';
+import { ConfirmDialog, ErrorMessage, formatTime, RecordError } from '../components';
 import { forgetList, ListTable, PagedTable, usePagedList } from '../list-table';
 import { follow, navigate } from '../router';
+import { useStepNames } from './automation-draft';
 
 type AutomationSummary = Item<'/automations'>;
 type Automation = Answer<'/automations/{id}'>;
@@ -38,9 +40,14 @@ export function AutomationsPage() {
     <>
       <h1>Automations</h1>
       <p>Workflows that start when your application sends an event (POST /events/send) and then send email, wait, branch and update the contact.</p>
+      <p>
+        <a className="button-link" href="/dashboard/automations/new" onClick={follow('/automations/new')}>
+          New automation
+        </a>
+      </p>
       <PagedTable
         paged={list}
-        empty="No automations yet: create one with the API (POST /automations, or automations.create in the SDK) and it appears here with its steps drawn."
+        empty="No automations yet: make one with “New automation”, or with the API (POST /automations, automations.create in the SDK)."
         columns={[
           {
             header: 'Name',
@@ -77,6 +84,13 @@ export function AutomationPage({ id }: { id: string }) {
       forgetList(queryClient, ['automations']);
     },
   });
+  const setStatus = useMutation({
+    mutationFn: (status: Automation['status']) => api<Answer<'/automations/{id}', 'patch'>>('PATCH', automationPath(id), { status }),
+    onSuccess: () => {
+      void refresh();
+      forgetList(queryClient, ['automations']);
+    },
+  });
   const duplicate = useMutation({
     mutationFn: () => api<Answer<'/automations/{id}/duplicate', 'post'>>('POST', `${automationPath(id)}/duplicate`),
     onSuccess: (copy) => {
@@ -84,6 +98,7 @@ export function AutomationPage({ id }: { id: string }) {
       navigate(`/automations/${copy.id}`);
     },
   });
+  const names = useStepNames();
   const a = automation.data;
   return (
     <>
@@ -92,7 +107,7 @@ export function AutomationPage({ id }: { id: string }) {
           ← Automations
         </a>
       </p>
-      <ErrorMessage error={automation.error} />
+      <RecordError what="Automation" query={automation} />
       {a && (
         <>
           <h1>{a.name}</h1>
@@ -110,17 +125,34 @@ export function AutomationPage({ id }: { id: string }) {
             <dt>Updated</dt>
             <dd>{formatTime(a.updated_at)}</dd>
           </dl>
-          <div className="row actions-inline">
-            <button type="button" className="danger" disabled={stop.isPending} onClick={() => setAsking('stop')}>
-              Stop
-            </button>
+          <div className="row automation-actions">
+            <a className="button-link" href={`/dashboard/automations/${a.id}/edit`} onClick={follow(`/automations/${a.id}/edit`)}>
+              Edit
+            </a>
+            {a.status === 'enabled' ? (
+              <button type="button" className="secondary" disabled={setStatus.isPending} onClick={() => setStatus.mutate('disabled')}>
+                Disable
+              </button>
+            ) : (
+              <button type="button" className="secondary" disabled={setStatus.isPending} onClick={() => setStatus.mutate('enabled')}>
+                Enable
+              </button>
+            )}
             <button type="button" className="secondary" onClick={() => setAsking('duplicate')}>
               Duplicate
             </button>
+            <button type="button" className="danger" disabled={stop.isPending} onClick={() => setAsking('stop')}>
+              Stop
+            </button>
           </div>
-          <ErrorMessage error={stop.error ?? duplicate.error} />
+          <p className="hint">
+            {a.status === 'enabled'
+              ? 'Each event it is triggered by starts a run. Disable stops new runs and lets those under way finish; Stop also cancels them.'
+              : 'Disabled: events start no run until it is enabled.'}
+          </p>
+          <ErrorMessage error={stop.error ?? duplicate.error ?? setStatus.error} />
           <h2>Steps</h2>
-          <AutomationGraph steps={a.steps} connections={a.connections} title={`The steps of ${a.name}`} />
+          <AutomationGraph steps={a.steps} connections={a.connections} title={`The steps of ${a.name}`} names={names} />
           <h2>Runs</h2>
           <Runs automationId={a.id} />
           {/* One dialog for both questions: each dialog names itself by the same element id. */}
@@ -227,6 +259,7 @@ function stepState(step: RunStep): StepState {
 
 export function RunPage({ automationId, runId }: { automationId: string; runId: string }) {
   const automation = useAutomation(automationId);
+  const names = useStepNames();
   const run = useQuery({
     queryKey: ['automation', automationId, 'run', runId],
     queryFn: () => api<Run>('GET', `${automationPath(automationId)}/runs/${encodeURIComponent(runId)}`),
@@ -242,7 +275,8 @@ export function RunPage({ automationId, runId }: { automationId: string; runId: 
           ← {a?.name ?? 'Automation'}
         </a>
       </p>
-      <ErrorMessage error={run.error ?? automation.error} />
+      <RecordError what="Run" query={run} />
+      {r && <ErrorMessage error={automation.error} />}
       {r && (
         <>
           <h1>
@@ -260,7 +294,7 @@ export function RunPage({ automationId, runId }: { automationId: string; runId: 
             <dd>{r.completed_at ? formatTime(r.completed_at) : '—'}</dd>
           </dl>
           <h2>Steps</h2>
-          {a && <AutomationGraph steps={a.steps} connections={a.connections} states={states} title={`This run's steps`} />}
+          {a && <AutomationGraph steps={a.steps} connections={a.connections} states={states} title={`This run's steps`} names={names} />}
           <h2>Step by step</h2>
           <ListTable
             rows={r.steps}

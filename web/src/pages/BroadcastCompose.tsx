@@ -1,15 +1,27 @@
 // Composing a broadcast: a new draft (POST /broadcasts) or a draft edited (PATCH
 // /broadcasts/:id). Its content is HTML written here or copied from a template (GET
-// /templates/:id: the template's `{{{VAR|fallback}}}` variables are the broadcast's merge
-// tags, filled from each contact); its audience a segment, optionally narrowed to a topic.
+// /templates/:id); its merge tags are those GET /broadcasts/merge-tags lists, filled from each
+// contact, and any other is flagged as it is typed (merge-tags.tsx); its audience a segment,
+// optionally narrowed to a topic. Leaving with unsaved changes asks first (unsaved-changes.tsx).
 // Sending and scheduling happen on the broadcast's page.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { type Answer, api, type Item, type List, type RequestBody } from '../api';
 import { forgetList } from '../list-table';
-import { ErrorMessage } from '../components';
+import { ErrorMessage, RecordError } from '../components';
 import { follow, navigate } from '../router';
+import { useUnsavedChanges } from '../unsaved-changes';
 import type { Segment, Topic } from './audience-common';
+import {
+  MergeTagList,
+  mergeTagsQuery,
+  type Replaced,
+  ReplacedTagsNotice,
+  templateForBroadcast,
+  UnknownTagsWarning,
+  unknownTags,
+  useMergeTags,
+} from './merge-tags';
 
 /** Resend's `status`: `queued` while waiting for its time and while being sent (Broadcasts.tsx stateOf). */
 export type Broadcast = Answer<'/broadcasts/{id}'>;
@@ -18,7 +30,7 @@ type Template = Answer<'/templates/{id}'>;
 
 export function BroadcastComposePage({ id }: { id?: string }) {
   const existing = useQuery({ queryKey: ['broadcast', id], queryFn: () => api<Broadcast>('GET', `/broadcasts/${id}`), enabled: id !== undefined });
-  if (id !== undefined && !existing.data) return <ErrorMessage error={existing.error} />;
+  if (id !== undefined && !existing.data) return <RecordError what="Broadcast" query={existing} />;
   return <ComposeForm broadcast={existing.data} />;
 }
 
@@ -34,18 +46,28 @@ function ComposeForm({ broadcast }: { broadcast?: Broadcast }) {
   const [html, setHtml] = useState(broadcast?.html ?? '');
   const [text, setText] = useState(broadcast?.text ?? '');
   const [templateId, setTemplateId] = useState('');
+  const fields = { name, from, subject, replyTo, previewText, segmentId, topicId, html, text };
+  const [initial] = useState(fields);
+  const unsaved = useUnsavedChanges(JSON.stringify(fields) !== JSON.stringify(initial), 'this broadcast');
   const segments = useQuery({ queryKey: ['segments', 'all'], queryFn: () => api<List<Segment>>('GET', '/segments?limit=100') });
   const topics = useQuery({ queryKey: ['topics', 'all'], queryFn: () => api<List<Topic>>('GET', '/topics?limit=100') });
   const templates = useQuery({ queryKey: ['templates', 'all'], queryFn: () => api<List<TemplateSummary>>('GET', '/templates?limit=100') });
+  const mergeTags = useMergeTags();
+  const [replaced, setReplaced] = useState<Replaced[]>([]);
   const applyTemplate = useMutation({
-    mutationFn: (id: string) => api<Template>('GET', `/templates/${id}`),
-    onSuccess: (t) => {
-      setHtml(t.html);
-      setText(t.text ?? '');
-      if (!subject && t.subject) setSubject(t.subject);
+    mutationFn: async (id: string) => {
+      const [template, tags] = await Promise.all([api<Template>('GET', `/templates/${id}`), queryClient.ensureQueryData(mergeTagsQuery)]);
+      return { template, copy: templateForBroadcast(template, tags.data) };
+    },
+    onSuccess: ({ template: t, copy }) => {
+      setHtml(copy.html);
+      setText(copy.text ?? '');
+      if (!subject && copy.subject) setSubject(copy.subject);
       if (!from && t.from) setFrom(t.from);
+      setReplaced(copy.replaced);
     },
   });
+  const unknown = mergeTags.data ? unknownTags({ Subject: subject, 'Preview text': previewText, HTML: html, Text: text }, mergeTags.data.data) : [];
   const save = useMutation({
     mutationFn: () => {
       const body = {
@@ -64,6 +86,7 @@ function ComposeForm({ broadcast }: { broadcast?: Broadcast }) {
         : api<Answer<'/broadcasts', 'post'>>('POST', '/broadcasts', body);
     },
     onSuccess: ({ id }) => {
+      unsaved.release();
       forgetList(queryClient, ['broadcasts']);
       void queryClient.invalidateQueries({ queryKey: ['broadcast', id] });
       navigate(`/broadcasts/${id}`);
@@ -149,14 +172,19 @@ function ComposeForm({ broadcast }: { broadcast?: Broadcast }) {
           </div>
         )}
         <ErrorMessage error={applyTemplate.error} />
+        <ReplacedTagsNotice replaced={replaced} />
         <label htmlFor="broadcast-html">HTML</label>
-        <textarea id="broadcast-html" rows={12} value={html} onChange={(e) => setHtml(e.target.value)} aria-describedby="broadcast-html-hint" />
-        <p className="hint" id="broadcast-html-hint">
-          Merge tags: <code>{'{{{FIRST_NAME|there}}}'}</code>, your contact properties, and <code>{'{{{RESEND_UNSUBSCRIBE_URL}}}'}</code> for the unsubscribe
-          link.
-        </p>
+        <textarea
+          id="broadcast-html"
+          rows={12}
+          value={html}
+          onChange={(e) => setHtml(e.target.value)}
+          aria-describedby="broadcast-merge-tags broadcast-tags-warning"
+        />
+        <MergeTagList id="broadcast-merge-tags" tags={mergeTags.data?.data} error={mergeTags.error} />
         <label htmlFor="broadcast-text">Text (optional: made from the HTML when empty)</label>
-        <textarea id="broadcast-text" rows={5} value={text} onChange={(e) => setText(e.target.value)} />
+        <textarea id="broadcast-text" rows={5} value={text} onChange={(e) => setText(e.target.value)} aria-describedby="broadcast-tags-warning" />
+        <UnknownTagsWarning id="broadcast-tags-warning" unknown={unknown} />
         <div className="actions">
           <button type="submit" disabled={save.isPending}>
             {broadcast ? 'Save changes' : 'Save draft'}
@@ -164,6 +192,7 @@ function ComposeForm({ broadcast }: { broadcast?: Broadcast }) {
         </div>
         <ErrorMessage error={save.error} />
       </form>
+      {unsaved.dialog}
     </>
   );
 }

@@ -5,7 +5,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { type Answer, api, everyValue, type Item, type Query } from '../api';
-import { ConfirmDialog, ErrorMessage, formatTime } from '../components';
+import { ConfirmDialog, ErrorMessage, formatTime, RecordError } from '../components';
 import { forgetList, type Column, PagedTable, usePagedList } from '../list-table';
 import { MailBody } from '../mail-viewer';
 import { follow, navigate } from '../router';
@@ -124,7 +124,7 @@ function BroadcastPage({ id }: { id: string }) {
           ← Broadcasts
         </a>
       </p>
-      <ErrorMessage error={broadcast.error} />
+      <RecordError what="Broadcast" query={broadcast} />
       {b && (
         <>
           <h1>{b.name || b.subject || '(no name)'}</h1>
@@ -320,9 +320,46 @@ function SendForm({ broadcast: b, path, onSent }: { broadcast: Broadcast; path: 
         }}
         onClose={() => setConfirming(false)}
       >
-        <p>Every contact of its segment{b.topic_id ? ' subscribed to its topic' : ''} who has not unsubscribed gets it.</p>
+        <AudienceCount path={path} open={confirming} later={when === 'later'} />
+        <p className="hint">Every contact of its segment{b.topic_id ? ' subscribed to its topic' : ''} who has not unsubscribed gets it.</p>
       </ConfirmDialog>
     </form>
+  );
+}
+
+type RecipientsCount = Answer<'/broadcasts/{id}/recipients-count'>;
+
+const contacts = (n: number) => `${n.toLocaleString()} ${n === 1 ? 'contact' : 'contacts'}`;
+
+/**
+ * How many contacts the broadcast goes to (GET /broadcasts/:id/recipients-count, counted with
+ * the fan-out's own conditions), read afresh each time the send confirmation opens.
+ */
+function AudienceCount({ path, open, later }: { path: string; open: boolean; later: boolean }) {
+  const count = useQuery({
+    queryKey: ['broadcast', path, 'recipients-count'],
+    queryFn: () => api<RecipientsCount>('GET', `${path}/recipients-count`),
+    enabled: open,
+    staleTime: 0,
+    refetchOnMount: 'always',
+  });
+  if (count.error) return <ErrorMessage error={count.error} />;
+  const c = count.data;
+  if (!c || (open && count.isFetching)) return <p className="loading">Counting its recipients…</p>;
+  const out = [
+    c.unsubscribed && `${c.unsubscribed.toLocaleString()} unsubscribed`,
+    c.not_subscribed_to_topic && `${c.not_subscribed_to_topic.toLocaleString()} not subscribed to its topic`,
+    c.suppressed && `${c.suppressed.toLocaleString()} suppressed`,
+  ].filter((part): part is string => Boolean(part));
+  const total = c.unsubscribed + c.not_subscribed_to_topic + c.suppressed;
+  const listed = out.length === 1 ? out[0] : `${out.slice(0, -1).join(', ')} and ${out.at(-1)}`;
+  const leftOut = total === 0 ? '' : ` (${listed} ${total === 1 ? 'is' : 'are'} left out)`;
+  return (
+    <p>
+      {later ? 'As its segment is now, it will go to ' : 'It will go to '}
+      <strong>{contacts(c.recipients)}</strong>
+      {leftOut}.
+    </p>
   );
 }
 

@@ -9,7 +9,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, lazy, Suspense, useState } from 'react';
 import { type Answer, api, type DnsRecord, type Domain, type DomainSummary, type List, type RequestBody } from '../api';
-import { ConfirmDialog, CopyButton, ErrorMessage, formatTime } from '../components';
+import { ConfirmDialog, CopyButton, ErrorMessage, formatTime, RecordError } from '../components';
 import { forgetList, ListTable } from '../list-table';
 import { follow, navigate } from '../router';
 import { ClaimOffer, DomainClaimSection, isHeldElsewhere } from './domain-claim';
@@ -119,7 +119,7 @@ export function DomainPage({ id }: { id: string }) {
           ← Domains
         </a>
       </p>
-      <ErrorMessage error={domain.error} />
+      <RecordError what="Domain" query={domain} />
       {d && (
         <>
           <h1>{d.name}</h1>

@@ -1,15 +1,16 @@
-// Emails (GET /emails with its filters, src/emails/): the list, filtered from a form whose
-// values live in the URL's query (so Back returns to the previous filters), and an email's
-// page: its facts, events on a timeline, every delivery attempt, what came back to its return
-// path (email-reports.tsx), the message (mail-viewer.tsx),
-// headers and the raw download, attachments; a scheduled email rescheduled or canceled.
+// Emails (GET /emails with its filters, src/emails/): the list, searched and filtered as one
+// types, its filters and page in the URL's query (so Back returns to them), with how many match;
+// and an email's page: its facts, the share link, events on a timeline, every delivery attempt,
+// what came back to its return path (email-reports.tsx), the message in tabs (email-message.tsx:
+// preview, plain text, source, headers), the raw download, attachments; a scheduled email
+// rescheduled or canceled.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useId, useState, useSyncExternalStore } from 'react';
-import { type Answer, ApiFailure, api, everyValue, type Item, type List, type RequestBody } from '../api';
-import { ConfirmDialog, ErrorMessage, formatTime } from '../components';
-import { ListTable, PagedTable, ShowMore, usePagedList, useListReadOn } from '../list-table';
-import { HeaderTable, MailBody, type MailHeader } from '../mail-viewer';
+import { useEffect, useId, useRef, useState, useSyncExternalStore } from 'react';
+import { type Answer, api, everyValue, type Item, type List, type RequestBody } from '../api';
+import { Addresses, ConfirmDialog, ErrorMessage, formatTime, RecordError } from '../components';
+import { ListTable, PagedTable, ShowMore, urlCursor, usePagedList, useListReadOn } from '../list-table';
 import { follow, navigate } from '../router';
+import { MessageTabs, ShareLink } from './email-message';
 import { ReturnPathReports } from './email-reports';
 
 type EmailSummary = Item<'/emails'>;
@@ -33,14 +34,19 @@ const LAST_EVENTS = everyValue<LastEvent>({
   clicked: true,
 });
 const FILTERS = [
-  { name: 'to', label: 'Recipient address', type: 'email' },
+  { name: 'to', label: 'Recipient contains', type: 'text' },
   { name: 'from', label: 'From contains', type: 'text' },
   { name: 'subject', label: 'Subject contains', type: 'text' },
   { name: 'tag', label: 'Tag (name or name:value)', type: 'text' },
   { name: 'created_after', label: 'Created from (date)', type: 'date' },
   { name: 'created_before', label: 'Created before (date)', type: 'date' },
 ] as const;
-const FILTER_NAMES = ['last_event', ...FILTERS.map((f) => f.name)];
+const FILTER_NAMES = ['search', 'last_event', ...FILTERS.map((f) => f.name)];
+/** The filters typed into: typing on in the same one replaces its history entry rather than adding one. */
+const TYPED = new Set(['search', ...FILTERS.filter((f) => f.type === 'text').map((f) => f.name)]);
+/** How long typing rests before the list follows it. */
+const TYPING_MS = 300;
+const PAGE_SIZE = 50;
 
 const STATUS_CLASS: Record<string, string> = {
   delivered: 'status-verified',
@@ -65,41 +71,99 @@ const subscribeToHistory = (listener: () => void) => {
 };
 const useSearch = () => useSyncExternalStore(subscribeToHistory, () => window.location.search);
 
-export function EmailsPage() {
-  const search = useSearch();
-  // A new filter is a new list: its paging starts again (the key remounts it).
-  return <EmailList key={search} search={search} />;
+type Filters = Record<string, string>;
+const filtersIn = (search: string): Filters => {
+  const params = new URLSearchParams(search);
+  return Object.fromEntries(FILTER_NAMES.map((name) => [name, params.get(name) ?? '']));
+};
+/** The filters set, trimmed, in FILTER_NAMES' order: the list's URL and its API query. */
+function queryOf(filters: Filters): URLSearchParams {
+  const query = new URLSearchParams();
+  for (const name of FILTER_NAMES) {
+    const value = filters[name]?.trim();
+    if (value) query.set(name, value);
+  }
+  return query;
+}
+function go(query: URLSearchParams, options: { replace?: boolean } = {}) {
+  navigate(query.size ? `/emails?${query}` : '/emails', options);
+  window.dispatchEvent(new PopStateEvent('popstate'));
 }
 
-function EmailList({ search }: { search: string }) {
-  const filters = new URLSearchParams(search);
-  const active = FILTER_NAMES.filter((n) => filters.get(n));
-  const query = new URLSearchParams({ limit: '50' });
-  for (const name of active) query.set(name, filters.get(name)!);
-  const list = usePagedList<EmailSummary>(['emails', query.toString()], (after) => `/emails?${query}${after ? `&after=${after}` : ''}`, 5000);
+/**
+ * The list, filtered as one types (TYPING_MS after the last key), its filters and page in the
+ * URL: Back from an email returns to the same page of the same list, and Back from a filter to
+ * the one before it (a pause in typing in the same field is not a filter of its own).
+ */
+export function EmailsPage() {
+  const search = useSearch();
+  const applied = queryOf(filtersIn(search)).toString();
+  const [draft, setDraft] = useState(() => filtersIn(search));
+  // The filters this page last put in the URL: others (Back, Forward) are shown in the form.
+  const written = useRef(applied);
+  // The field typed into for the current history entry, if the entry came from typing.
+  const typing = useRef<string | null>(null);
+  useEffect(() => {
+    if (applied === written.current) return;
+    written.current = applied;
+    typing.current = null;
+    setDraft(filtersIn(window.location.search));
+  }, [applied]);
+  const wanted = queryOf(draft).toString();
+  useEffect(() => {
+    if (wanted === written.current) return;
+    const timer = setTimeout(() => {
+      const before = new URLSearchParams(written.current);
+      const after = new URLSearchParams(wanted);
+      const changed = FILTER_NAMES.filter((name) => before.get(name) !== after.get(name));
+      const field = changed.length === 1 && TYPED.has(changed[0]!) ? changed[0]! : null;
+      const replace = field !== null && field === typing.current;
+      typing.current = field;
+      written.current = wanted;
+      go(after, { replace });
+    }, TYPING_MS);
+    return () => clearTimeout(timer);
+  }, [wanted]);
+  const clear = () => {
+    written.current = '';
+    typing.current = null;
+    setDraft(filtersIn(''));
+    go(new URLSearchParams());
+  };
 
-  const apply = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const next = new URLSearchParams();
-    for (const name of FILTER_NAMES) {
-      const value = String(form.get(name) ?? '').trim();
-      if (value) next.set(name, value);
-    }
-    go(next.size ? `/emails?${next}` : '/emails');
-  };
-  const go = (to: string) => {
-    navigate(to);
-    window.dispatchEvent(new PopStateEvent('popstate'));
-  };
+  const cursor = urlCursor(search, (query) => {
+    typing.current = null;
+    go(query);
+  });
+  const query = new URLSearchParams(applied);
+  query.set('limit', String(PAGE_SIZE));
+  query.set('include_total', 'true');
+  const list = usePagedList<EmailSummary>(
+    ['emails', query.toString()],
+    (after, before) => `/emails?${query}${after ? `&after=${after}` : ''}${before ? `&before=${before}` : ''}`,
+    5000,
+    { cursor, keepPrevious: true },
+  );
+  const filtered = applied !== '';
+  const set = (name: string) => (event: { target: { value: string } }) => setDraft((d) => ({ ...d, [name]: event.target.value }));
   return (
     <>
       <h1>Emails</h1>
       <p>Every email sent from this account, newest first. Open one to see what happened to it.</p>
-      <form className="filters" onSubmit={apply} aria-label="Filter emails">
+      <form className="filters" onSubmit={(event) => event.preventDefault()} aria-label="Filter emails">
+        <div className="filter-search">
+          <label htmlFor="filter-search">Search</label>
+          <input
+            id="filter-search"
+            type="search"
+            placeholder="An email's id, or part of its subject or an address"
+            value={draft.search}
+            onChange={set('search')}
+          />
+        </div>
         <div>
           <label htmlFor="filter-last_event">Last event</label>
-          <select id="filter-last_event" name="last_event" defaultValue={filters.get('last_event') ?? ''}>
+          <select id="filter-last_event" value={draft.last_event} onChange={set('last_event')}>
             <option value="">Any</option>
             {LAST_EVENTS.map((e) => (
               <option key={e} value={e}>
@@ -111,23 +175,23 @@ function EmailList({ search }: { search: string }) {
         {FILTERS.map((f) => (
           <div key={f.name}>
             <label htmlFor={`filter-${f.name}`}>{f.label}</label>
-            <input id={`filter-${f.name}`} name={f.name} type={f.type} defaultValue={filters.get(f.name) ?? ''} />
+            <input id={`filter-${f.name}`} type={f.type} value={draft[f.name]} onChange={set(f.name)} />
           </div>
         ))}
-        <div className="filter-actions">
-          <button type="submit">Filter</button>
-          {active.length > 0 && (
-            <button type="button" className="secondary" onClick={() => go('/emails')}>
+        {(filtered || wanted !== '') && (
+          <div className="filter-actions">
+            <button type="button" className="secondary" onClick={clear}>
               Clear filters
             </button>
-          )}
-        </div>
+          </div>
+        )}
       </form>
+      <ListCount list={list.list.data} filtered={filtered} page={cursor.page} updating={list.list.isPlaceholderData} />
       <PagedTable
         paged={list}
         className="emails"
         empty={
-          active.length > 0
+          filtered
             ? 'No email matches these filters. Change or clear them to see more.'
             : 'No emails yet: send one with an API key (POST /emails, or the resend SDK) and it appears here.'
         }
@@ -140,8 +204,8 @@ function EmailList({ search }: { search: string }) {
               </a>
             ),
           },
-          { header: 'To', cell: (e) => e.to.join(', ') },
-          { header: 'From', cell: (e) => e.from },
+          { header: 'To', cell: (e) => <Addresses list={e.to} /> },
+          { header: 'From', cell: (e) => <Addresses list={[e.from]} /> },
           { header: 'Last event', cell: (e) => <Status value={e.last_event} /> },
           { header: 'Created', cell: (e) => (e.scheduled_at && e.last_event === 'scheduled' ? `for ${formatTime(e.scheduled_at)}` : formatTime(e.created_at)) },
         ]}
@@ -150,48 +214,24 @@ function EmailList({ search }: { search: string }) {
   );
 }
 
-const ENCODED_WORD = /=\?([^?\s]+)\?([QqBb])\?([^?\s]*)\?=/;
-
-/** One RFC 2047 encoded word's text (an unknown charset is read as UTF-8). */
-function decodeWord(charset: string, encoding: string, text: string): string {
-  let bytes: Uint8Array;
-  if (encoding.toUpperCase() === 'B') bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
-  else {
-    const binary = text.replace(/_/g, ' ').replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-    bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+/**
+ * How many emails the list holds (GET /emails's include_total: counted up to a cap, "1,000+"
+ * past it) and which page of how many this is; said to screen readers when it changes.
+ */
+function ListCount({ list, filtered, page, updating }: { list: Answer<'/emails'> | undefined; filtered: boolean; page: number; updating: boolean }) {
+  let text = '';
+  if (updating) text = 'Searching…';
+  else if (list?.total !== undefined) {
+    const count = `${list.total.toLocaleString()}${list.total_capped ? '+' : ''}`;
+    const emails = list.total === 1 && !list.total_capped ? 'email' : 'emails';
+    const pages = list.total_capped ? null : Math.max(1, Math.ceil(list.total / PAGE_SIZE));
+    text = `${count} ${filtered ? `matching ${emails}` : emails}${pages && pages > 1 ? ` · page ${page} of ${pages}` : ''}`;
   }
-  try {
-    return new TextDecoder(charset.split('*')[0]).decode(bytes);
-  } catch {
-    return new TextDecoder().decode(bytes);
-  }
-}
-
-/** A header value with its encoded words decoded for reading; the space between two words goes (RFC 2047 §6.2). */
-function decodeWords(value: string): string {
-  const pattern = new RegExp(`${ENCODED_WORD.source}(\\s+(?=${ENCODED_WORD.source}))?`, 'g');
-  return value.replace(pattern, (_, charset: string, encoding: string, text: string) => {
-    try {
-      return decodeWord(charset, encoding, text);
-    } catch {
-      return _;
-    }
-  });
-}
-
-/** The header section of a raw message, unfolded (RFC 5322 §2.2.3), encoded words decoded (/raw keeps them as sent). */
-function parseHeaders(raw: string): MailHeader[] {
-  const end = raw.search(/\r?\n\r?\n/);
-  const lines = (end < 0 ? raw : raw.slice(0, end)).split(/\r?\n/);
-  const headers: MailHeader[] = [];
-  for (const line of lines) {
-    if (/^[ \t]/.test(line) && headers.length) headers.at(-1)!.value += ` ${line.trim()}`;
-    else {
-      const colon = line.indexOf(':');
-      if (colon > 0) headers.push({ name: line.slice(0, colon), value: line.slice(colon + 1).trim() });
-    }
-  }
-  return headers.map((h) => ({ name: h.name, value: decodeWords(h.value) }));
+  return (
+    <p className="list-count" role="status">
+      {text}
+    </p>
+  );
 }
 
 export function EmailPage({ id }: { id: string }) {
@@ -201,11 +241,15 @@ export function EmailPage({ id }: { id: string }) {
   const events = useListReadOn<EmailEvent>(['email-events', id], (after) => `${path}/events${after ? `?after=${after}` : ''}`, 5000);
   const attempts = useListReadOn<Attempt>(['email-attempts', id], (after) => `${path}/attempts${after ? `?after=${after}` : ''}`, 5000);
   const attachments = useQuery({ queryKey: ['email-attachments', id], queryFn: () => api<List<Attachment>>('GET', `${path}/attachments`) });
-  // HEAD: whether the message exists yet (it is composed at the first attempt), without its bytes.
+  // The message is composed at the first attempt, or at accept when it has attachments: a scheduled
+  // email (or one canceled before its time) without any has none yet, and is not asked for (a 404).
+  const unsent = email.data?.last_event === 'scheduled' || email.data?.last_event === 'canceled';
+  const noMessage = unsent && attachments.data?.data.length === 0;
+  // HEAD: whether the message exists yet, without its bytes.
   const raw = useQuery({
     queryKey: ['email-raw', id, email.data?.last_event],
     queryFn: async () => (await fetch(`${path}/raw`, { method: 'HEAD', credentials: 'same-origin' })).ok,
-    enabled: !!email.data,
+    enabled: !!email.data && !!attachments.data && !noMessage,
   });
   const e = email.data;
   return (
@@ -215,7 +259,7 @@ export function EmailPage({ id }: { id: string }) {
           ← Emails
         </a>
       </p>
-      <ErrorMessage error={email.error} />
+      <RecordError what="Email" query={email} />
       {e && (
         <>
           <h1>{e.subject || '(no subject)'}</h1>
@@ -225,25 +269,35 @@ export function EmailPage({ id }: { id: string }) {
               <Status value={e.last_event} />
             </dd>
             <dt>From</dt>
-            <dd>{e.from}</dd>
+            <dd>
+              <Addresses list={[e.from]} />
+            </dd>
             <dt>To</dt>
-            <dd>{e.to.join(', ')}</dd>
+            <dd>
+              <Addresses list={e.to} />
+            </dd>
             {e.cc && (
               <>
                 <dt>Cc</dt>
-                <dd>{e.cc.join(', ')}</dd>
+                <dd>
+                  <Addresses list={e.cc} />
+                </dd>
               </>
             )}
             {e.bcc && (
               <>
                 <dt>Bcc</dt>
-                <dd>{e.bcc.join(', ')}</dd>
+                <dd>
+                  <Addresses list={e.bcc} />
+                </dd>
               </>
             )}
             {e.reply_to && (
               <>
                 <dt>Reply to</dt>
-                <dd>{e.reply_to.join(', ')}</dd>
+                <dd>
+                  <Addresses list={e.reply_to} />
+                </dd>
               </>
             )}
             <dt>Created</dt>
@@ -266,6 +320,7 @@ export function EmailPage({ id }: { id: string }) {
             </dd>
           </dl>
           {e.last_event === 'scheduled' && <ScheduleControls email={e} />}
+          <ShareLink id={e.id} />
           <h2>Timeline</h2>
           <ErrorMessage error={events.list.error} />
           {events.rows && <Timeline events={events.rows} />}
@@ -275,7 +330,7 @@ export function EmailPage({ id }: { id: string }) {
           {attempts.rows && <Attempts attempts={attempts.rows} />}
           <ShowMore list={attempts.list} what="attempts" />
           <ReturnPathReports path={path} />
-          <MailBody html={e.html} text={e.text} />
+          <MessageTabs path={path} email={e} rawAvailable={noMessage ? false : raw.data} />
           <h2>Raw message</h2>
           {raw.data ? (
             <p>
@@ -284,10 +339,13 @@ export function EmailPage({ id }: { id: string }) {
                 Download the raw message (.eml)
               </a>
             </p>
+          ) : e.last_event === 'canceled' && noMessage ? (
+            <p className="hint">It was canceled before its first delivery attempt, where its message would have been composed: there is none.</p>
           ) : (
-            raw.data === false && <p className="hint">The message is composed and signed at its first delivery attempt; it can be downloaded from then on.</p>
+            (raw.data === false || noMessage) && (
+              <p className="hint">The message is composed and signed at its first delivery attempt; it can be downloaded from then on.</p>
+            )
           )}
-          {raw.data && <RawHeaders path={path} />}
           <h2>Attachments</h2>
           <ErrorMessage error={attachments.error} />
           {attachments.data &&
@@ -318,7 +376,12 @@ function Timeline({ events }: { events: EmailEvent[] }) {
       {events.map((ev) => (
         <li key={ev.id}>
           <Status value={ev.type.replace('email.', '')} /> <time dateTime={ev.created_at}>{formatTime(ev.created_at)}</time>
-          {ev.data.to && <span className="hint"> · {ev.data.to.join(', ')}</span>}
+          {ev.data.to && (
+            <span className="hint">
+              {' · '}
+              <Addresses list={ev.data.to} />
+            </span>
+          )}
           {ev.data.bounce && (
             <div>
               {ev.data.bounce.type} ({ev.data.bounce.subType}): {ev.data.bounce.message}
@@ -338,54 +401,30 @@ function Attempts({ attempts }: { attempts: Attempt[] }) {
   return (
     <ListTable
       className="attempts"
+      cards
       rows={attempts}
       rowHeaders={false}
       columns={[
         { header: 'Time', cell: (a) => formatTime(a.attempted_at) },
-        { header: 'Recipient', cell: (a) => a.recipient },
-        { header: 'MX host', cell: (a) => a.mx_host ?? '—' },
-        { header: 'Reply', cell: (a) => <code>{a.response}</code> },
+        { header: 'Recipient', cell: (a) => <Addresses list={[a.recipient]} /> },
+        { header: 'MX host', cell: (a) => (a.mx_host ? <Addresses list={[a.mx_host]} /> : '—') },
+        { header: 'Reply', cell: (a) => <code className="smtp-reply">{a.response}</code> },
         { header: 'Outcome', cell: (a) => <Status value={a.outcome} /> },
         {
           header: 'TLS',
           cell: (a) =>
             a.tls ? (
-              <>
+              // One element: at phone width a card's value (table.cards) is one grid item.
+              <span>
                 {a.tls.protocol ?? 'plain text'}
                 <span className="hint block">{a.tls.requirement}</span>
-              </>
+              </span>
             ) : (
               '—'
             ),
         },
       ]}
     />
-  );
-}
-
-/** The message's headers, read from its raw form when asked (a message can be large). */
-function RawHeaders({ path }: { path: string }) {
-  const [shown, setShown] = useState(false);
-  const headers = useQuery({
-    queryKey: ['email-headers', path],
-    queryFn: async () => {
-      const res = await fetch(`${path}/raw`, { credentials: 'same-origin' });
-      if (!res.ok) throw new ApiFailure(res.status, 'The raw message could not be read.', 'error');
-      return parseHeaders(await res.text());
-    },
-    enabled: shown,
-  });
-  if (!shown)
-    return (
-      <button type="button" className="secondary small" onClick={() => setShown(true)}>
-        Show headers
-      </button>
-    );
-  return (
-    <>
-      <ErrorMessage error={headers.error} />
-      {headers.data && <HeaderTable headers={headers.data} />}
-    </>
   );
 }
 

@@ -5,7 +5,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { type Answer, api, type Item } from '../api';
-import { ErrorMessage, formatTime, SearchBox } from '../components';
+import { formatTime, RecordError, SearchBox } from '../components';
 import { type Column, PagedTable, usePagedList } from '../list-table';
 import { follow } from '../router';
 import { qs } from './audience-common';
@@ -61,7 +61,7 @@ export function InboxPage({ inboxId, folder }: { inboxId: string; folder: Folder
           ← Inboxes
         </a>
       </p>
-      <ErrorMessage error={inbox.error} />
+      <RecordError what="Inbox" query={inbox} />
       {i && (
         <>
           <h1>{i.name ?? i.email_address}</h1>

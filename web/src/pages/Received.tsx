@@ -6,7 +6,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Fragment } from 'react';
 import { type Answer, api, type Item, type List } from '../api';
-import { ErrorMessage, formatTime } from '../components';
+import { ErrorMessage, formatTime, RecordError } from '../components';
 import { PagedTable, usePagedList } from '../list-table';
 import { HeaderTable, MailBody, type MailHeader } from '../mail-viewer';
 import { follow } from '../router';
@@ -66,7 +66,7 @@ export function ReceivedMessagePage({ id }: { id: string }) {
           ← Received mail
         </a>
       </p>
-      <ErrorMessage error={message.error} />
+      <RecordError what="Received email" query={message} />
       {m && (
         <>
           <h1 className="subject">{m.subject || '(no subject)'}</h1>

@@ -2,6 +2,8 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, type Session, setCsrfToken, type RequestBody } from '../api';
 import { ErrorMessage } from '../components';
+import { navigate } from '../router';
+import { nextPlace } from '../session';
 
 export function SignInPage() {
   const queryClient = useQueryClient();
@@ -11,7 +13,11 @@ export function SignInPage() {
     mutationFn: () => api<Session>('POST', '/dashboard/api/sign-in', { email, password } satisfies RequestBody<'/dashboard/api/sign-in', 'post'>),
     onSuccess: (session) => {
       setCsrfToken(session.csrf_token);
+      // Nothing another session read may show in this one.
+      queryClient.clear();
       queryClient.setQueryData(['session'], session);
+      // Back where the ended session was (`?next=`, a page of the dashboard only), else the overview.
+      navigate(nextPlace(), { replace: true });
     },
   });
   const submit = (event: FormEvent) => {
@@ -22,6 +28,7 @@ export function SignInPage() {
     <main className="card-page">
       <form className="card" onSubmit={submit}>
         <h1>Sign in to Postline</h1>
+        {nextPlace() !== '/' && <p className="hint">Once signed in, you return to the page you were on.</p>}
         <label htmlFor="email">Email address</label>
         <input id="email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
         <label htmlFor="password">Password</label>

@@ -3,7 +3,7 @@
 // address; add one, remove one after a confirmation.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { type Answer, ApiFailure, api, type Item, type RequestBody } from '../api';
+import { type Answer, api, type Item, type RequestBody } from '../api';
 import { ConfirmDialog, ErrorMessage, formatTime } from '../components';
 import { type Column, ListTable, PagedTable, usePagedList } from '../list-table';
 
@@ -166,17 +166,15 @@ function AddSuppression() {
   );
 }
 
-/** Looks one address up (GET /suppressions/:address): the list itself is paged, not searched. */
+/**
+ * Looks one address up: the list filtered to it (GET /suppressions?email=), which answers "not
+ * suppressed" as an empty list, where GET /suppressions/:address answers a 404 the browser logs.
+ */
 function FindSuppression({ onFound }: { onFound: (found: { address: string; entry: Suppression | null } | undefined) => void }) {
   const [address, setAddress] = useState('');
   const find = useMutation({
     mutationFn: async (value: string) => {
-      try {
-        return await api<Answer<'/suppressions/{suppression}'>>('GET', `/suppressions/${encodeURIComponent(value)}`);
-      } catch (error) {
-        if (error instanceof ApiFailure && error.status === 404) return null;
-        throw error;
-      }
+      return (await api<Answer<'/suppressions'>>('GET', `/suppressions?email=${encodeURIComponent(value)}&limit=1`)).data[0] ?? null;
     },
     onSuccess: (entry, value) => onFound({ address: value, entry }),
   });

@@ -1,14 +1,15 @@
 // Templates (src/templates/routes.ts): the list, a new one, and the editor: subject, from,
 // HTML and text, variables (key, type, fallback), a live preview, save draft, publish,
-// duplicate, delete. The preview is rendered by the server (POST /templates/preview, the
+// duplicate, delete; leaving with unsaved changes asks first (unsaved-changes.tsx). The preview is rendered by the server (POST /templates/preview, the
 // renderer sending uses), so the editor shows exactly what an email would contain.
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { type Answer, ApiFailure, api, type Item, type RequestBody } from '../api';
-import { ConfirmDialog, ErrorMessage, formatTime } from '../components';
+import { ConfirmDialog, ErrorMessage, formatTime, RecordError } from '../components';
 import { forgetList, PagedTable, usePagedList } from '../list-table';
 import { PreviewFrame } from '../mail-viewer';
 import { follow, navigate } from '../router';
+import { useUnsavedChanges } from '../unsaved-changes';
 
 type TemplateSummary = Item<'/templates'>;
 type Template = Answer<'/templates/{id}'>;
@@ -154,6 +155,7 @@ export function TemplatePage({ id }: { id: string }) {
   }, [template.data, draft]);
   const saved = template.data;
   const dirty = saved !== undefined && draft !== undefined && JSON.stringify(saveBody(draft)) !== JSON.stringify(saveBody(draftOf(saved)));
+  const unsaved = useUnsavedChanges(dirty, 'this template');
 
   const reload = async (keepSamples: Draft | undefined) => {
     const fresh = await queryClient.fetchQuery({ queryKey: ['template', id], queryFn: () => api<Template>('GET', templatePath(id)) });
@@ -178,6 +180,7 @@ export function TemplatePage({ id }: { id: string }) {
     },
     onSuccess: (copy) => {
       forgetList(queryClient, ['templates']);
+      unsaved.release(); // saved before the copy was made
       navigate(`/templates/${copy.id}`);
     },
   });
@@ -185,6 +188,7 @@ export function TemplatePage({ id }: { id: string }) {
     mutationFn: () => api('DELETE', templatePath(id)),
     onSuccess: async () => {
       forgetList(queryClient, ['templates']);
+      unsaved.release(); // nothing left to save
       navigate('/templates');
     },
     onSettled: () => setDeleting(false),
@@ -208,7 +212,7 @@ export function TemplatePage({ id }: { id: string }) {
           ← Templates
         </a>
       </p>
-      <ErrorMessage error={template.error} />
+      <RecordError what="Template" query={template} />
       {saved && draft && (
         <>
           <h1>{saved.name}</h1>
@@ -256,6 +260,7 @@ export function TemplatePage({ id }: { id: string }) {
           >
             <p>Emails sent with “{saved.name}” keep their content; sending with it from now on is refused. This cannot be undone.</p>
           </ConfirmDialog>
+          {unsaved.dialog}
         </>
       )}
     </>

@@ -5,7 +5,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { type Answer, api, type Item, type List, type RequestBody } from '../api';
-import { ConfirmDialog, CopyButton, ErrorMessage, formatTime } from '../components';
+import { ConfirmDialog, CopyButton, ErrorMessage, formatTime, RecordError } from '../components';
 import { forgetList, PagedTable, usePagedList } from '../list-table';
 import { follow, navigate } from '../router';
 
@@ -196,7 +196,7 @@ export function WebhookPage({ id }: { id: string }) {
           ← Webhooks
         </a>
       </p>
-      <ErrorMessage error={webhook.error} />
+      <RecordError what="Webhook" query={webhook} />
       {w && (
         <>
           <h1 className="endpoint">{w.endpoint}</h1>
@@ -369,7 +369,7 @@ export function WebhookMessagePage({ id, messageId }: { id: string; messageId: s
           ← Webhook
         </a>
       </p>
-      <ErrorMessage error={message.error} />
+      <RecordError what="Webhook message" query={message} />
       {m && (
         <>
           <h1>

@@ -7,7 +7,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { type Answer, api, type Item, type RequestBody } from '../api';
-import { ErrorMessage, formatTime } from '../components';
+import { ErrorMessage, formatTime, RecordError } from '../components';
 import { forgetList, ShowMore, useListReadOn } from '../list-table';
 import { MailHtml } from '../mail-viewer';
 import { follow } from '../router';
@@ -52,7 +52,8 @@ export function ThreadPage({ inboxId, threadId }: { inboxId: string; threadId: s
           {t && t.folder !== 'inbox' ? ` · ${folderTitle(t.folder)}` : ''}
         </a>
       </p>
-      <ErrorMessage error={thread.error ?? messages.list.error} />
+      <RecordError what="Thread" query={thread} />
+      {t && <ErrorMessage error={messages.list.error} />}
       {t && (
         <>
           <h1 className="subject">{t.subject ?? '(no subject)'}</h1>
