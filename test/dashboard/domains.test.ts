@@ -85,6 +85,8 @@ describe('dashboard: a domain added, verified, set up and deleted in a browser',
     await t.sink.waitFor(2);
     await eventually(async () => {
       await page.reload();
+      // The page (loaded on demand) and its domain drawn, then its warm-up table read.
+      await page.getByText('Day 1 of 14: up to 50 messages to each mailbox provider today').waitFor();
       const row = page.locator('section[aria-labelledby="domain-warmup-title"] tbody tr');
       return (await row.count()) === 1 && (await row.allInnerTexts())[0]!.replace(/\s+/g, ' ').trim() === 'google 2 48';
     }, 10_000);
@@ -219,10 +221,7 @@ describe('dashboard: a domain added, verified, set up and deleted in a browser',
     const other = await t.sql(`INSERT INTO accounts (id, name) VALUES (gen_random_uuid(), 'Other') RETURNING id`);
     await signInNewUser(page.context(), { url: t.url, db: t.postline.db }, other[0]!.id, 'other@pages.postline.test');
     await page.goto(`${t.url}/dashboard/domains/${id}`);
-    await page
-      .getByRole('alert')
-      .filter({ hasText: /not found/i })
-      .waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Domain not found' }).waitFor();
     await signInNewUser(page.context(), { url: t.url, db: t.postline.db }, 'Default', 'owner2@pages.postline.test');
   });
 
