@@ -7,6 +7,12 @@
 // the api and smtp roles beside it claimed and had not answered), so a crashed node's work is
 // taken up within seconds rather than when its leases run out (they remain the fallback). The
 // contract this keeps, stalled nodes included, is concurrency/leased-work.ts's.
+//
+// A node never reaps a node of its own process (same host and pid: the worker thread beside
+// the main thread): that process is alive, since it is running this. After a database outage
+// longer than DEAD_AFTER_MS the first of them to beat again would otherwise take the other for
+// dead and release its claims, an SMTP attempt in flight among them, which was then sent again.
+// Its own claims are the worker's to give back (delivery/worker.ts releaseForgotten).
 import crypto from 'node:crypto';
 import os from 'node:os';
 import { PollingLoop } from '../concurrency/polling-loop.js';
@@ -67,8 +73,8 @@ export class NodePresence {
   private async reapDead(): Promise<void> {
     await this.db.tx(async (q) => {
       const dead = await q.query<{ id: string; host: string; pid: number }>(
-        `DELETE FROM nodes WHERE heartbeat_at < now() - $1 * interval '1 millisecond' RETURNING id, host, pid`,
-        [DEAD_AFTER_MS],
+        `DELETE FROM nodes WHERE heartbeat_at < now() - $1 * interval '1 millisecond' AND NOT (host = $2 AND pid = $3) RETURNING id, host, pid`,
+        [DEAD_AFTER_MS, os.hostname(), process.pid],
       );
       if (dead.length === 0) return;
       const released: Record<string, number> = {};

@@ -7,6 +7,7 @@
 // as its claim statements make them, so each kind is caught mid-claim every time.)
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
+import os from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import type { TestPostline } from '../support/postline.js';
 import { createAutomation, runOf, runWhen, setUpSending, stepOf } from '../automations/support.js';
@@ -31,6 +32,16 @@ describe('the work a dead node had claimed', () => {
       `INSERT INTO nodes (id, host, pid, heartbeat_at) VALUES ($1, 'gone', 1, now() - $2 * interval '1 second') ON CONFLICT (id) DO UPDATE SET heartbeat_at = EXCLUDED.heartbeat_at`,
       [deadNode, agoSeconds],
     );
+
+  it('never takes a silent node of its own process for dead (it is running): its claims stay its own', async () => {
+    // As after a database outage: the worker thread's node has not beaten for a minute yet.
+    const sibling = crypto.randomUUID();
+    await t.sql(`INSERT INTO nodes (id, host, pid, heartbeat_at) VALUES ($1, $2, $3, now() - interval '60 seconds')`, [sibling, os.hostname(), process.pid]);
+    await registerDeadNode(60);
+    await eventually(async () => (await t.sql('SELECT 1 FROM nodes WHERE id = $1', [deadNode])).length === 0, WITHIN_MS, 'the dead node reaped');
+    assert.equal((await t.sql('SELECT 1 FROM nodes WHERE id = $1', [sibling])).length, 1, 'the silent node of this process kept');
+    await t.sql('DELETE FROM nodes WHERE id = $1', [sibling]);
+  });
 
   it('a contact import it was running finishes within 30 s', async () => {
     const lines = ['email,first_name'];
