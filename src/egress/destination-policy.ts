@@ -11,6 +11,8 @@
 // the installation's resolver, every address it has must be allowed (the connection could go
 // to any of them), and the connection is then pinned to those addresses (pinnedLookup), so a
 // second DNS answer cannot rebind it elsewhere.
+import http from 'node:http';
+import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import net from 'node:net';
 import { canonicalAddress, inRanges, nonPublicRange } from './address-ranges.js';
@@ -34,7 +36,7 @@ export class RefusedDestination extends Error {
 export class UnresolvedDestination extends Error {}
 
 /** A URL's host without IPv6 brackets or a trailing dot. */
-export function hostOf(url: URL): string {
+function hostOf(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
 }
 
@@ -113,4 +115,36 @@ export function pinnedLookup(addresses: readonly string[]): LookupFunction {
     if (options?.all) callback(null, usable);
     else callback(null, usable[0]!.address, usable[0]!.family);
   }) as LookupFunction;
+}
+
+/**
+ * One request to `url` that connects only to `addresses` (the ones the policy checked), TLS
+ * verified against the URL's host name; resolves with the response as it starts (its body is
+ * the caller's to read or destroy), rejects with the request's error.
+ */
+export function pinnedRequest(
+  url: URL,
+  options: { method: 'GET' | 'HEAD'; addresses: readonly string[]; signal: AbortSignal; userAgent: string },
+): Promise<http.IncomingMessage> {
+  const client = url.protocol === 'https:' ? https : http;
+  const host = hostOf(url);
+  return new Promise((resolve, reject) => {
+    const request = client.request(
+      {
+        protocol: url.protocol,
+        hostname: host,
+        port: url.port || undefined,
+        path: `${url.pathname}${url.search}`,
+        method: options.method,
+        headers: { 'user-agent': options.userAgent, accept: '*/*', 'accept-encoding': 'identity' },
+        lookup: pinnedLookup(options.addresses),
+        servername: net.isIP(host) ? undefined : host,
+        agent: false,
+        signal: options.signal,
+      },
+      resolve,
+    );
+    request.on('error', reject);
+    request.end();
+  });
 }

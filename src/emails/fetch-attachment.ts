@@ -6,11 +6,9 @@
 // - redirects are followed, at most MAX_REDIRECTS, each target checked the same way;
 // - one deadline covers every hop and the body; the body may not exceed the size the email
 //   still has room for, checked on Content-Length and again while reading.
-import http from 'node:http';
-import https from 'node:https';
-import net from 'node:net';
+import type http from 'node:http';
 import { ApiError } from '../api/errors.js';
-import { hostOf, pinnedLookup, type DestinationPolicy } from '../egress/destination-policy.js';
+import { pinnedRequest, type DestinationPolicy } from '../egress/destination-policy.js';
 
 export interface FetchPolicy {
   destinations: DestinationPolicy;
@@ -74,28 +72,8 @@ async function checkedAddresses(url: URL, policy: FetchPolicy, field: string): P
 }
 
 function get(url: URL, addresses: string[], signal: AbortSignal, field: string): Promise<http.IncomingMessage> {
-  const client = url.protocol === 'https:' ? https : http;
-  const host = hostOf(url);
-  return new Promise((resolve, reject) => {
-    const request = client.request(
-      {
-        protocol: url.protocol,
-        hostname: host,
-        port: url.port || undefined,
-        path: `${url.pathname}${url.search}`,
-        method: 'GET',
-        headers: { 'user-agent': 'Postline (attachment fetch)', accept: '*/*', 'accept-encoding': 'identity' },
-        // Pinned: connect to the addresses that were checked, whatever DNS answers now. TLS
-        // still verifies the certificate against the host name (servername below).
-        lookup: pinnedLookup(addresses),
-        servername: net.isIP(host) ? undefined : host,
-        agent: false,
-        signal,
-      },
-      resolve,
-    );
-    request.on('error', (err) => reject(signal.aborted ? fail(field, 'timed out') : fail(field, describe(err))));
-    request.end();
+  return pinnedRequest(url, { method: 'GET', addresses, signal, userAgent: 'Postline (attachment fetch)' }).catch((err) => {
+    throw signal.aborted ? fail(field, 'timed out') : fail(field, describe(err));
   });
 }
 

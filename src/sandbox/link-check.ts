@@ -1,21 +1,7 @@
-// POST /sandbox/messages/:id/link-check: every http(s) link (`href`) of a captured message's
-// HTML, with the HTTP status it answers now, as Mailpit's link check. Asked for, never done on
-// its own: the links are the sender's, and each check is a request to wherever they point.
-//
-// The links are URLs an API caller wrote, so they are requested only through egress/ (the
-// rule of CONTRIBUTING's Security section): every address of the host checked against
-// POSTLINE_SANDBOX_LINK_CHECK_ALLOW_PRIVATE (closed by default) and the connection pinned to
-// them; each redirect (at most MAX_REDIRECTS) checked the same way. HEAD first, GET only when
-// HEAD is not allowed (405, 501), its body never read. One deadline per link covers its
-// redirects; at most MAX_LINKS links, LINKS_AT_ONCE at a time. A tracked link (/t/c/…)
-// answers HEAD with its redirect and records no click (tracking/click-redirect.ts).
-import http from 'node:http';
-import https from 'node:https';
-import net from 'node:net';
 import type { Route } from '../api/route.js';
 import { array, constant, integer, nullable, object, string, uuid } from '../api/schema.js';
 import type { Db } from '../db/database.js';
-import { type DestinationPolicy, hostOf, pinnedLookup } from '../egress/destination-policy.js';
+import { type DestinationPolicy, pinnedRequest } from '../egress/destination-policy.js';
 import { findCaptured, parseCaptured } from './captured-message.js';
 
 const MAX_LINKS = 50;
@@ -67,31 +53,10 @@ function describe(err: Error & { code?: string }): string {
 }
 
 /** One request, its answer's status and location; the body is never read. */
-function request(url: URL, method: 'HEAD' | 'GET', addresses: string[], signal: AbortSignal): Promise<{ status: number; location: string | undefined }> {
-  const client = url.protocol === 'https:' ? https : http;
-  const host = hostOf(url);
-  return new Promise((resolve, reject) => {
-    const req = client.request(
-      {
-        protocol: url.protocol,
-        hostname: host,
-        port: url.port || undefined,
-        path: `${url.pathname}${url.search}`,
-        method,
-        headers: { 'user-agent': 'Postline (sandbox link check)', accept: '*/*', 'accept-encoding': 'identity' },
-        lookup: pinnedLookup(addresses),
-        servername: net.isIP(host) ? undefined : host,
-        agent: false,
-        signal,
-      },
-      (response) => {
-        resolve({ status: response.statusCode ?? 0, location: response.headers.location });
-        response.destroy();
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
+async function request(url: URL, method: 'HEAD' | 'GET', addresses: string[], signal: AbortSignal): Promise<{ status: number; location: string | undefined }> {
+  const response = await pinnedRequest(url, { method, addresses, signal, userAgent: 'Postline (sandbox link check)' });
+  response.destroy();
+  return { status: response.statusCode ?? 0, location: response.headers.location };
 }
 
 async function checkLink(link: string, policy: DestinationPolicy): Promise<CheckedLink> {
