@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { runOf, runWhen, setUpSending, stepOf } from '../automations/support.js';
 import { startDeliveryTest } from '../delivery/support.js';
 import type { TestPostline } from '../support/postline.js';
-import { assertAccessible, launchChromium, screenshot, signInNewUser } from './browser.js';
+import { assertAccessible, dismissReloadQuestion, launchChromium, screenshot, signInNewUser } from './browser.js';
 import { overflowing } from './phone-width.js';
 
 describe('dashboard: the automation editor', () => {
@@ -205,11 +205,7 @@ describe('dashboard: the automation editor', () => {
     await leaving.getByRole('button', { name: 'Cancel' }).click();
 
     // The browser's own question before a reload; dismissed, the page and its changes stay.
-    const asked = page.waitForEvent('dialog');
-    page.reload().catch(() => undefined);
-    const dialog = await asked;
-    assert.equal(dialog.type(), 'beforeunload');
-    await dialog.dismiss();
+    await dismissReloadQuestion(page);
     assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), 'Welcome flow v2');
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Automations' }).click();

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { createContacts, createSegment, FROM, startBroadcastTest } from '../broadcasts/support.js';
 import { rawRequest, type TestPostline } from '../support/postline.js';
-import { assertAccessible, launchChromium, screenshot, signInNewUser } from './browser.js';
+import { assertAccessible, dismissReloadQuestion, launchChromium, screenshot, signInNewUser } from './browser.js';
 
 describe('dashboard: broadcast audience count and unsaved changes', () => {
   let t: TestPostline;
@@ -93,11 +93,7 @@ describe('dashboard: broadcast audience count and unsaved changes', () => {
     assert.match(page.url(), /\/edit$/, 'the address is put back while the dialog asks');
     await leaving.getByRole('button', { name: 'Cancel' }).click();
 
-    const asked = page.waitForEvent('dialog');
-    page.reload().catch(() => undefined);
-    const dialog = await asked;
-    assert.equal(dialog.type(), 'beforeunload');
-    await dialog.dismiss();
+    await dismissReloadQuestion(page);
 
     // Saved, the editor leaves without asking.
     await page.getByRole('button', { name: 'Save changes' }).click();

@@ -1,5 +1,6 @@
 // Debian's chromium driven by playwright-core, for the dashboard's tests; and where their
 // screenshots go (test-artifacts/dashboard/, printed, kept after the run to be looked at).
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -124,4 +125,13 @@ export function watchFailures(page: Page): { failures: string[]; stop: () => voi
       page.off('response', onResponse);
     },
   };
+}
+
+/** A reload asks the browser's own question (beforeunload, unsaved changes): dismissed, the page stays as it was. */
+export async function dismissReloadQuestion(page: Page): Promise<void> {
+  const asked = page.waitForEvent('dialog');
+  page.reload().catch(() => undefined);
+  const dialog = await asked;
+  assert.equal(dialog.type(), 'beforeunload');
+  await dialog.dismiss();
 }
