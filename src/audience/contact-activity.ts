@@ -39,18 +39,24 @@ interface RunRow {
 }
 
 // The contact's address as a recipient (to, cc or bcc: each has its delivery row), its emails
-// newest first, then each one's opens and clicks from its events.
+// newest first, then the opens and clicks of those shown only, from their events (one pass each).
 const EMAILS_SQL = `
 WITH sent AS (
   SELECT DISTINCT d.email_id FROM deliveries d WHERE d.account_id = $1 AND lower(d.recipient) = lower($2)
+), newest AS (
+  SELECT e.id, e.subject, e.from_address, e.last_event, e.broadcast_id, e.created_at
+    FROM emails e JOIN sent ON sent.email_id = e.id
+   WHERE e.account_id = $1
+   ORDER BY e.created_at DESC, e.id DESC
+   LIMIT $3
 )
-SELECT e.id, e.subject, e.from_address, e.last_event, e.broadcast_id, e.created_at,
-       (SELECT count(*) FROM events v WHERE v.email_id = e.id AND v.type = 'email.opened')::int AS opens,
-       (SELECT count(*) FROM events v WHERE v.email_id = e.id AND v.type = 'email.clicked')::int AS clicks
-  FROM emails e JOIN sent ON sent.email_id = e.id
- WHERE e.account_id = $1
- ORDER BY e.created_at DESC, e.id DESC
- LIMIT $3`;
+SELECT n.*, t.opens, t.clicks
+  FROM newest n
+  CROSS JOIN LATERAL (
+    SELECT count(*) FILTER (WHERE v.type = 'email.opened')::int AS opens, count(*) FILTER (WHERE v.type = 'email.clicked')::int AS clicks
+      FROM events v WHERE v.email_id = n.id AND v.type IN ('email.opened', 'email.clicked')
+  ) t
+ ORDER BY n.created_at DESC, n.id DESC`;
 
 const UNSUBSCRIBES_SQL = `
 SELECT u.broadcast_id, b.name AS broadcast_name, u.created_at
